@@ -1,0 +1,16 @@
+/** One jest run over every package: TypeScript through swc (type checking is `tsc -b`, its own step). */
+module.exports = {
+  testEnvironment: 'node',
+  transform: {
+    '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } }],
+  },
+  moduleNameMapper: {
+    '^@murmur/kit$': '<rootDir>/services/kit/src/index.ts',
+    '^@murmur/proto$': '<rootDir>/proto/src/index.ts',
+    '^@murmur/(auth|billing|library)$': '<rootDir>/services/$1/src/index.ts',
+    '^@murmur/gateway$': '<rootDir>/gateway/src/index.ts',
+  },
+  testMatch: ['<rootDir>/**/test/**/*.test.ts'],
+  testPathIgnorePatterns: ['/node_modules/', '/dist/'],
+  testTimeout: 60_000,
+};

@@ -1,0 +1,32 @@
+/**
+ * Per-call context (request id) carried through async work with AsyncLocalStorage, so logs
+ * and outgoing gRPC calls pick it up without threading it through every signature.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomBytes } from 'node:crypto';
+
+export interface CallContext {
+  requestId: string;
+}
+
+const storage = new AsyncLocalStorage<CallContext>();
+
+export function runWithContext<T>(ctx: CallContext, fn: () => T): T {
+  return storage.run(ctx, fn);
+}
+
+export function currentContext(): CallContext | undefined {
+  return storage.getStore();
+}
+
+/** A new request id, `req_` + 24 hex. */
+export function newRequestId(): string {
+  return `req_${randomBytes(12).toString('hex')}`;
+}
+
+const REQUEST_ID_PATTERN = /^req_[A-Za-z0-9_-]{8,64}$/;
+
+/** Accepts an incoming request id only if it looks like one of ours; otherwise mints one. */
+export function acceptRequestId(value: string | undefined): string {
+  return value && REQUEST_ID_PATTERN.test(value) ? value : newRequestId();
+}

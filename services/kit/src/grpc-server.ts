@@ -1,0 +1,173 @@
+/**
+ * The gRPC server factory every service uses: async handlers (`(request, ctx) => response`),
+ * one error path (MurmurError → status + ErrorInfo; anything else logged and sent as INTERNAL
+ * "internal error"), the request id from metadata in every log line, gRPC health checking,
+ * server reflection, and graceful shutdown.
+ */
+import * as grpc from '@grpc/grpc-js';
+import * as protoLoader from '@grpc/proto-loader';
+import { ReflectionService } from '@grpc/reflection';
+import { HealthImplementation } from 'grpc-health-check';
+import { protoRoot } from '@murmur/proto';
+import { acceptRequestId, runWithContext } from './context';
+import { MurmurError, toGrpcError } from './errors';
+import type { Logger } from './log';
+
+/** What a handler gets besides the request. */
+export interface HandlerContext {
+  metadata: grpc.Metadata;
+  requestId: string;
+  /** Aborted when the client cancels or the deadline passes. */
+  signal: AbortSignal;
+}
+
+type MethodDef = {
+  path: string;
+  requestStream: boolean;
+  responseStream: boolean;
+  requestDeserialize: (b: Buffer) => unknown;
+  responseSerialize: (v: never) => Buffer;
+};
+
+type Req<M> = M extends { requestDeserialize: (b: Buffer) => infer R } ? R : never;
+type Res<M> = M extends { responseSerialize: (v: infer R) => Buffer } ? R : never;
+
+export type UnaryHandler<Q, R> = (request: Q, ctx: HandlerContext) => Promise<R>;
+export type ClientStreamHandler<Q, R> = (requests: AsyncIterable<Q>, ctx: HandlerContext) => Promise<R>;
+
+/** The handler type of every method of a ts-proto service definition. */
+export type ServiceHandlers<D> = {
+  [K in keyof D]: D[K] extends { requestStream: true; responseStream: false }
+    ? ClientStreamHandler<Req<D[K]>, Res<D[K]>>
+    : D[K] extends { requestStream: false; responseStream: false }
+      ? UnaryHandler<Req<D[K]>, Res<D[K]>>
+      : never;
+};
+
+export interface BoundService {
+  definition: Record<string, MethodDef>;
+  handlers: Record<string, (request: never, ctx: HandlerContext) => Promise<unknown>>;
+}
+
+/**
+ * Pairs a ts-proto definition with its handlers, type-checked. Methods left out answer
+ * UNIMPLEMENTED (RPCs a later release implements).
+ */
+export function bindService<D extends Record<string, MethodDef>>(definition: D, handlers: Partial<ServiceHandlers<D>>): BoundService {
+  return { definition, handlers: handlers as BoundService['handlers'] };
+}
+
+export interface GrpcServerOptions {
+  /** Service name for logs, e.g. "auth". */
+  name: string;
+  log: Logger;
+  services: BoundService[];
+  /** .proto files (relative to proto/) served by reflection, e.g. "murmur/auth/v1/auth.proto". */
+  protoFiles: string[];
+}
+
+export interface RunningGrpcServer {
+  server: grpc.Server;
+  port: number;
+  health: HealthImplementation;
+  /** Stops taking calls, lets running ones finish up to `graceMs`, then cancels the rest. */
+  shutdown(graceMs?: number): Promise<void>;
+}
+
+function serviceNameOf(def: Record<string, MethodDef>): string {
+  const first = Object.values(def)[0];
+  if (!first) throw new Error('empty service definition');
+  return first.path.split('/')[1] ?? '';
+}
+
+function toServiceError(err: unknown, log: Logger, method: string): Partial<grpc.ServiceError> {
+  if (err instanceof MurmurError) return toGrpcError(err);
+  const e = err as Error;
+  log.error({ method, err: { message: e?.message, stack: e?.stack } }, 'unhandled error in handler');
+  return toGrpcError(new MurmurError('internal_error', 'internal error'));
+}
+
+function callContext(call: grpc.ServerUnaryCall<unknown, unknown> | grpc.ServerReadableStream<unknown, unknown>): HandlerContext {
+  const header = call.metadata.get('x-request-id')[0];
+  const controller = new AbortController();
+  call.on('cancelled', () => controller.abort());
+  return {
+    metadata: call.metadata,
+    requestId: acceptRequestId(typeof header === 'string' ? header : undefined),
+    signal: controller.signal,
+  };
+}
+
+function adapt(bound: BoundService, name: string, def: MethodDef, log: Logger): grpc.UntypedHandleCall {
+  const handler = bound.handlers[name];
+  const unimplemented = (cb: grpc.sendUnaryData<unknown>) =>
+    cb({ code: grpc.status.UNIMPLEMENTED, details: `${def.path} is not implemented in this release` });
+  if (def.requestStream && !def.responseStream) {
+    return (call: grpc.ServerReadableStream<unknown, unknown>, callback: grpc.sendUnaryData<unknown>) => {
+      if (!handler) return unimplemented(callback);
+      const ctx = callContext(call);
+      runWithContext({ requestId: ctx.requestId }, () => {
+        (handler as unknown as ClientStreamHandler<unknown, unknown>)(call, ctx).then(
+          (res) => callback(null, res),
+          (err: unknown) => callback(toServiceError(err, log, def.path)),
+        );
+      });
+    };
+  }
+  if (!def.requestStream && !def.responseStream) {
+    return (call: grpc.ServerUnaryCall<unknown, unknown>, callback: grpc.sendUnaryData<unknown>) => {
+      if (!handler) return unimplemented(callback);
+      const ctx = callContext(call);
+      runWithContext({ requestId: ctx.requestId }, () => {
+        (handler as unknown as UnaryHandler<unknown, unknown>)(call.request, ctx).then(
+          (res) => callback(null, res),
+          (err: unknown) => callback(toServiceError(err, log, def.path)),
+        );
+      });
+    };
+  }
+  throw new Error(`${def.path}: server-streaming methods are not supported by this factory`);
+}
+
+/** Builds, binds and starts a server on `address` ("host:port"; port 0 picks a free one). */
+export async function startGrpcServer(opts: GrpcServerOptions, address: string): Promise<RunningGrpcServer> {
+  const server = new grpc.Server({
+    'grpc.max_receive_message_length': 8 * 1024 * 1024,
+    'grpc.keepalive_permit_without_calls': 1,
+  });
+  const statusMap: Record<string, 'SERVING'> = { '': 'SERVING' };
+  for (const bound of opts.services) {
+    const impl: grpc.UntypedServiceImplementation = {};
+    for (const [name, def] of Object.entries(bound.definition)) impl[name] = adapt(bound, name, def, opts.log);
+    server.addService(bound.definition as unknown as grpc.ServiceDefinition, impl);
+    statusMap[serviceNameOf(bound.definition)] = 'SERVING';
+  }
+  const health = new HealthImplementation(statusMap);
+  health.addToServer(server);
+  const pkg = protoLoader.loadSync(opts.protoFiles, { includeDirs: [protoRoot], keepCase: true });
+  new ReflectionService(pkg).addToServer(server);
+
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+  );
+  opts.log.info({ address, port }, `${opts.name} gRPC server listening`);
+
+  return {
+    server,
+    port,
+    health,
+    async shutdown(graceMs = 10_000) {
+      for (const name of Object.keys(statusMap)) health.setStatus(name, 'NOT_SERVING');
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(() => {
+          server.forceShutdown();
+          resolve();
+        }, graceMs);
+        server.tryShutdown(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    },
+  };
+}

@@ -1,0 +1,78 @@
+import * as grpc from '@grpc/grpc-js';
+import { service as healthService } from 'grpc-health-check';
+import { auth } from '@murmur/proto';
+import { bindService, createClient, createLogger, currentContext, MurmurError, runWithContext, startGrpcServer, type RunningGrpcServer } from '@murmur/kit';
+
+describe('gRPC server and client factories', () => {
+  let running: RunningGrpcServer;
+  let client: ReturnType<typeof createClient<auth.AuthServiceClient>>;
+  const seenRequestIds: string[] = [];
+
+  beforeAll(async () => {
+    const log = createLogger('kit-test', 'silent');
+    running = await startGrpcServer(
+      {
+        name: 'test',
+        log,
+        protoFiles: ['murmur/auth/v1/auth.proto'],
+        services: [
+          bindService(auth.AuthServiceService, {
+            async verifyKey(req) {
+              seenRequestIds.push(currentContext()?.requestId ?? '');
+              if (req.authorization === 'typed') throw new MurmurError('expired_api_key');
+              if (req.authorization === 'bug') throw new Error('secret internals: relation "keys" does not exist');
+              return { principal: { userId: 'usr_1', keyId: 'key_1', keyExpiresAt: undefined } };
+            },
+          }),
+        ],
+      },
+      '127.0.0.1:0',
+    );
+    client = createClient(auth.AuthServiceClient, `127.0.0.1:${running.port}`, { deadlineMs: 2000 });
+  });
+
+  afterAll(async () => {
+    client.close();
+    await running.shutdown(100);
+  });
+
+  it('answers a unary call and propagates the request id in metadata', async () => {
+    const res = await runWithContext({ requestId: 'req_0123456789abcdef' }, () => client.verifyKey({ authorization: 'ok' }));
+    expect(res.principal?.userId).toBe('usr_1');
+    expect(seenRequestIds).toContain('req_0123456789abcdef');
+  });
+
+  it('turns a typed domain error into its code on the client side', async () => {
+    await expect(client.verifyKey({ authorization: 'typed' })).rejects.toMatchObject({ code: 'expired_api_key' });
+  });
+
+  it('hides an unexpected error behind internal_error', async () => {
+    const err = await client.verifyKey({ authorization: 'bug' }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(MurmurError);
+    expect((err as MurmurError).code).toBe('internal_error');
+    expect((err as MurmurError).message).not.toContain('relation');
+  });
+
+  it('answers UNIMPLEMENTED for an RPC a later release implements', async () => {
+    await expect(client.listUsers({ pageSize: 1, pageToken: '' })).rejects.toMatchObject({ code: 'internal_error' });
+  });
+
+  it('serves gRPC health checking for the whole server and the service', async () => {
+    const Health = grpc.makeGenericClientConstructor(healthService, 'Health');
+    const hc = new Health(`127.0.0.1:${running.port}`, grpc.credentials.createInsecure()) as unknown as {
+      check(req: { service: string }, cb: (e: Error | null, r: { status: string }) => void): void;
+      close(): void;
+    };
+    for (const service of ['', 'murmur.auth.v1.AuthService']) {
+      const res = await new Promise((resolve, reject) => hc.check({ service }, (e, r) => (e ? reject(e) : resolve(r))));
+      expect(res).toEqual({ status: 'SERVING' });
+    }
+    hc.close();
+  });
+
+  it('maps a dead peer to service_unavailable', async () => {
+    const dead = createClient(auth.AuthServiceClient, '127.0.0.1:1', { deadlineMs: 500 });
+    await expect(dead.verifyKey({ authorization: 'x' })).rejects.toMatchObject({ code: 'service_unavailable' });
+    dead.close();
+  });
+});
