@@ -28,6 +28,8 @@ export const commonSchema = {
   GRPC_LISTEN_ADDR: z.string().optional(),
   /** Deadline of internal gRPC calls, in milliseconds. */
   GRPC_DEADLINE_MS: z.coerce.number().int().positive().default(10_000),
+  /** HMAC key of page cursors; set the same value on every replica in production. */
+  MURMUR_CURSOR_SECRET: z.string().min(16).default('murmur-dev-cursor-secret-change-me'),
 };
 
 export class ConfigError extends Error {}
