@@ -37,6 +37,8 @@ interface ClientCtor<C> {
 export interface ClientOptions {
   /** Default deadline of each call, in ms. */
   deadlineMs?: number;
+  /** Largest response accepted, in bytes (default 16 MiB); e.g. whole transcripts from library. */
+  maxReceiveMessageBytes?: number;
 }
 
 function metadataFor(options: CallOptions | undefined): grpc.Metadata {
@@ -51,7 +53,7 @@ function metadataFor(options: CallOptions | undefined): grpc.Metadata {
 export function createClient<C extends grpc.Client>(Ctor: ClientCtor<C>, address: string, opts: ClientOptions = {}): PromiseClient<C> {
   const raw = new Ctor(address, grpc.credentials.createInsecure(), {
     'grpc.keepalive_time_ms': 30_000,
-    'grpc.max_receive_message_length': 16 * 1024 * 1024,
+    'grpc.max_receive_message_length': opts.maxReceiveMessageBytes ?? 16 * 1024 * 1024,
   });
   const defaultDeadline = opts.deadlineMs ?? 10_000;
   const out: Record<string, unknown> = { close: () => raw.close() };

@@ -64,6 +64,11 @@ export interface GrpcServerOptions {
   services: BoundService[];
   /** .proto files (relative to proto/) served by reflection, e.g. "murmur/auth/v1/auth.proto". */
   protoFiles: string[];
+  /**
+   * Largest request accepted, in bytes (default 8 MiB). Raise it only for services whose
+   * requests legitimately carry large payloads (e.g. library: whole transcripts).
+   */
+  maxReceiveMessageBytes?: number;
 }
 
 export interface RunningGrpcServer {
@@ -132,7 +137,7 @@ function adapt(bound: BoundService, name: string, def: MethodDef, log: Logger): 
 /** Builds, binds and starts a server on `address` ("host:port"; port 0 picks a free one). */
 export async function startGrpcServer(opts: GrpcServerOptions, address: string): Promise<RunningGrpcServer> {
   const server = new grpc.Server({
-    'grpc.max_receive_message_length': 8 * 1024 * 1024,
+    'grpc.max_receive_message_length': opts.maxReceiveMessageBytes ?? 8 * 1024 * 1024,
     'grpc.keepalive_permit_without_calls': 1,
   });
   const statusMap: Record<string, 'SERVING'> = { '': 'SERVING' };

@@ -13,3 +13,4 @@ export * from './log';
 export * from './redis';
 export * from './shutdown';
 export * from './testing';
+export * from './health';

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Starts the system the way the README's quick start does (embedded Postgres, in-process
+# limiter) in a scratch data folder, waits for the printed key, and calls GET /api/v1/me with it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+data=$(mktemp -d)
+log="$data/start.log"
+port=${SMOKE_PORT:-18080}
+export MURMUR_DATA_DIR="$data/store" PORT="$port"
+export AUTH_ADDR=127.0.0.1:51051 BILLING_ADDR=127.0.0.1:51052 LIBRARY_ADDR=127.0.0.1:51053
+npm start >"$log" 2>&1 &
+pid=$!
+cleanup() { kill -TERM "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; rm -rf "$data"; }
+trap cleanup EXIT
+key=""
+for _ in $(seq 1 180); do
+  key=$(grep -oE 'svc_[0-9a-f]{64}' "$log" | head -1 || true)
+  [ -n "$key" ] && break
+  kill -0 "$pid" 2>/dev/null || { cat "$log"; echo "npm start exited early"; exit 1; }
+  sleep 1
+done
+if [ -z "$key" ]; then cat "$log"; echo "no API key printed within 180 s"; exit 1; fi
+echo "printed key: ${key:0:8}…"
+body=$(curl -sS -w '\n%{http_code}' "http://localhost:$port/api/v1/me" -H "Authorization: Bearer $key")
+code=$(tail -1 <<<"$body")
+echo "GET /api/v1/me → $code"
+if [ "$code" != 200 ]; then echo "$body"; tail -50 "$log"; exit 1; fi
+grep -q '"object":"user"' <<<"$body" || { echo "$body"; exit 1; }
+list=$(curl -sS "http://localhost:$port/api/v1/recordings?limit=3" -H "Authorization: Bearer $key")
+grep -q '"object":"list"' <<<"$list" || { echo "$list"; exit 1; }
+echo "smoke: ok"

@@ -1,0 +1,60 @@
+/**
+ * The app's side of key, user and billing management (never public): each command is a thin
+ * call of an internal RPC, shared by the admin CLI and the launcher's first-run setup.
+ */
+import { auth } from '@murmur/proto';
+import { MurmurError } from '@murmur/kit';
+import type { Clients } from '../clients';
+import { seedLibrary } from './seed';
+
+export const EXPIRY: Record<string, auth.KeyExpiry> = {
+  '30': auth.KeyExpiry.KEY_EXPIRY_30_DAYS,
+  '90': auth.KeyExpiry.KEY_EXPIRY_90_DAYS,
+  '365': auth.KeyExpiry.KEY_EXPIRY_365_DAYS,
+  never: auth.KeyExpiry.KEY_EXPIRY_NEVER,
+};
+
+export async function userByEmail(clients: Clients, email: string): Promise<auth.User> {
+  const { user } = await clients.auth.getUser({ lookup: { $case: 'email', value: email } });
+  if (!user) throw new MurmurError('not_found', `No user with email ${email}.`);
+  return user;
+}
+
+export async function createUser(clients: Clients, email: string, name: string, plan: string | undefined): Promise<auth.User> {
+  const { user } = await clients.auth.createUser({ email, name });
+  if (!user) throw new Error('auth returned no user');
+  if (plan) await clients.billing.changePlan({ userId: user.id, planId: plan });
+  else await clients.billing.getUsage({ userId: user.id });
+  return user;
+}
+
+export async function createKey(clients: Clients, email: string, expires: string, name = 'default'): Promise<auth.CreateApiKeyResponse> {
+  const expiry = EXPIRY[expires];
+  if (expiry === undefined) throw new MurmurError('invalid_request', '--expires must be 30, 90, 365 or never.', { param: 'expires' });
+  const user = await userByEmail(clients, email);
+  return clients.auth.createApiKey({ userId: user.id, name, expiry });
+}
+
+export async function listKeys(clients: Clients, email: string): Promise<auth.ApiKey[]> {
+  const user = await userByEmail(clients, email);
+  return (await clients.auth.listApiKeys({ userId: user.id })).apiKeys;
+}
+
+export async function revokeKey(clients: Clients, keyId: string): Promise<auth.ApiKey | undefined> {
+  return (await clients.auth.revokeApiKey({ keyId })).apiKey;
+}
+
+export async function grantCredits(clients: Clients, email: string, credits: number) {
+  const user = await userByEmail(clients, email);
+  return (await clients.billing.grantPrepaidCredits({ userId: user.id, credits, note: 'admin grant' })).usage;
+}
+
+export async function setCap(clients: Clients, email: string, cents: number) {
+  const user = await userByEmail(clients, email);
+  return (await clients.billing.setSpendingCap({ userId: user.id, capCents: cents })).usage;
+}
+
+export async function seed(clients: Clients, email: string, recordings: number) {
+  const user = await userByEmail(clients, email);
+  return seedLibrary(clients.library, user.id, { recordings });
+}

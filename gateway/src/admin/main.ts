@@ -1,0 +1,124 @@
+/**
+ * `npm run admin -- …`: the app's side of Murmur for operators and developers of the app —
+ * users, API keys, credits, caps and demo content, over the services' internal RPCs. Never
+ * exposed publicly. Service addresses come from the same *_ADDR variables as the services.
+ */
+import { parseArgs } from 'node:util';
+import { commonSchema, loadConfig, MurmurError, serviceAddressSchema } from '@murmur/kit';
+import { closeClients, createClients } from '../clients';
+import * as cmd from './commands';
+
+const USAGE = `Usage: npm run admin -- <command>
+  users create --email E [--name N] [--plan free|pro|business]
+  keys create --email E [--expires 30|90|365|never] [--name N]   (prints the key alone on the last line)
+  keys list --email E
+  keys revoke KEY_ID
+  credits grant --email E --prepaid N
+  cap set --email E --cents N
+  seed --email E [--recordings N]`;
+
+function intArg(value: string | undefined, name: string): number {
+  if (value === undefined || !/^\d+$/.test(value)) throw new MurmurError('invalid_request', `--${name} must be a whole number.`, { param: name });
+  return Number(value);
+}
+
+function need(value: string | undefined, name: string): string {
+  if (!value) throw new MurmurError('invalid_request', `--${name} is required.`, { param: name });
+  return value;
+}
+
+async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      email: { type: 'string' },
+      name: { type: 'string' },
+      plan: { type: 'string' },
+      expires: { type: 'string', default: '90' },
+      prepaid: { type: 'string' },
+      cents: { type: 'string' },
+      recordings: { type: 'string', default: '25' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  const [group, action, arg] = positionals;
+  if (values.help || !group) {
+    console.log(USAGE);
+    return values.help ? 0 : 2;
+  }
+  const cfg = loadConfig({ ...serviceAddressSchema, ...commonSchema });
+  const clients = createClients(cfg, cfg.GRPC_DEADLINE_MS);
+  try {
+    const what = `${group} ${action ?? ''}`.trim();
+    switch (what) {
+      case 'users create': {
+        const user = await cmd.createUser(clients, need(values.email, 'email'), values.name ?? '', values.plan);
+        console.log(`created user ${user.id} <${user.email}>${values.plan ? ` on plan ${values.plan}` : ''}`);
+        break;
+      }
+      case 'keys create': {
+        const res = await cmd.createKey(clients, need(values.email, 'email'), values.expires ?? '90', values.name);
+        const k = res.apiKey!;
+        console.log(`created key ${k.id} (${k.hint}), expires ${k.expiresAt ? k.expiresAt.toISOString() : 'never'}`);
+        console.log('The key is shown once; store it now:');
+        console.log(res.key);
+        break;
+      }
+      case 'keys list': {
+        for (const k of await cmd.listKeys(clients, need(values.email, 'email'))) {
+          const state = k.revokedAt ? `revoked ${k.revokedAt.toISOString()}` : k.expiresAt && k.expiresAt <= new Date() ? 'expired' : 'active';
+          console.log(
+            [k.id, k.hint, k.name, state, `expires ${k.expiresAt?.toISOString() ?? 'never'}`, `last used ${k.lastUsedAt?.toISOString() ?? 'never'}`].join('\t'),
+          );
+        }
+        break;
+      }
+      case 'keys revoke': {
+        const k = await cmd.revokeKey(clients, need(arg, 'KEY_ID'));
+        console.log(`revoked ${k?.id} (${k?.hint})`);
+        break;
+      }
+      case 'credits grant': {
+        const u = await cmd.grantCredits(clients, need(values.email, 'email'), intArg(values.prepaid, 'prepaid'));
+        console.log(`prepaid credits now ${u?.prepaidCreditsRemaining}`);
+        break;
+      }
+      case 'cap set': {
+        const u = await cmd.setCap(clients, need(values.email, 'email'), intArg(values.cents, 'cents'));
+        console.log(`spending cap now ${u?.spendingCapCents} cents`);
+        break;
+      }
+      case 'seed': {
+        const r = await cmd.seed(clients, need(values.email, 'email'), intArg(values.recordings, 'recordings'));
+        console.log(`seeded ${r.recordings} recordings, ${r.artifacts} artifacts, ${r.folders} folders, ${r.knowledgeBases} knowledge bases, ${r.threads} threads`);
+        break;
+      }
+      default:
+        console.error(`Unknown command "${what}".\n${USAGE}`);
+        return 2;
+    }
+    return 0;
+  } catch (err) {
+    if (err instanceof MurmurError) {
+      console.error(`error: ${err.code}: ${err.message}${err.code === 'service_unavailable' ? ' (is `npm start` running?)' : ''}`);
+      return 1;
+    }
+    throw err;
+  } finally {
+    closeClients(clients);
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    const code = (err as { code?: string }).code ?? '';
+    if (code.startsWith('ERR_PARSE_ARGS')) {
+      console.error(`${(err as Error).message}\n${USAGE}`);
+      process.exit(2);
+    }
+    console.error(err);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,5 @@
+/** @murmur/gateway — the HTTP app and the shared operations, for tests and the CLI. */
+export * from './app';
+export * from './clients';
+export * as operations from './operations';
+export * as admin from './admin/commands';

@@ -1,0 +1,9 @@
+/** Operations: one function per capability, shared by the REST and MCP front ends. */
+export * from './authenticate';
+export * from './context';
+export * from './folders';
+export * from './paging';
+export * from './present';
+export * from './profile';
+export * from './recordings';
+export * from './thought-threads';

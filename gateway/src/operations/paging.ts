@@ -1,0 +1,24 @@
+/** Paging input shared by every list operation (REST query and MCP arguments alike). */
+import type { library } from '@murmur/proto';
+import { invalidParam } from '@murmur/kit';
+
+export const MAX_PAGE_LIMIT = 100;
+export const DEFAULT_PAGE_LIMIT = 20;
+
+export interface PageInput {
+  /** 1–100; absent means 20. */
+  limit?: number;
+  cursor?: string;
+}
+
+/**
+ * The RPC page of a public page input. The public contract has no "0 means default" (the wire
+ * format's convention), so an explicit limit outside 1–100 is refused here.
+ */
+export function pageRequest(input: PageInput): library.PageRequest {
+  const { limit } = input;
+  if (limit !== undefined && (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_LIMIT)) {
+    throw invalidParam('limit', `\`limit\` must be an integer from 1 to ${MAX_PAGE_LIMIT} (default ${DEFAULT_PAGE_LIMIT}).`);
+  }
+  return { limit: limit ?? DEFAULT_PAGE_LIMIT, cursor: input.cursor ?? '' };
+}

@@ -1,0 +1,43 @@
+/**
+ * The REST rendering of the one error model: status and body from the code table in kit,
+ * plus the headers some codes carry (WWW-Authenticate on 401, Retry-After on 429, Allow on 405).
+ */
+import type { NextFunction, Request, Response } from 'express';
+import { MurmurError, toErrorBody, type Logger } from '@murmur/kit';
+
+const AUTH_CODES_WITH_TOKEN = new Set(['invalid_api_key', 'expired_api_key']);
+
+export function sendError(req: Request, res: Response, err: MurmurError): void {
+  if (err.httpStatus === 401) {
+    res.setHeader(
+      'WWW-Authenticate',
+      AUTH_CODES_WITH_TOKEN.has(err.code) ? 'Bearer realm="murmur", error="invalid_token"' : 'Bearer realm="murmur"',
+    );
+  }
+  if (err.meta.retry_after) res.setHeader('Retry-After', err.meta.retry_after);
+  if (err.meta.allow) res.setHeader('Allow', err.meta.allow);
+  res.status(err.httpStatus).json(toErrorBody(err, req.requestId));
+}
+
+/** Anything a body parser or handler threw: typed errors as they are, the rest as internal_error (logged). */
+export function errorHandler(log: Logger) {
+  return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    if (err instanceof MurmurError) return sendError(req, res, err);
+    const e = err as { type?: string; status?: number; message?: string; stack?: string };
+    if (e?.type === 'entity.parse.failed') {
+      return sendError(req, res, new MurmurError('invalid_request', 'The body is not valid JSON.', { param: null }));
+    }
+    if (e?.type === 'entity.too.large') {
+      return sendError(req, res, new MurmurError('invalid_request', 'The body is too large for this route.'));
+    }
+    if (e?.status && e.status >= 400 && e.status < 500) {
+      return sendError(req, res, new MurmurError('invalid_request', 'The request could not be read.'));
+    }
+    log.error({ err: { message: e?.message, stack: e?.stack }, path: req.path }, 'unhandled error');
+    sendError(req, res, new MurmurError('internal_error'));
+  };
+}

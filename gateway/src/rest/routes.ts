@@ -1,0 +1,62 @@
+/**
+ * The REST front end of `/api/v1`: a route table that parses each request's parameters and
+ * calls the shared operations. Unknown paths answer 404 and known paths with another method
+ * 405 (with `Allow`), both in the contract's error body.
+ */
+import { Router, type Request, type Response } from 'express';
+import { MurmurError } from '@murmur/kit';
+import type { Clients } from '../clients';
+import * as ops from '../operations';
+import { requireKey } from './authenticate';
+import { parseQuery } from './query';
+
+type Handler = (ctx: ops.OperationContext, req: Request) => Promise<unknown>;
+
+interface Route {
+  method: 'get' | 'post';
+  path: string;
+  handler: Handler;
+}
+
+const PAGE = { limit: 'int', cursor: 'string' } as const;
+
+const ROUTES: Route[] = [
+  { method: 'get', path: '/me', handler: (ctx, req) => (parseQuery(req, {}), ops.getMe(ctx)) },
+  { method: 'get', path: '/usage', handler: (ctx, req) => (parseQuery(req, {}), ops.getUsage(ctx)) },
+  {
+    method: 'get',
+    path: '/recordings',
+    handler: (ctx, req) =>
+      ops.listRecordings(ctx, parseQuery(req, { ...PAGE, q: 'string', folder_id: 'string', created_after: 'datetime', created_before: 'datetime' })),
+  },
+  { method: 'get', path: '/recordings/:id', handler: (ctx, req) => (parseQuery(req, {}), ops.getRecording(ctx, String(req.params.id))) },
+  { method: 'get', path: '/thought-threads', handler: (ctx, req) => ops.listThoughtThreads(ctx, parseQuery(req, PAGE)) },
+  { method: 'get', path: '/thought-threads/:id', handler: (ctx, req) => (parseQuery(req, {}), ops.getThoughtThread(ctx, String(req.params.id))) },
+  { method: 'get', path: '/folders', handler: (ctx, req) => ops.listFolders(ctx, parseQuery(req, PAGE)) },
+  { method: 'get', path: '/knowledge-bases', handler: (ctx, req) => ops.listKnowledgeBases(ctx, parseQuery(req, PAGE)) },
+];
+
+export function apiRouter(clients: Clients): Router {
+  const router = Router({ strict: false, caseSensitive: true });
+  const authenticate = requireKey(clients);
+  const allowed = new Map<string, string[]>();
+  for (const route of ROUTES) {
+    router[route.method](route.path, authenticate, async (req: Request, res: Response) => {
+      const ctx: ops.OperationContext = { principal: req.principal!, clients };
+      res.json(await route.handler(ctx, req));
+    });
+    allowed.set(route.path, [...(allowed.get(route.path) ?? []), route.method.toUpperCase()]);
+  }
+  for (const [path, methods] of allowed) {
+    const allow = methods.includes('GET') ? [...methods, 'HEAD'] : methods;
+    router.all(path, () => {
+      throw new MurmurError('method_not_allowed', `This path accepts ${allow.join(', ')} only.`, { meta: { allow: allow.join(', ') } });
+    });
+  }
+  return router;
+}
+
+/** The 404 of every path no route matched. */
+export function notFound(): never {
+  throw new MurmurError('not_found', 'Unknown route. See /api/v1/openapi.json for the routes of this API.');
+}

@@ -1,0 +1,268 @@
+/**
+ * Every read route end to end (HTTP → gateway → auth/billing/library over gRPC → Postgres):
+ * shapes, tenancy (two users; the other's ids answer 404 like missing ones), paging while
+ * inserts happen, full-text search, filters, and bad parameters.
+ */
+import { library } from '@murmur/proto';
+import { seedLibrary } from '../src/admin/seed';
+import { get, startSystem, type TestSystem } from './support/system';
+
+describe('read routes', () => {
+  let sys: TestSystem;
+  let alice: { id: string; key: string };
+  let bob: { id: string; key: string };
+
+  beforeAll(async () => {
+    sys = await startSystem();
+    const a = await sys.newUser('alice@example.com');
+    const b = await sys.newUser('bob@example.com');
+    alice = { id: a.user.id, key: a.key };
+    bob = { id: b.user.id, key: b.key };
+    await seedLibrary(sys.clients.library, alice.id, { recordings: 30, seed: 1 });
+    await seedLibrary(sys.clients.library, bob.id, { recordings: 12, seed: 2 });
+  });
+  afterAll(async () => {
+    await sys.stop();
+  });
+
+  const api = (path: string, key: string) => get(sys.baseUrl, `/api/v1${path}`, key);
+
+  async function walk(path: string, key: string, limit: number, between?: (page: number) => Promise<void>) {
+    const ids: string[] = [];
+    let cursor: string | null = null;
+    for (let page = 0; page < 1000; page++) {
+      const sep = path.includes('?') ? '&' : '?';
+      const res = await api(`${path}${sep}limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, key);
+      expect(res.status).toBe(200);
+      expect(res.body.object).toBe('list');
+      expect(res.body.data.length).toBeLessThanOrEqual(limit);
+      ids.push(...res.body.data.map((d: { id: string }) => d.id));
+      if (!res.body.has_more) {
+        expect(res.body.next_cursor).toBeNull();
+        return ids;
+      }
+      cursor = res.body.next_cursor;
+      if (between) await between(page);
+    }
+    throw new Error('paging did not end');
+  }
+
+  it('GET /me returns the profile with plan, usage and library counts', async () => {
+    const res = await api('/me', alice.key);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ id: alice.id, object: 'user', email: 'alice@example.com', plan: { id: 'free' } });
+    expect(res.body.library.recordings).toBe(30);
+    expect(res.body.usage.object).toBe('usage');
+    expect(new Date(res.body.created_at).toISOString()).toBe(res.body.created_at);
+  });
+
+  it('GET /usage returns plan limits, balances, reset time, cap, spend and the rate-limit window', async () => {
+    const res = await api('/usage', alice.key);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({
+      object: 'usage',
+      plan: { id: 'free', rate_limit_per_minute: 10 },
+      credits: { monthly_allowance: 100, monthly_remaining: 100, prepaid_remaining: 0 },
+      spending: { spent_cents: 0 },
+      rate_limit: { limit: 10, remaining: 10, window_seconds: 60 },
+    });
+    expect(Date.parse(res.body.credits.resets_at)).toBeGreaterThan(Date.now());
+  });
+
+  it('reflects a prepaid grant and a cap change on the next call', async () => {
+    await sys.clients.billing.grantPrepaidCredits({ userId: bob.id, credits: 500, note: 'test' });
+    await sys.clients.billing.setSpendingCap({ userId: bob.id, capCents: 1234 });
+    const res = await api('/usage', bob.key);
+    expect(res.body.credits.prepaid_remaining).toBe(500);
+    expect(res.body.spending.cap_cents).toBe(1234);
+  });
+
+  it('lists recordings newest first with the documented shape', async () => {
+    const res = await api('/recordings?limit=5', alice.key);
+    expect(res.status).toBe(200);
+    expect(res.body.data).toHaveLength(5);
+    expect(res.body.has_more).toBe(true);
+    const first = res.body.data[0];
+    expect(Object.keys(first).sort()).toEqual(['created_at', 'duration_seconds', 'folder_id', 'id', 'object', 'preview', 'title', 'updated_at']);
+    expect(first.id).toMatch(/^rec_/);
+    const times = res.body.data.map((r: { created_at: string }) => Date.parse(r.created_at));
+    expect([...times].sort((x, y) => y - x)).toEqual(times);
+  });
+
+  it('returns one recording with transcript segments and artifacts', async () => {
+    const list = await api('/recordings?limit=30', alice.key);
+    const ids: string[] = list.body.data.map((r: { id: string }) => r.id);
+    let sawArtifact = false;
+    for (const id of ids.slice(0, 10)) {
+      const res = await api(`/recordings/${id}`, alice.key);
+      expect(res.status).toBe(200);
+      expect(res.body.id).toBe(id);
+      expect(res.body.transcript.text.length).toBeGreaterThan(20);
+      expect(res.body.transcript.segments[0]).toEqual(expect.objectContaining({ start: expect.any(Number), end: expect.any(Number), text: expect.any(String) }));
+      for (const a of res.body.artifacts) {
+        sawArtifact = true;
+        expect(a).toMatchObject({ object: 'artifact', recording_id: id, format: expect.stringMatching(/^(markdown|plain)$/) });
+        expect(a.id).toMatch(/^art_/);
+      }
+    }
+    expect(sawArtifact).toBe(true);
+  });
+
+  it('walks every recording exactly once while new recordings are inserted between pages', async () => {
+    const before = await walk('/recordings', alice.key, 100);
+    expect(before).toHaveLength(30);
+    const inserted: string[] = [];
+    const seen = await walk('/recordings', alice.key, 7, async (page) => {
+      for (const createdAt of [new Date(), new Date(Date.now() - 45 * 86_400_000)]) {
+        const { recording } = await sys.clients.library.createRecording({
+          ownerId: alice.id,
+          title: `inserted while paging ${page}`,
+          folderId: '',
+          durationSeconds: 3,
+          createdAt,
+          transcript: undefined,
+        });
+        inserted.push(recording!.id);
+      }
+    });
+    expect(new Set(seen).size).toBe(seen.length);
+    for (const id of before) expect(seen).toContain(id);
+    for (const id of seen) expect([...before, ...inserted]).toContain(id);
+  });
+
+  it('finds recordings by words of their transcript and title, and not by absent words', async () => {
+    const { recording } = await sys.clients.library.createRecording({
+      ownerId: alice.id,
+      title: 'Zeppelin hangar walkthrough',
+      folderId: '',
+      durationSeconds: 12,
+      createdAt: undefined,
+      transcript: { text: 'We inspected the quasar calibration rig and agreed on budgets.', language: 'en', segments: [] },
+    });
+    const byTranscript = await api('/recordings?q=quasar', alice.key);
+    expect(byTranscript.body.data.map((r: { id: string }) => r.id)).toEqual([recording!.id]);
+    const byTitle = await api('/recordings?q=zeppelin', alice.key);
+    expect(byTitle.body.data.map((r: { id: string }) => r.id)).toEqual([recording!.id]);
+    const absent = await api('/recordings?q=xylophonic', alice.key);
+    expect(absent.body.data).toEqual([]);
+    const otherTenant = await api('/recordings?q=quasar', bob.key);
+    expect(otherTenant.body.data).toEqual([]);
+  });
+
+  it('filters recordings by folder and by creation dates', async () => {
+    const folders = await api('/folders?limit=100', alice.key);
+    const folder = folders.body.data.find((f: { recording_count: number }) => f.recording_count > 0);
+    const inFolder = await walk(`/recordings?folder_id=${folder.id}`, alice.key, 100);
+    expect(inFolder).toHaveLength(folder.recording_count);
+    const all = (await api('/recordings?limit=100', alice.key)).body.data as { id: string; created_at: string }[];
+    const pivot = all[Math.floor(all.length / 2)]!.created_at;
+    const after = (await api(`/recordings?limit=100&created_after=${pivot}`, alice.key)).body.data as { created_at: string }[];
+    const beforePivot = (await api(`/recordings?limit=100&created_before=${pivot}`, alice.key)).body.data as { created_at: string }[];
+    expect(after.length).toBeGreaterThan(0);
+    expect(beforePivot.length).toBeGreaterThan(0);
+    for (const r of after) expect(Date.parse(r.created_at)).toBeGreaterThan(Date.parse(pivot));
+    for (const r of beforePivot) expect(Date.parse(r.created_at)).toBeLessThan(Date.parse(pivot));
+  });
+
+  it('lists and reads Thought Threads with items and context sources', async () => {
+    const list = await api('/thought-threads', alice.key);
+    expect(list.status).toBe(200);
+    expect(list.body.data.length).toBeGreaterThan(0);
+    const thread = await api(`/thought-threads/${list.body.data[0].id}`, alice.key);
+    expect(thread.status).toBe(200);
+    expect(thread.body.object).toBe('thought_thread');
+    expect(thread.body.items.length).toBeGreaterThan(0);
+    expect(thread.body.context_sources.length).toBeGreaterThan(0);
+    expect(thread.body.context_sources[0]).toEqual(expect.objectContaining({ kind: expect.any(String), ref_id: expect.any(String), title: expect.any(String) }));
+  });
+
+  it('lists folders and knowledge bases', async () => {
+    const folders = await api('/folders', alice.key);
+    expect(folders.body.data[0]).toEqual(expect.objectContaining({ object: 'folder', id: expect.stringMatching(/^fld_/) }));
+    const kbs = await api('/knowledge-bases', alice.key);
+    expect(kbs.body.data[0]).toEqual(expect.objectContaining({ object: 'knowledge_base', id: expect.stringMatching(/^kb_/) }));
+  });
+
+  describe('tenancy', () => {
+    const routes = ['/recordings', '/thought-threads', '/folders', '/knowledge-bases'];
+
+    it.each(routes)('never shows one user the other user’s items in %s', async (route) => {
+      const mine = await walk(route, alice.key, 100);
+      const theirs = await walk(route, bob.key, 100);
+      expect(mine.length).toBeGreaterThan(0);
+      expect(theirs.length).toBeGreaterThan(0);
+      expect(mine.filter((id) => theirs.includes(id))).toEqual([]);
+    });
+
+    it.each([
+      ['/recordings', '/recordings/'],
+      ['/thought-threads', '/thought-threads/'],
+    ])('answers another user’s id in %s exactly like a missing one', async (list, one) => {
+      const theirs = (await api(`${list}?limit=1`, bob.key)).body.data[0].id as string;
+      expect((await api(`${one}${theirs}`, bob.key)).status).toBe(200);
+      const foreign = await api(`${one}${theirs}`, alice.key);
+      const missing = await api(`${one}${theirs.slice(0, 4)}${'2'.repeat(theirs.length - 4)}`, alice.key);
+      const garbage = await api(`${one}not-an-id`, alice.key);
+      for (const res of [foreign, missing, garbage]) {
+        expect(res.status).toBe(404);
+        expect(res.body.error.code).toBe('not_found');
+      }
+      expect(foreign.body.error.message).toBe(missing.body.error.message);
+    });
+
+    it('does not let a folder filter reach into another user’s folder', async () => {
+      const theirFolder = (await api('/folders?limit=100', bob.key)).body.data.find((f: { recording_count: number }) => f.recording_count > 0);
+      const res = await api(`/recordings?folder_id=${theirFolder.id}`, alice.key);
+      expect(res.status).toBe(200);
+      expect(res.body.data).toEqual([]);
+    });
+
+    it('does not accept one user’s cursor as a way into the other’s list', async () => {
+      const page = await api('/recordings?limit=2', bob.key);
+      const res = await api(`/recordings?limit=2&cursor=${encodeURIComponent(page.body.next_cursor)}`, alice.key);
+      if (res.status === 200) {
+        const bobIds = await walk('/recordings', bob.key, 100);
+        for (const r of res.body.data) expect(bobIds).not.toContain(r.id);
+      } else {
+        expect(res.status).toBe(400);
+      }
+    });
+  });
+
+  describe('bad parameters', () => {
+    it.each([
+      ['/recordings?limit=0', 'limit'],
+      ['/recordings?limit=101', 'limit'],
+      ['/recordings?limit=-1', 'limit'],
+      ['/recordings?limit=abc', 'limit'],
+      ['/recordings?limit=1.5', 'limit'],
+      ['/recordings?cursor=forged', 'cursor'],
+      ['/recordings?cursor=eyJjIjoiMjAyNi0wMS0wMVQwMDowMDowMFoiLCJpIjoicmVjXzEifQ.AAAAAAAAAAAAAAAAAAAAAA', 'cursor'],
+      ['/recordings?created_after=yesterday', 'created_after'],
+      ['/recordings?created_before=2026-13-45T00:00:00Z', 'created_before'],
+      ['/recordings?created_after=2026-02-01T00:00:00Z&created_before=2026-01-01T00:00:00Z', 'created_after'],
+      ['/thought-threads?limit=0', 'limit'],
+      ['/folders?limit=101', 'limit'],
+      ['/knowledge-bases?cursor=%00%01', 'cursor'],
+      ['/me?verbose=1', 'verbose'],
+    ])('%s → 400 invalid_request with param %s', async (path, param) => {
+      const res = await api(path, alice.key);
+      expect(res.status).toBe(400);
+      expect(res.body.error).toMatchObject({ type: 'invalid_request_error', code: 'invalid_request', param });
+      expect(res.body.error.message.length).toBeGreaterThan(10);
+    });
+
+    it('rejects a cursor with one flipped character', async () => {
+      const page = await api('/recordings?limit=2', alice.key);
+      const c: string = page.body.next_cursor;
+      const flipped = c.slice(0, 5) + (c[5] === 'A' ? 'B' : 'A') + c.slice(6);
+      const res = await api(`/recordings?limit=2&cursor=${encodeURIComponent(flipped)}`, alice.key);
+      expect(res.status).toBe(400);
+      expect(res.body.error.param).toBe('cursor');
+    });
+  });
+
+  it('keeps ArtifactFormat in sync with the presenter', () => {
+    expect(library.ArtifactFormat.ARTIFACT_FORMAT_PLAIN).toBe(2);
+  });
+});

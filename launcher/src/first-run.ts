@@ -1,0 +1,38 @@
+/**
+ * First start on an empty store: a demo user on the pro plan with seeded content and one API
+ * key, printed once with two curl examples. Later starts only say how to mint another key.
+ */
+import { admin, closeClients, createClients } from '@murmur/gateway';
+
+const { createUser, createKey, seed } = admin;
+
+export const DEMO_EMAIL = 'demo@murmur.local';
+
+export interface FirstRunEnv {
+  AUTH_ADDR: string;
+  BILLING_ADDR: string;
+  LIBRARY_ADDR: string;
+}
+
+export async function firstRun(env: FirstRunEnv, baseUrl: string, print: (line: string) => void): Promise<void> {
+  const clients = createClients(env, 30_000);
+  try {
+    const { users } = await clients.auth.listUsers({ pageSize: 1, pageToken: '' });
+    if (users.length > 0) {
+      print('The store already has users. Mint a key for the demo user with:');
+      print(`  npm run admin -- keys create --email ${DEMO_EMAIL}`);
+      return;
+    }
+    await createUser(clients, DEMO_EMAIL, 'Demo User', 'pro');
+    const seeded = await seed(clients, DEMO_EMAIL, 25);
+    const { key } = await createKey(clients, DEMO_EMAIL, '90', 'quick start');
+    print(`Created ${DEMO_EMAIL} on the pro plan with ${seeded.recordings} recordings, ${seeded.threads} Thought Threads, ${seeded.folders} folders and ${seeded.knowledgeBases} knowledge bases.`);
+    print('Its API key (shown once; keep it):');
+    print(`  MURMUR_API_KEY=${key}`);
+    print('Try:');
+    print(`  curl -s ${baseUrl}/api/v1/me -H "Authorization: Bearer ${key}"`);
+    print(`  curl -s "${baseUrl}/api/v1/recordings?limit=5&q=launch" -H "Authorization: Bearer ${key}"`);
+  } finally {
+    closeClients(clients);
+  }
+}

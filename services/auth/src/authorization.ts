@@ -1,0 +1,33 @@
+/**
+ * Parsing of the Authorization header value, kept pure so the whole order of checks of
+ * DESIGN.md §2 up to (and excluding) the database is one table-tested function: a malformed
+ * header is rejected here, before any hashing, cache or database work.
+ */
+
+/** The only shape a Murmur API key has: "svc_" + 64 lowercase hex (256 random bits). */
+export const API_KEY_PATTERN = /^svc_[0-9a-f]{64}$/;
+
+/** Why a header was rejected before any lookup. */
+export type AuthorizationFailure = 'missing_api_key' | 'invalid_api_key';
+
+export type ParsedAuthorization = { ok: true; key: string } | { ok: false; code: AuthorizationFailure };
+
+/**
+ * Reads "Bearer <key>" (scheme case-insensitive, surrounding whitespace ignored).
+ *
+ * - empty or whitespace only → missing_api_key;
+ * - "Bearer" with no token → missing_api_key (nothing that could be a key was sent, so the
+ *   helpful answer is how to send one);
+ * - any other scheme, extra parts, or a token that is not exactly `svc_` + 64 lowercase hex
+ *   → invalid_api_key.
+ */
+export function parseAuthorization(header: string | undefined | null): ParsedAuthorization {
+  const value = (header ?? '').trim();
+  if (value === '') return { ok: false, code: 'missing_api_key' };
+  const parts = value.split(/\s+/);
+  const [scheme, key, ...rest] = parts;
+  if (scheme === undefined || scheme.toLowerCase() !== 'bearer') return { ok: false, code: 'invalid_api_key' };
+  if (key === undefined) return { ok: false, code: 'missing_api_key' };
+  if (rest.length > 0 || !API_KEY_PATTERN.test(key)) return { ok: false, code: 'invalid_api_key' };
+  return { ok: true, key };
+}

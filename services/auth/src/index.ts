@@ -1,0 +1,66 @@
+/**
+ * @murmur/auth — users and API keys. `startAuthService` runs the gRPC service in-process (its
+ * own main.ts, this package's tests and the gateway's integration tests all use it); the key
+ * helpers are exported for callers that must recognise or fingerprint a key without a call.
+ */
+import * as path from 'node:path';
+import { commonSchema, CursorCodec, MemoryCache, startGrpcServer, systemClock, type Clock, type Database, type KeyValueCache, type Logger } from '@murmur/kit';
+import { bindAuthService } from './server';
+import { AuthService } from './service';
+import { PostgresAuthStore } from './store';
+import { VerificationCache } from './verification-cache';
+
+export { API_KEY_PATTERN, parseAuthorization, type AuthorizationFailure, type ParsedAuthorization } from './authorization';
+export { generateApiKey, hashKey, keyHint } from './api-key';
+
+export interface AuthServiceDeps {
+  /** The auth schema, migrated (openDatabase / openTestDatabase with this package's migrations). */
+  db: Database;
+  log: Logger;
+  /** "host:port" to listen on; port 0 picks a free one. */
+  address: string;
+  clock?: Clock;
+  /**
+   * Verification cache: a RedisCache when REDIS_URL is set (exact across replicas); default an
+   * in-process MemoryCache on `clock`, exact only while one auth replica runs.
+   */
+  cache?: KeyValueCache;
+  /** HMAC key of ListUsers page tokens (MURMUR_CURSOR_SECRET); default the kit's dev secret. */
+  cursorSecret?: string;
+}
+
+export interface RunningAuthService {
+  port: number;
+  /** Stops taking calls, lets running ones finish, then waits for background writes. Leaves `db` open. */
+  stop(): Promise<void>;
+  /** Resolves once background last_used_at writes have finished (tests read the row after it). */
+  idle(): Promise<void>;
+}
+
+/** services/auth/migrations (same from src/ under jest and dist/ under node), for openTestDatabase in other packages' tests. */
+export const AUTH_MIGRATIONS_DIR = path.resolve(__dirname, '../migrations');
+
+/** Wires store, cache and service and starts the gRPC server (with health and reflection). */
+export async function startAuthService(deps: AuthServiceDeps): Promise<RunningAuthService> {
+  const clock = deps.clock ?? systemClock;
+  const cache = deps.cache ?? new MemoryCache(10_000, () => clock.now().getTime());
+  const service = new AuthService({
+    store: new PostgresAuthStore(deps.db),
+    cache: new VerificationCache(cache, deps.log),
+    clock,
+    cursors: new CursorCodec(deps.cursorSecret ?? commonSchema.MURMUR_CURSOR_SECRET.parse(undefined)),
+    log: deps.log,
+  });
+  const server = await startGrpcServer(
+    { name: 'auth', log: deps.log, services: [bindAuthService(service)], protoFiles: ['murmur/auth/v1/auth.proto'] },
+    deps.address,
+  );
+  return {
+    port: server.port,
+    async stop() {
+      await server.shutdown();
+      await service.idle();
+    },
+    idle: () => service.idle(),
+  };
+}

@@ -1,0 +1,174 @@
+/**
+ * Persistence of users and API keys. All SQL of the auth service lives here; the search_path is
+ * the service's own schema, so table names are unqualified. Every statement is a single
+ * autocommit query (no transaction is held open), which keeps the embedded PGlite default safe.
+ */
+import type { Database } from '@murmur/kit';
+
+export interface User {
+  id: string;
+  /** Lowercased. */
+  email: string;
+  name: string;
+  createdAt: Date;
+}
+
+/** A stored key. `keyHash` stays inside the service: it is never put in a response. */
+export interface ApiKeyRecord {
+  id: string;
+  userId: string;
+  name: string;
+  keyHash: string;
+  hint: string;
+  createdAt: Date;
+  expiresAt: Date | null;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+}
+
+/** Position after the last user of a page: keyset on (created_at, id). */
+export interface UserPosition {
+  createdAt: Date;
+  id: string;
+}
+
+export interface AuthStore {
+  /** Inserts a user; null when the email (case-insensitively) is taken. */
+  createUser(user: User): Promise<User | null>;
+  getUserById(id: string): Promise<User | null>;
+  /** `email` must already be lowercased. */
+  getUserByEmail(email: string): Promise<User | null>;
+  /** Users after `after` (oldest first), at most `limit`. */
+  listUsers(after: UserPosition | null, limit: number): Promise<User[]>;
+  /** Inserts a key for an existing user; null when the user does not exist. */
+  createApiKey(key: ApiKeyRecord): Promise<ApiKeyRecord | null>;
+  /** The key whose hash is `keyHash`, revoked or not. */
+  findApiKeyByHash(keyHash: string): Promise<ApiKeyRecord | null>;
+  /** A user's keys, newest first, revoked ones included. */
+  listApiKeys(userId: string): Promise<ApiKeyRecord[]>;
+  /** Sets revoked_at once (a second call keeps the first time); null when no such key. */
+  revokeApiKey(id: string, now: Date): Promise<ApiKeyRecord | null>;
+  /**
+   * Records a use at `now` unless one was recorded less than 60 s before, so a hot key costs
+   * at most one write a minute. True when the row was written.
+   */
+  touchLastUsed(id: string, now: Date): Promise<boolean>;
+}
+
+interface UserRow {
+  id: string;
+  email: string;
+  name: string;
+  created_at: Date;
+}
+
+interface ApiKeyRow {
+  id: string;
+  user_id: string;
+  name: string;
+  key_hash: string;
+  hint: string;
+  created_at: Date;
+  expires_at: Date | null;
+  last_used_at: Date | null;
+  revoked_at: Date | null;
+}
+
+const USER_COLUMNS = 'id, email, name, created_at';
+const KEY_COLUMNS = 'id, user_id, name, key_hash, hint, created_at, expires_at, last_used_at, revoked_at';
+
+function toUser(r: UserRow): User {
+  return { id: r.id, email: r.email, name: r.name, createdAt: r.created_at };
+}
+
+function toKey(r: ApiKeyRow): ApiKeyRecord {
+  return {
+    id: r.id,
+    userId: r.user_id,
+    name: r.name,
+    keyHash: r.key_hash,
+    hint: r.hint,
+    createdAt: r.created_at,
+    expiresAt: r.expires_at,
+    lastUsedAt: r.last_used_at,
+    revokedAt: r.revoked_at,
+  };
+}
+
+/** {@link AuthStore} on the service's Postgres schema (real server or embedded PGlite). */
+export class PostgresAuthStore implements AuthStore {
+  constructor(private readonly db: Pick<Database, 'query'>) {}
+
+  async createUser(user: User): Promise<User | null> {
+    // ON CONFLICT without a target covers the unique index on lower(email).
+    const rows = await this.db.query<UserRow>(
+      `INSERT INTO users (id, email, name, created_at) VALUES ($1, $2, $3, $4)
+       ON CONFLICT DO NOTHING
+       RETURNING ${USER_COLUMNS}`,
+      [user.id, user.email, user.name, user.createdAt],
+    );
+    return rows[0] ? toUser(rows[0]) : null;
+  }
+
+  async getUserById(id: string): Promise<User | null> {
+    const rows = await this.db.query<UserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE id = $1`, [id]);
+    return rows[0] ? toUser(rows[0]) : null;
+  }
+
+  async getUserByEmail(email: string): Promise<User | null> {
+    const rows = await this.db.query<UserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE lower(email) = $1`, [email]);
+    return rows[0] ? toUser(rows[0]) : null;
+  }
+
+  async listUsers(after: UserPosition | null, limit: number): Promise<User[]> {
+    const rows = after
+      ? await this.db.query<UserRow>(
+          `SELECT ${USER_COLUMNS} FROM users WHERE (created_at, id) > ($1, $2) ORDER BY created_at, id LIMIT $3`,
+          [after.createdAt, after.id, limit],
+        )
+      : await this.db.query<UserRow>(`SELECT ${USER_COLUMNS} FROM users ORDER BY created_at, id LIMIT $1`, [limit]);
+    return rows.map(toUser);
+  }
+
+  async createApiKey(key: ApiKeyRecord): Promise<ApiKeyRecord | null> {
+    const rows = await this.db.query<ApiKeyRow>(
+      `INSERT INTO api_keys (id, user_id, name, key_hash, hint, created_at, expires_at)
+       SELECT $1::text, $2::text, $3::text, $4::text, $5::text, $6::timestamptz, $7::timestamptz
+       WHERE EXISTS (SELECT 1 FROM users WHERE id = $2::text)
+       RETURNING ${KEY_COLUMNS}`,
+      [key.id, key.userId, key.name, key.keyHash, key.hint, key.createdAt, key.expiresAt],
+    );
+    return rows[0] ? toKey(rows[0]) : null;
+  }
+
+  async findApiKeyByHash(keyHash: string): Promise<ApiKeyRecord | null> {
+    const rows = await this.db.query<ApiKeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE key_hash = $1`, [keyHash]);
+    return rows[0] ? toKey(rows[0]) : null;
+  }
+
+  async listApiKeys(userId: string): Promise<ApiKeyRecord[]> {
+    const rows = await this.db.query<ApiKeyRow>(
+      `SELECT ${KEY_COLUMNS} FROM api_keys WHERE user_id = $1 ORDER BY created_at DESC, id DESC`,
+      [userId],
+    );
+    return rows.map(toKey);
+  }
+
+  async revokeApiKey(id: string, now: Date): Promise<ApiKeyRecord | null> {
+    const rows = await this.db.query<ApiKeyRow>(
+      `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1 RETURNING ${KEY_COLUMNS}`,
+      [id, now],
+    );
+    return rows[0] ? toKey(rows[0]) : null;
+  }
+
+  async touchLastUsed(id: string, now: Date): Promise<boolean> {
+    const rows = await this.db.query<{ id: string }>(
+      `UPDATE api_keys SET last_used_at = $2
+       WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $2::timestamptz - interval '60 seconds')
+       RETURNING id`,
+      [id, now],
+    );
+    return rows.length > 0;
+  }
+}

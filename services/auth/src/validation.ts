@@ -1,0 +1,66 @@
+/**
+ * Input rules of the user and key management RPCs, pure so every edge is table-tested. Each
+ * rule returns the normalised value or throws invalid_request naming the offending field, so a
+ * bad input is always a 400-class answer and never reaches the database.
+ */
+import { invalidParam, isId } from '@murmur/kit';
+
+/** RFC 5321 caps a forward path at 254 characters. */
+const MAX_EMAIL_LENGTH = 254;
+/** One "@", no whitespace, a dot in the domain that is neither its first nor last character. */
+const EMAIL_SHAPE = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
+
+/** Emails are compared and stored lowercased, so "Ada@X.io" and "ada@x.io" are one user. */
+export function normalizeEmail(email: string, param = 'email'): string {
+  const value = email.trim().toLowerCase();
+  if (value === '') throw invalidParam(param, 'email is required.');
+  if (value.length > MAX_EMAIL_LENGTH || !EMAIL_SHAPE.test(value)) {
+    throw invalidParam(param, 'email must be an address such as ada@example.com.');
+  }
+  return value;
+}
+
+const MAX_USER_NAME = 200;
+const MAX_KEY_NAME = 100;
+const CONTROL_CHARS = /[\u0000-\u001f\u007f]/;
+
+/** A user's display name: optional, trimmed, at most 200 characters, no control characters. */
+export function normalizeUserName(name: string): string {
+  const value = name.trim();
+  if (value.length > MAX_USER_NAME || CONTROL_CHARS.test(value)) {
+    throw invalidParam('name', `name must be at most ${MAX_USER_NAME} characters without control characters.`);
+  }
+  return value;
+}
+
+/**
+ * A key's name is required: it is the only thing besides the hint that tells a person which
+ * key to revoke in a list.
+ */
+export function normalizeKeyName(name: string): string {
+  const value = name.trim();
+  if (value === '') throw invalidParam('name', 'name is required: say what the key is for, e.g. "CI pipeline".');
+  if (value.length > MAX_KEY_NAME || CONTROL_CHARS.test(value)) {
+    throw invalidParam('name', `name must be at most ${MAX_KEY_NAME} characters without control characters.`);
+  }
+  return value;
+}
+
+/** Checks an id's prefix and shape before any lookup, so junk is a bad parameter, not a 404. */
+export function requireId(prefix: 'usr' | 'key', value: string, param: string): string {
+  if (value === '') throw invalidParam(param, `${param} is required.`);
+  if (!isId(prefix, value)) throw invalidParam(param, `${param} must be an id starting with "${prefix}_".`);
+  return value;
+}
+
+export const DEFAULT_PAGE_SIZE = 20;
+export const MAX_PAGE_SIZE = 100;
+
+/** page_size: 0 (unset) → 20; 1–100 as given; anything else is a bad parameter. */
+export function resolvePageSize(pageSize: number): number {
+  if (pageSize === 0) return DEFAULT_PAGE_SIZE;
+  if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > MAX_PAGE_SIZE) {
+    throw invalidParam('page_size', `page_size must be between 1 and ${MAX_PAGE_SIZE} (0 means ${DEFAULT_PAGE_SIZE}).`);
+  }
+  return pageSize;
+}

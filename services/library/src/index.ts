@@ -1,0 +1,57 @@
+/**
+ * @murmur/library — recordings, Thought Threads, folders and knowledge bases. main.ts runs it
+ * as a process; tests and the gateway's integration tests start it in-process with
+ * {@link startLibraryService} on a database opened with {@link LIBRARY_MIGRATIONS_DIR}.
+ */
+import * as path from 'node:path';
+import { commonSchema, startGrpcServer, type Clock, type Database, type Logger } from '@murmur/kit';
+import { libraryHandlers } from './server';
+import { LibraryService } from './service';
+import { createPostgresLibraryStore } from './store';
+
+/** The library's SQL migrations, for openDatabase / openTestDatabase('library', …). */
+export const LIBRARY_MIGRATIONS_DIR = path.resolve(__dirname, '../migrations');
+
+/** Largest request the library accepts: a 5,000,000-character transcript plus its segments. */
+export const LIBRARY_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
+
+/** What the library needs from its host process (main.ts or a test). */
+export interface LibraryServiceDeps {
+  /** Opened with schema "library" (or a test schema) and {@link LIBRARY_MIGRATIONS_DIR}. */
+  db: Database;
+  log: Logger;
+  /** "host:port"; port 0 picks a free one. */
+  address: string;
+  clock?: Clock;
+  /** MURMUR_CURSOR_SECRET; defaults to the development secret of the shared config. */
+  cursorSecret?: string;
+}
+
+/** A started library server: its port (useful with port 0) and how to stop it. */
+export interface RunningLibraryService {
+  port: number;
+  stop(): Promise<void>;
+}
+
+/** Starts the LibraryService gRPC server (with health and reflection). Does not close `db`. */
+export async function startLibraryService(deps: LibraryServiceDeps): Promise<RunningLibraryService> {
+  const service = new LibraryService({
+    store: createPostgresLibraryStore(deps.db),
+    cursorSecret: deps.cursorSecret ?? commonSchema.MURMUR_CURSOR_SECRET.parse(undefined),
+    ...(deps.clock ? { clock: deps.clock } : {}),
+  });
+  const server = await startGrpcServer(
+    {
+      name: 'library',
+      log: deps.log,
+      services: [libraryHandlers(service)],
+      protoFiles: ['murmur/library/v1/library.proto'],
+      maxReceiveMessageBytes: LIBRARY_MAX_MESSAGE_BYTES,
+    },
+    deps.address,
+  );
+  return { port: server.port, stop: () => server.shutdown() };
+}
+
+export { LibraryService, type LibraryServiceOptions, type ListPage } from './service';
+export { createPostgresLibraryStore, type LibraryStore } from './store';

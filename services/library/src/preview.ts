@@ -1,0 +1,30 @@
+/**
+ * The short opening of a transcript shown in lists, so a list never carries whole transcripts
+ * (up to 5,000,000 characters each) over the wire.
+ */
+
+/** Longest preview, in characters, before the ellipsis. */
+export const PREVIEW_MAX_CHARS = 200;
+
+/**
+ * How much of the stored transcript the store reads to build a preview: enough that runs of
+ * whitespace collapsing still leave a full preview, little enough that a page of 100 stays small.
+ */
+export const PREVIEW_SOURCE_CHARS = 1000;
+
+/**
+ * The first ~`max` characters of `text` with whitespace collapsed, cut on a word boundary and
+ * ended with "…" when anything was left out. A single word longer than half the preview is cut
+ * inside the word rather than leaving a near-empty preview. Never splits a surrogate pair.
+ */
+export function makePreview(text: string, max = PREVIEW_MAX_CHARS): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  if (flat.length <= max) return flat;
+  // Cut at the last space that still leaves the word before it whole (the character at
+  // `max` being a space means the word before it ended exactly at the limit).
+  const lastSpace = flat.lastIndexOf(' ', max);
+  let cut = lastSpace >= max / 2 ? lastSpace : max;
+  const code = flat.charCodeAt(cut - 1);
+  if (code >= 0xd800 && code <= 0xdbff) cut -= 1; // keep a surrogate pair together
+  return `${flat.slice(0, cut).replace(/[\s,;:.–—-]+$/u, '')}…`;
+}

@@ -1,0 +1,293 @@
+/**
+ * The library's domain rules: who may see and change what, input limits, paging, and which
+ * error a caller gets. Knows nothing of gRPC or Postgres: it takes the v1 request messages
+ * (plain data), talks to a {@link LibraryStore}, and throws only MurmurError.
+ *
+ * Ownership: every call names its owner (a verified `usr_…` id from auth). An id that is
+ * malformed, missing, or another owner's gets the same not_found with the same message, so
+ * responses never reveal whether someone else's id exists.
+ */
+import { isId, MurmurError, newId, systemClock, type Clock } from '@murmur/kit';
+import type { library } from '@murmur/proto';
+import { artifactFormatWord, contextSourceKindWord, threadItemKindWord, type ContextSourceKindWord } from './kinds';
+import {
+  artifactMessage,
+  contextSourceMessage,
+  folderMessage,
+  knowledgeBaseMessage,
+  recordingDetailMessage,
+  recordingSummaryMessage,
+  threadDetailMessage,
+  threadItemMessage,
+  threadSummaryMessage,
+} from './messages';
+import { filterDigest, PageCursors, resolveLimit, type ListName, type PagePosition } from './paging';
+import { isMissing, type LibraryStore, type PageQuery } from './store';
+import {
+  artifactContentOf,
+  artifactKindOf,
+  createdAtOf,
+  creditsOf,
+  dateRangeOf,
+  descriptionOf,
+  durationOf,
+  itemTextOf,
+  LIMITS,
+  nameOf,
+  ownerIdOf,
+  queryOf,
+  titleOf,
+  transcriptOf,
+} from './validation';
+
+/** The kinds of row an id can name, with their prefix and the words of their not_found. */
+const RESOURCES = {
+  recording: { prefix: 'rec', message: 'No recording with this id. Check the id.' },
+  folder: { prefix: 'fld', message: 'No folder with this id. Check the id.' },
+  thread: { prefix: 'thr', message: 'No Thought Thread with this id. Check the id.' },
+  knowledge_base: { prefix: 'kb', message: 'No knowledge base with this id. Check the id.' },
+} as const;
+
+type Resource = keyof typeof RESOURCES;
+
+const SOURCE_RESOURCE: Record<ContextSourceKindWord, Resource> = {
+  recording: 'recording',
+  folder: 'folder',
+  knowledge_base: 'knowledge_base',
+};
+
+/** The one not_found of each resource: identical for malformed, missing and foreign ids. */
+function notFound(resource: Resource, param: string): MurmurError {
+  return new MurmurError('not_found', RESOURCES[resource].message, { param });
+}
+
+/** Returns `id` when it has the resource's shape; a malformed id is simply not found. */
+function idOf(resource: Resource, id: string, param: string): string {
+  if (!isId(RESOURCES[resource].prefix, id)) throw notFound(resource, param);
+  return id;
+}
+
+/** A page of a list, ready for the response. */
+export interface ListPage<T> {
+  items: T[];
+  page: library.PageInfo;
+}
+
+export interface LibraryServiceOptions {
+  store: LibraryStore;
+  /** HMAC key of page cursors (MURMUR_CURSOR_SECRET); the same on every replica. */
+  cursorSecret: string;
+  clock?: Clock;
+}
+
+/** One instance per process; stateless apart from its store, clock and cursor key. */
+export class LibraryService {
+  private readonly store: LibraryStore;
+  private readonly cursors: PageCursors;
+  private readonly clock: Clock;
+
+  constructor(opts: LibraryServiceOptions) {
+    this.store = opts.store;
+    this.cursors = new PageCursors(opts.cursorSecret);
+    this.clock = opts.clock ?? systemClock;
+  }
+
+  // ---- reads ----------------------------------------------------------------------------
+
+  async listRecordings(req: library.ListRecordingsRequest): Promise<ListPage<library.Recording>> {
+    const ownerId = ownerIdOf(req.ownerId);
+    const limit = resolveLimit(req.page?.limit);
+    const query = queryOf(req.query);
+    if (req.folderId !== '' && !isId('fld', req.folderId)) {
+      throw new MurmurError('invalid_request', 'folder_id must be a folder id (fld_…).', { param: 'folder_id' });
+    }
+    const folderId = req.folderId || undefined;
+    const range = dateRangeOf(req.createdAfter, req.createdBefore);
+    const filters = filterDigest([query, folderId, range.after?.getTime(), range.before?.getTime()]);
+    return this.paged('recordings', req.page?.cursor, filters, limit, recordingSummaryMessage, (page) =>
+      this.store.listRecordings(ownerId, { query, folderId, createdAfter: range.after, createdBefore: range.before }, page),
+    );
+  }
+
+  async getRecording(req: library.GetRecordingRequest): Promise<library.Recording> {
+    const ownerId = ownerIdOf(req.ownerId);
+    const id = idOf('recording', req.recordingId, 'recording_id');
+    const detail = await this.store.getRecording(ownerId, id);
+    if (!detail) throw notFound('recording', 'recording_id');
+    return recordingDetailMessage(detail);
+  }
+
+  async listThoughtThreads(req: library.ListThoughtThreadsRequest): Promise<ListPage<library.ThoughtThread>> {
+    const ownerId = ownerIdOf(req.ownerId);
+    const limit = resolveLimit(req.page?.limit);
+    return this.paged('thought_threads', req.page?.cursor, filterDigest([]), limit, threadSummaryMessage, (page) => this.store.listThreads(ownerId, page));
+  }
+
+  async getThoughtThread(req: library.GetThoughtThreadRequest): Promise<library.ThoughtThread> {
+    const ownerId = ownerIdOf(req.ownerId);
+    const id = idOf('thread', req.threadId, 'thread_id');
+    const detail = await this.store.getThread(ownerId, id);
+    if (!detail) throw notFound('thread', 'thread_id');
+    return threadDetailMessage(detail);
+  }
+
+  async listFolders(req: library.ListFoldersRequest): Promise<ListPage<library.Folder>> {
+    const ownerId = ownerIdOf(req.ownerId);
+    const limit = resolveLimit(req.page?.limit);
+    return this.paged('folders', req.page?.cursor, filterDigest([]), limit, folderMessage, (page) => this.store.listFolders(ownerId, page));
+  }
+
+  async listKnowledgeBases(req: library.ListKnowledgeBasesRequest): Promise<ListPage<library.KnowledgeBase>> {
+    const ownerId = ownerIdOf(req.ownerId);
+    const limit = resolveLimit(req.page?.limit);
+    return this.paged('knowledge_bases', req.page?.cursor, filterDigest([]), limit, knowledgeBaseMessage, (page) =>
+      this.store.listKnowledgeBases(ownerId, page),
+    );
+  }
+
+  async getLibraryStats(req: library.GetLibraryStatsRequest): Promise<library.GetLibraryStatsResponse> {
+    return this.store.stats(ownerIdOf(req.ownerId));
+  }
+
+  // ---- writes (internal) ----------------------------------------------------------------
+
+  async createRecording(req: library.CreateRecordingRequest): Promise<library.Recording> {
+    const ownerId = ownerIdOf(req.ownerId);
+    const title = titleOf(req.title, LIMITS.recordingTitle);
+    const durationSeconds = durationOf(req.durationSeconds);
+    const transcript = req.transcript ? transcriptOf(req.transcript) : null;
+    const createdAt = createdAtOf(req.createdAt, this.clock.now());
+    const folderId = req.folderId === '' ? null : idOf('folder', req.folderId, 'folder_id');
+    const created = await this.store.createRecording({ id: newId('rec'), ownerId, title, folderId, durationSeconds, transcript, createdAt });
+    if (isMissing(created)) throw notFound('folder', 'folder_id');
+    return recordingSummaryMessage(created);
+  }
+
+  async updateRecording(req: library.UpdateRecordingRequest): Promise<library.Recording> {
+    const ownerId = ownerIdOf(req.ownerId);
+    const title = req.title === undefined ? undefined : titleOf(req.title, LIMITS.recordingTitle);
+    const id = idOf('recording', req.recordingId, 'recording_id');
+    let folderId: string | null | undefined;
+    if (req.folderId !== undefined) folderId = req.folderId === '' ? null : idOf('folder', req.folderId, 'folder_id');
+    const changes = { ...(title !== undefined ? { title } : {}), ...(folderId !== undefined ? { folderId } : {}) };
+    if (Object.keys(changes).length === 0) {
+      // Nothing to change: answer like GetRecording's summary without touching updated_at.
+      const current = await this.store.getRecording(ownerId, id);
+      if (!current) throw notFound('recording', 'recording_id');
+      return recordingSummaryMessage(current.recording);
+    }
+    const updated = await this.store.updateRecording(ownerId, id, changes, this.clock.now());
+    if (isMissing(updated)) throw updated.missing === 'folder' ? notFound('folder', 'folder_id') : notFound('recording', 'recording_id');
+    return recordingSummaryMessage(updated);
+  }
+
+  async attachTranscript(req: library.AttachTranscriptRequest): Promise<library.Recording> {
+    const ownerId = ownerIdOf(req.ownerId);
+    if (!req.transcript) throw new MurmurError('invalid_request', 'transcript is required.', { param: 'transcript' });
+    const transcript = transcriptOf(req.transcript);
+    const id = idOf('recording', req.recordingId, 'recording_id');
+    const updated = await this.store.attachTranscript(ownerId, id, transcript, this.clock.now());
+    if (!updated) throw notFound('recording', 'recording_id');
+    return recordingSummaryMessage(updated);
+  }
+
+  async addArtifact(req: library.AddArtifactRequest): Promise<library.Artifact> {
+    const ownerId = ownerIdOf(req.ownerId);
+    const kind = artifactKindOf(req.kind);
+    const format = req.format === 0 ? 'markdown' : artifactFormatWord(req.format);
+    if (!format) throw new MurmurError('invalid_request', 'format must be MARKDOWN or PLAIN (unspecified means MARKDOWN).', { param: 'format' });
+    const content = artifactContentOf(req.content);
+    const creditsCharged = creditsOf(req.creditsCharged);
+    const recordingId = idOf('recording', req.recordingId, 'recording_id');
+    const artifact = await this.store.addArtifact({
+      id: newId('art'),
+      ownerId,
+      recordingId,
+      kind,
+      format,
+      content,
+      creditsCharged,
+      createdAt: this.clock.now(),
+    });
+    if (!artifact) throw notFound('recording', 'recording_id');
+    return artifactMessage(artifact);
+  }
+
+  async createFolder(req: library.CreateFolderRequest): Promise<library.Folder> {
+    const ownerId = ownerIdOf(req.ownerId);
+    const name = nameOf(req.name);
+    const createdAt = createdAtOf(req.createdAt, this.clock.now());
+    return folderMessage(await this.store.createFolder({ id: newId('fld'), ownerId, name, createdAt }));
+  }
+
+  async createThoughtThread(req: library.CreateThoughtThreadRequest): Promise<library.ThoughtThread> {
+    const ownerId = ownerIdOf(req.ownerId);
+    const title = titleOf(req.title, LIMITS.threadTitle);
+    const createdAt = createdAtOf(req.createdAt, this.clock.now());
+    return threadSummaryMessage(await this.store.createThread({ id: newId('thr'), ownerId, title, createdAt }));
+  }
+
+  async addThreadItem(req: library.AddThreadItemRequest): Promise<library.ThreadItem> {
+    const ownerId = ownerIdOf(req.ownerId);
+    const kind = threadItemKindWord(req.kind);
+    if (!kind) throw new MurmurError('invalid_request', 'kind must be NOTE, RECORDING, QUESTION or ANSWER.', { param: 'kind' });
+    const text = itemTextOf(req.text, kind !== 'recording');
+    let recordingId: string | null = null;
+    if (kind === 'recording') {
+      if (req.recordingId === '') throw new MurmurError('invalid_request', 'A RECORDING item needs a recording_id.', { param: 'recording_id' });
+      recordingId = req.recordingId;
+    } else if (req.recordingId !== '') {
+      throw new MurmurError('invalid_request', 'Only RECORDING items carry a recording_id.', { param: 'recording_id' });
+    }
+    const threadId = idOf('thread', req.threadId, 'thread_id');
+    if (recordingId !== null) idOf('recording', recordingId, 'recording_id');
+    const item = await this.store.addThreadItem({ id: newId('thi'), ownerId, threadId, kind, text, recordingId, createdAt: this.clock.now() });
+    if (isMissing(item)) throw item.missing === 'thread' ? notFound('thread', 'thread_id') : notFound('recording', 'recording_id');
+    return threadItemMessage(item);
+  }
+
+  async addThreadContextSource(req: library.AddThreadContextSourceRequest): Promise<library.ContextSource> {
+    const ownerId = ownerIdOf(req.ownerId);
+    const kind = contextSourceKindWord(req.kind);
+    if (!kind) throw new MurmurError('invalid_request', 'kind must be RECORDING, FOLDER or KNOWLEDGE_BASE.', { param: 'kind' });
+    const threadId = idOf('thread', req.threadId, 'thread_id');
+    const refId = idOf(SOURCE_RESOURCE[kind], req.refId, 'ref_id');
+    const source = await this.store.addContextSource({ id: newId('ctx'), ownerId, threadId, kind, refId, addedAt: this.clock.now() });
+    if (isMissing(source)) throw source.missing === 'thread' ? notFound('thread', 'thread_id') : notFound(SOURCE_RESOURCE[kind], 'ref_id');
+    return contextSourceMessage(source);
+  }
+
+  async createKnowledgeBase(req: library.CreateKnowledgeBaseRequest): Promise<library.KnowledgeBase> {
+    const ownerId = ownerIdOf(req.ownerId);
+    const name = nameOf(req.name);
+    const description = descriptionOf(req.description);
+    const createdAt = createdAtOf(req.createdAt, this.clock.now());
+    return knowledgeBaseMessage(await this.store.createKnowledgeBase({ id: newId('kb'), ownerId, name, description, createdAt }));
+  }
+
+  async addKnowledgeBaseRecording(req: library.AddKnowledgeBaseRecordingRequest): Promise<library.KnowledgeBase> {
+    const ownerId = ownerIdOf(req.ownerId);
+    const kbId = idOf('knowledge_base', req.knowledgeBaseId, 'knowledge_base_id');
+    const recordingId = idOf('recording', req.recordingId, 'recording_id');
+    const kb = await this.store.addKnowledgeBaseRecording(ownerId, kbId, recordingId, this.clock.now());
+    if (isMissing(kb)) throw kb.missing === 'knowledge_base' ? notFound('knowledge_base', 'knowledge_base_id') : notFound('recording', 'recording_id');
+    return knowledgeBaseMessage(kb);
+  }
+
+  // ---- paging ---------------------------------------------------------------------------
+
+  /** Fetches one more row than the page holds, so `has_more` needs no count query. */
+  private async paged<R extends PagePosition, M>(
+    list: ListName,
+    cursor: string | undefined,
+    filters: string,
+    limit: number,
+    toMessage: (row: R) => M,
+    fetch: (page: PageQuery) => Promise<R[]>,
+  ): Promise<ListPage<M>> {
+    const after = this.cursors.positionOf(list, cursor, filters);
+    const rows = await fetch({ ...(after ? { after } : {}), limit: limit + 1 });
+    const page = this.cursors.page(list, rows, limit, filters);
+    return { items: page.rows.map(toMessage), page: { hasMore: page.hasMore, nextCursor: page.nextCursor } };
+  }
+}

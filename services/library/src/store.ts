@@ -1,0 +1,215 @@
+/**
+ * What the library service needs from storage, as one interface, and its Postgres
+ * implementation (SQL split by resource into store-*.ts). Every method takes the owner and
+ * every query filters by it: a row of another owner is indistinguishable from a missing one.
+ * Methods report a missing row as a value ({@link Missing}), never as an exception, so the
+ * service alone decides which error the caller sees.
+ */
+import type { Database } from '@murmur/kit';
+import type { PagePosition } from './paging';
+import type { ArtifactFormatWord, ContextSourceKindWord, ThreadItemKindWord } from './kinds';
+import type { CleanTranscript } from './validation';
+import { postgresCollectionStore } from './store-collections';
+import { postgresRecordingStore } from './store-recordings';
+import { postgresThreadStore } from './store-threads';
+
+/** Which referenced row was not found (or belongs to someone else). */
+export interface Missing<R extends string> {
+  missing: R;
+}
+
+/** Tells a {@link Missing} result from a found row. */
+export function isMissing<T extends object, R extends string>(value: T | Missing<R>): value is Missing<R> {
+  return 'missing' in value;
+}
+
+/** A keyset page request: rows strictly after `after` in (created_at DESC, id DESC) order. */
+export interface PageQuery {
+  after?: PagePosition;
+  /** Rows to fetch (the service asks one more than it serves to learn `has_more`). */
+  limit: number;
+}
+
+export interface RecordingRecord {
+  id: string;
+  ownerId: string;
+  title: string;
+  folderId: string | null;
+  durationSeconds: number;
+  createdAt: Date;
+  updatedAt: Date;
+  hasTranscript: boolean;
+  /** The opening of the transcript (PREVIEW_SOURCE_CHARS), raw; "" when there is none. */
+  previewSource: string;
+}
+
+export interface ArtifactRecord {
+  id: string;
+  recordingId: string;
+  kind: string;
+  format: ArtifactFormatWord;
+  content: string;
+  creditsCharged: number;
+  createdAt: Date;
+}
+
+export interface RecordingDetail {
+  recording: RecordingRecord;
+  transcript: CleanTranscript | null;
+  /** Oldest first. */
+  artifacts: ArtifactRecord[];
+}
+
+export interface RecordingFilter {
+  /** websearch_to_tsquery('english', …) over title and transcript. */
+  query?: string;
+  folderId?: string;
+  /** Strictly after. */
+  createdAfter?: Date;
+  /** Strictly before. */
+  createdBefore?: Date;
+}
+
+export interface NewRecording {
+  id: string;
+  ownerId: string;
+  title: string;
+  folderId: string | null;
+  durationSeconds: number;
+  transcript: CleanTranscript | null;
+  createdAt: Date;
+}
+
+export interface RecordingChanges {
+  title?: string;
+  /** null takes the recording out of its folder. */
+  folderId?: string | null;
+}
+
+export interface NewArtifact {
+  id: string;
+  ownerId: string;
+  recordingId: string;
+  kind: string;
+  format: ArtifactFormatWord;
+  content: string;
+  creditsCharged: number;
+  createdAt: Date;
+}
+
+export interface RecordingStore {
+  listRecordings(ownerId: string, filter: RecordingFilter, page: PageQuery): Promise<RecordingRecord[]>;
+  getRecording(ownerId: string, id: string): Promise<RecordingDetail | null>;
+  createRecording(input: NewRecording): Promise<RecordingRecord | Missing<'folder'>>;
+  updateRecording(ownerId: string, id: string, changes: RecordingChanges, now: Date): Promise<RecordingRecord | Missing<'recording' | 'folder'>>;
+  attachTranscript(ownerId: string, id: string, transcript: CleanTranscript, now: Date): Promise<RecordingRecord | null>;
+  /** Stores the artifact and bumps the recording's updated_at; null when the recording is missing. */
+  addArtifact(input: NewArtifact): Promise<ArtifactRecord | null>;
+}
+
+export interface ThreadRecord {
+  id: string;
+  ownerId: string;
+  title: string;
+  createdAt: Date;
+  updatedAt: Date;
+  itemCount: number;
+}
+
+export interface ThreadItemRecord {
+  id: string;
+  kind: ThreadItemKindWord;
+  text: string;
+  recordingId: string | null;
+  createdAt: Date;
+}
+
+export interface ContextSourceRecord {
+  id: string;
+  kind: ContextSourceKindWord;
+  refId: string;
+  /** The current title (recording) or name (folder, knowledge base) of what it points at. */
+  title: string;
+  addedAt: Date;
+}
+
+export interface ThreadDetail {
+  thread: ThreadRecord;
+  /** Oldest first. */
+  items: ThreadItemRecord[];
+  /** Oldest first. */
+  contextSources: ContextSourceRecord[];
+}
+
+export interface NewThreadItem {
+  id: string;
+  ownerId: string;
+  threadId: string;
+  kind: ThreadItemKindWord;
+  text: string;
+  recordingId: string | null;
+  createdAt: Date;
+}
+
+export interface NewContextSource {
+  id: string;
+  ownerId: string;
+  threadId: string;
+  kind: ContextSourceKindWord;
+  refId: string;
+  addedAt: Date;
+}
+
+export interface ThreadStore {
+  listThreads(ownerId: string, page: PageQuery): Promise<ThreadRecord[]>;
+  getThread(ownerId: string, id: string): Promise<ThreadDetail | null>;
+  createThread(input: { id: string; ownerId: string; title: string; createdAt: Date }): Promise<ThreadRecord>;
+  addThreadItem(input: NewThreadItem): Promise<ThreadItemRecord | Missing<'thread' | 'recording'>>;
+  /** Idempotent: the same source added twice returns the first one. */
+  addContextSource(input: NewContextSource): Promise<ContextSourceRecord | Missing<'thread' | 'ref'>>;
+}
+
+export interface FolderRecord {
+  id: string;
+  ownerId: string;
+  name: string;
+  recordingCount: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface KnowledgeBaseRecord {
+  id: string;
+  ownerId: string;
+  name: string;
+  description: string;
+  recordingCount: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface LibraryStats {
+  recordings: number;
+  thoughtThreads: number;
+  folders: number;
+  knowledgeBases: number;
+  recordedSeconds: number;
+}
+
+export interface CollectionStore {
+  listFolders(ownerId: string, page: PageQuery): Promise<FolderRecord[]>;
+  createFolder(input: { id: string; ownerId: string; name: string; createdAt: Date }): Promise<FolderRecord>;
+  listKnowledgeBases(ownerId: string, page: PageQuery): Promise<KnowledgeBaseRecord[]>;
+  createKnowledgeBase(input: { id: string; ownerId: string; name: string; description: string; createdAt: Date }): Promise<KnowledgeBaseRecord>;
+  /** Idempotent; bumps the knowledge base's updated_at only when the recording was new to it. */
+  addKnowledgeBaseRecording(ownerId: string, knowledgeBaseId: string, recordingId: string, now: Date): Promise<KnowledgeBaseRecord | Missing<'knowledge_base' | 'recording'>>;
+  stats(ownerId: string): Promise<LibraryStats>;
+}
+
+/** Everything the library service stores. */
+export type LibraryStore = RecordingStore & ThreadStore & CollectionStore;
+
+/** The Postgres implementation over a database opened with the library migrations. */
+export function createPostgresLibraryStore(db: Database): LibraryStore {
+  return { ...postgresRecordingStore(db), ...postgresThreadStore(db), ...postgresCollectionStore(db) };
+}

@@ -1,0 +1,45 @@
+/** Starts a real library gRPC server on 127.0.0.1:0 over a test database, with a client. */
+import { createClient, createLogger, ManualClock, MurmurError, newId, openTestDatabase, type Database, type PromiseClient } from '@murmur/kit';
+import { LIBRARY_MAX_MESSAGE_BYTES, LIBRARY_MIGRATIONS_DIR, startLibraryService } from '@murmur/library';
+import { library } from '@murmur/proto';
+
+export const CURSOR_SECRET = 'library-test-cursor-secret';
+
+export interface Harness {
+  db: Database;
+  clock: ManualClock;
+  client: PromiseClient<library.LibraryServiceClient>;
+  stop(): Promise<void>;
+}
+
+export async function startHarness(): Promise<Harness> {
+  const db = await openTestDatabase('library', LIBRARY_MIGRATIONS_DIR);
+  const clock = new ManualClock('2026-01-15T12:00:00Z');
+  const running = await startLibraryService({ db, log: createLogger('library-test', 'silent'), address: '127.0.0.1:0', clock, cursorSecret: CURSOR_SECRET });
+  const client = createClient(library.LibraryServiceClient, `127.0.0.1:${running.port}`, { deadlineMs: 30_000, maxReceiveMessageBytes: LIBRARY_MAX_MESSAGE_BYTES });
+  return {
+    db,
+    clock,
+    client,
+    async stop() {
+      client.close();
+      await running.stop();
+      await db.close();
+    },
+  };
+}
+
+/** A fresh owner, so tests sharing one database never see each other's rows. */
+export const newOwner = (): string => newId('usr');
+
+/** The MurmurError a call failed with (fails the test when it succeeded). */
+export async function failure(call: Promise<unknown>): Promise<MurmurError> {
+  const outcome = await call.then(
+    () => undefined,
+    (err: unknown) => err,
+  );
+  if (!(outcome instanceof MurmurError)) throw new Error(`expected a MurmurError, got ${outcome === undefined ? 'success' : String(outcome)}`);
+  return outcome;
+}
+
+export const page = (limit = 0, cursor = '') => ({ limit, cursor });
