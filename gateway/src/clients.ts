@@ -18,7 +18,8 @@ export function createClients(addr: ServiceAddresses, deadlineMs: number): Clien
   return {
     auth: createClient(auth.AuthServiceClient, addr.AUTH_ADDR, { deadlineMs }),
     billing: createClient(billing.BillingServiceClient, addr.BILLING_ADDR, { deadlineMs }),
-    library: createClient(library.LibraryServiceClient, addr.LIBRARY_ADDR, { deadlineMs }),
+    // A recording with a 5,000,000-character transcript and its segments is far above gRPC's 4 MB default.
+    library: createClient(library.LibraryServiceClient, addr.LIBRARY_ADDR, { deadlineMs, maxReceiveMessageBytes: 64 * 1024 * 1024 }),
   };
 }
 

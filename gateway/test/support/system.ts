@@ -15,6 +15,8 @@ import { closeClients, createApp, createClients, type Clients } from '@murmur/ga
 export interface TestSystem {
   baseUrl: string;
   clients: Clients;
+  /** Where the services listen (for processes under test, such as the admin CLI). */
+  addresses: { AUTH_ADDR: string; BILLING_ADDR: string; LIBRARY_ADDR: string };
   /** The clock of the auth service (key expiry); starts at the real now. */
   authClock: ManualClock;
   /** Creates a user and a key; returns both. */
@@ -42,14 +44,12 @@ export async function startSystem(): Promise<TestSystem> {
   });
   const billingSvc = await startBillingService({ db: billingDb, log, address: '127.0.0.1:0' });
   const librarySvc = await startLibraryService({ db: libraryDb, log, address: '127.0.0.1:0' });
-  const clients = createClients(
-    {
-      AUTH_ADDR: `127.0.0.1:${authSvc.port}`,
-      BILLING_ADDR: `127.0.0.1:${billingSvc.port}`,
-      LIBRARY_ADDR: `127.0.0.1:${librarySvc.port}`,
-    },
-    10_000,
-  );
+  const addresses = {
+    AUTH_ADDR: `127.0.0.1:${authSvc.port}`,
+    BILLING_ADDR: `127.0.0.1:${billingSvc.port}`,
+    LIBRARY_ADDR: `127.0.0.1:${librarySvc.port}`,
+  };
+  const clients = createClients(addresses, 10_000);
   const app = createApp({ clients, log });
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
@@ -59,6 +59,7 @@ export async function startSystem(): Promise<TestSystem> {
   return {
     baseUrl,
     clients,
+    addresses,
     authClock,
     async newUser(email, expiry = auth.KeyExpiry.KEY_EXPIRY_90_DAYS) {
       const { user } = await clients.auth.createUser({ email, name: email.split('@')[0] ?? '' });

@@ -19,7 +19,7 @@ export class Params {
  */
 export function afterPosition(params: Params, after: PagePosition | undefined, alias: string): string {
   if (!after) return '';
-  return ` AND ${alias}.created_at <= ${params.add(after.createdAt)}::timestamptz`;
+  return ` AND (${alias}.created_at, ${alias}.id) < (${params.add(after.createdAt)}::timestamptz, ${params.add(after.id)}::text)`;
 }
 
 /** pg returns int8 as a string (it may exceed 2^53); our counts and credits never do. */

@@ -1,0 +1,76 @@
+/**
+ * The admin CLI as a user runs it: the compiled program (built by `tsc -b`, the first step of
+ * `npm test`) against real services, checking its output and effects.
+ */
+import { execFile } from 'node:child_process';
+import * as path from 'node:path';
+import { promisify } from 'node:util';
+import { get, startSystem, type TestSystem } from './support/system';
+
+const run = promisify(execFile);
+const CLI = path.resolve(__dirname, '..', 'dist', 'admin', 'main.js');
+
+describe('admin CLI', () => {
+  let sys: TestSystem;
+  beforeAll(async () => {
+    sys = await startSystem();
+  });
+  afterAll(async () => {
+    await sys.stop();
+  });
+
+  const admin = async (...args: string[]) => {
+    try {
+      const { stdout, stderr } = await run(process.execPath, [CLI, ...args], { env: { ...process.env, ...sys.addresses } });
+      return { code: 0, stdout, stderr };
+    } catch (err) {
+      const e = err as { code: number; stdout: string; stderr: string };
+      return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+    }
+  };
+
+  it('creates a user and a key, prints the key alone on the last line, and the key works', async () => {
+    expect((await admin('users', 'create', '--email', 'cli@example.com', '--name', 'Cli', '--plan', 'business')).code).toBe(0);
+    const created = await admin('keys', 'create', '--email', 'cli@example.com', '--expires', '30');
+    expect(created.code).toBe(0);
+    const lines = created.stdout.trimEnd().split('\n');
+    const key = lines[lines.length - 1]!;
+    expect(key).toMatch(/^svc_[0-9a-f]{64}$/);
+    expect(created.stdout.split(key).length).toBe(2); // shown exactly once
+    const me = await get(sys.baseUrl, '/api/v1/me', key);
+    expect(me.status).toBe(200);
+    expect(me.body.plan.id).toBe('business');
+    expect(me.body.usage.credits.monthly_remaining).toBe(10_000);
+
+    const listed = await admin('keys', 'list', '--email', 'cli@example.com');
+    expect(listed.stdout).toContain(me.body.api_key.id);
+    expect(listed.stdout).toContain('active');
+    expect(listed.stdout).not.toContain(key);
+
+    expect((await admin('credits', 'grant', '--email', 'cli@example.com', '--prepaid', '250')).stdout).toContain('250');
+    expect((await admin('cap', 'set', '--email', 'cli@example.com', '--cents', '900')).stdout).toContain('900');
+    const usage = await get(sys.baseUrl, '/api/v1/usage', key);
+    expect(usage.body.credits.prepaid_remaining).toBe(250);
+    expect(usage.body.spending.cap_cents).toBe(900);
+
+    expect((await admin('seed', '--email', 'cli@example.com', '--recordings', '4')).stdout).toContain('seeded 4 recordings');
+    expect((await get(sys.baseUrl, '/api/v1/recordings', key)).body.data).toHaveLength(4);
+
+    expect((await admin('keys', 'revoke', me.body.api_key.id)).code).toBe(0);
+    expect((await get(sys.baseUrl, '/api/v1/me', key)).status).toBe(401);
+  });
+
+  it.each([
+    [['keys', 'create', '--email', 'nobody@example.com'], 'not_found'],
+    [['keys', 'create', '--email', 'cli@example.com', '--expires', '7'], '--expires'],
+    [['credits', 'grant', '--email', 'cli@example.com', '--prepaid', 'lots'], '--prepaid'],
+    [['users', 'create'], '--email'],
+    [['frobnicate'], 'Unknown command'],
+    [['keys', 'create', '--bogus'], 'Unknown option'],
+  ])('fails cleanly for %j', async (args, message) => {
+    const res = await admin(...args);
+    expect(res.code).not.toBe(0);
+    expect(res.stderr).toContain(message);
+    expect(res.stderr).not.toMatch(/\n\s+at /);
+  });
+});

@@ -1,0 +1,3 @@
+/** @murmur/launcher — the supervisor behind `npm start`, reused by the benchmarks to run the real topology. */
+export * from './backoff';
+export * from './supervisor';

@@ -1,0 +1,16 @@
+import { BACKOFF_MAX_MS, restartDelay, STABLE_AFTER_MS } from '../src/backoff';
+
+describe('restart backoff', () => {
+  it.each([
+    [0, 1_000, 500, 1],
+    [1, 1_000, 1_000, 2],
+    [2, 1_000, 2_000, 3],
+    [5, 1_000, 16_000, 6],
+    [6, 1_000, BACKOFF_MAX_MS, 7],
+    [40, 1_000, BACKOFF_MAX_MS, 41],
+    [9, STABLE_AFTER_MS, 500, 1],
+    [9, STABLE_AFTER_MS - 1, BACKOFF_MAX_MS, 10],
+  ])('attempt %i after %i ms up waits %i ms (next attempt %i)', (attempt, uptime, delay, next) => {
+    expect(restartDelay(attempt, uptime)).toEqual({ delayMs: delay, nextAttempt: next });
+  });
+});
