@@ -21,8 +21,10 @@ if (major < 20) {
 const lock = path.join(root, 'package-lock.json');
 const installed = path.join(root, 'node_modules', '.package-lock.json');
 if (!fs.existsSync(installed) || fs.statSync(installed).mtimeMs < fs.statSync(lock).mtimeMs) {
-  say('Installing dependencies (npm ci)…');
-  run('npm', ['ci', '--no-audit', '--no-fund']);
+  // `npm install` with the committed lock (not `npm ci`: npm/cli#4828 makes it refuse lock files
+  // written on one platform).
+  say('Installing dependencies (npm install)…');
+  run('npm', ['install', '--no-audit', '--no-fund']);
 }
 if (!process.argv.includes('--no-build')) {
   say('Building (tsc -b)…');
