@@ -13,4 +13,5 @@ module.exports = {
   testMatch: ['<rootDir>/**/test/**/*.test.ts'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
   testTimeout: 60_000,
+  reporters: ['default', '<rootDir>/scripts/jest-summary-reporter.js'],
 };

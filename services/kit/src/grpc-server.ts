@@ -7,7 +7,7 @@
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { ReflectionService } from '@grpc/reflection';
-import { HealthImplementation } from 'grpc-health-check';
+import { HealthImplementation, protoPath as healthProtoPath } from 'grpc-health-check';
 import { protoRoot } from '@murmur/proto';
 import { acceptRequestId, runWithContext } from './context';
 import { MurmurError, toGrpcError } from './errors';
@@ -149,7 +149,11 @@ export async function startGrpcServer(opts: GrpcServerOptions, address: string):
   }
   const health = new HealthImplementation(statusMap);
   health.addToServer(server);
-  const pkg = protoLoader.loadSync(opts.protoFiles, { includeDirs: [protoRoot], keepCase: true });
+  // Reflection describes our services and the health service, so grpcurl sees everything served.
+  const pkg = {
+    ...protoLoader.loadSync(opts.protoFiles, { includeDirs: [protoRoot], keepCase: true }),
+    ...protoLoader.loadSync(healthProtoPath, { keepCase: true }),
+  };
   new ReflectionService(pkg).addToServer(server);
 
   const port = await new Promise<number>((resolve, reject) =>

@@ -1,4 +1,5 @@
 import * as grpc from '@grpc/grpc-js';
+import * as protoLoader from '@grpc/proto-loader';
 import { service as healthService } from 'grpc-health-check';
 import { auth } from '@murmur/proto';
 import { bindService, createClient, createLogger, currentContext, MurmurError, runWithContext, startGrpcServer, type RunningGrpcServer } from '@murmur/kit';
@@ -68,6 +69,28 @@ describe('gRPC server and client factories', () => {
       expect(res).toEqual({ status: 'SERVING' });
     }
     hc.close();
+  });
+
+  it('serves server reflection, so grpcurl and generic clients can discover the service', async () => {
+    const reflectionProto = require.resolve('@grpc/reflection/build/proto/grpc/reflection/v1/reflection.proto');
+    const pkg = grpc.loadPackageDefinition(protoLoader.loadSync(reflectionProto, { keepCase: true })) as any;
+    const stub = new pkg.grpc.reflection.v1.ServerReflection(`127.0.0.1:${running.port}`, grpc.credentials.createInsecure());
+    const ask = (request: object) =>
+      new Promise<any>((resolve, reject) => {
+        const call = stub.ServerReflectionInfo();
+        call.on('data', (msg: unknown) => {
+          resolve(msg);
+          call.end();
+        });
+        call.on('error', reject);
+        call.write(request);
+      });
+    const listed = await ask({ list_services: '' });
+    const names = listed.list_services_response.service.map((s: { name: string }) => s.name);
+    expect(names).toEqual(expect.arrayContaining(['murmur.auth.v1.AuthService', 'grpc.health.v1.Health']));
+    const file = await ask({ file_containing_symbol: 'murmur.auth.v1.AuthService' });
+    expect(file.file_descriptor_response.file_descriptor_proto.length).toBeGreaterThan(0);
+    stub.close();
   });
 
   it('maps a dead peer to service_unavailable', async () => {

@@ -1,0 +1,196 @@
+/**
+ * The processes a benchmark runs: the real Murmur services under the launcher's Supervisor,
+ * plus plain children (the baseline), with their output prefixed, a crash turned into an error
+ * instead of a silent restart, per-process CPU accounting from /proc, and one stop for all.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as readline from 'node:readline';
+import { Supervisor, type ChildSpec } from '@murmur/launcher';
+
+/** The last lines every child printed, for the error message when one dies. */
+const TAIL_LINES = 40;
+
+export class ProcessSet {
+  private readonly supervisor: Supervisor;
+  private readonly supervisedPids = new Map<string, number>();
+  private readonly plain = new Map<string, ChildProcess>();
+  private readonly tail: string[] = [];
+  private stopped = false;
+
+  constructor(
+    specs: ChildSpec[],
+    private readonly log: (line: string) => void,
+  ) {
+    this.supervisor = new Supervisor(specs, (line) => this.line(line));
+  }
+
+  /** Starts a service under the supervisor. */
+  start(name: string): void {
+    this.supervisor.start(name);
+    const pid = this.supervisor.pid(name);
+    if (pid === undefined) throw new Error(`${name} did not start`);
+    this.supervisedPids.set(name, pid);
+  }
+
+  /** Starts a plain child that is never restarted (its exit is a failure of the run). */
+  spawnPlain(spec: ChildSpec): void {
+    const proc = spawn(spec.command, spec.args, { env: spec.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    this.plain.set(spec.name, proc);
+    for (const stream of [proc.stdout, proc.stderr]) {
+      readline.createInterface({ input: stream }).on('line', (l) => this.line(`[${spec.name}] ${l}`));
+    }
+  }
+
+  /** Pid of every running process, by name. */
+  pids(): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const name of this.supervisedPids.keys()) {
+      const pid = this.supervisor.pid(name);
+      if (pid !== undefined) out[name] = pid;
+    }
+    for (const [name, proc] of this.plain) if (proc.pid !== undefined && proc.exitCode === null && proc.signalCode === null) out[name] = proc.pid;
+    return out;
+  }
+
+  /** Throws when any process has exited (or been restarted by the supervisor) since it started. */
+  assertAlive(): void {
+    const dead: string[] = [];
+    for (const [name, pid] of this.supervisedPids) if (this.supervisor.pid(name) !== pid) dead.push(name);
+    for (const [name, proc] of this.plain) if (proc.exitCode !== null || proc.signalCode !== null) dead.push(name);
+    if (dead.length > 0) {
+      throw new Error(`${dead.join(', ')} exited during the benchmark. Last output:\n${this.tail.join('\n') || '(none)'}`);
+    }
+  }
+
+  /** Resolves with `work`, or rejects as soon as any process dies while it runs. */
+  async whileAlive<T>(work: Promise<T>): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const watch = new Promise<never>((_, reject) => {
+      timer = setInterval(() => {
+        try {
+          this.assertAlive();
+        } catch (err) {
+          reject(err);
+        }
+      }, 250);
+    });
+    try {
+      return await Promise.race([work, watch]);
+    } finally {
+      clearInterval(timer);
+    }
+  }
+
+  /** SIGTERM to everything (SIGKILL after `graceMs`); safe to call twice. */
+  async stopAll(graceMs = 5_000): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    const plain = [...this.plain.values()].map(
+      (proc) =>
+        new Promise<void>((resolve) => {
+          if (proc.exitCode !== null || proc.signalCode !== null) return resolve();
+          const kill = setTimeout(() => proc.kill('SIGKILL'), graceMs);
+          proc.once('exit', () => {
+            clearTimeout(kill);
+            resolve();
+          });
+          proc.kill('SIGTERM');
+        }),
+    );
+    await Promise.all([this.supervisor.stopAll(graceMs), ...plain]);
+  }
+
+  private line(line: string): void {
+    this.tail.push(line);
+    if (this.tail.length > TAIL_LINES) this.tail.shift();
+    this.log(`  ${line}`);
+  }
+}
+
+// ---- CPU accounting ------------------------------------------------------------------------
+
+let clockTicks: number | undefined;
+
+function ticksPerSecond(): number {
+  if (clockTicks === undefined) {
+    try {
+      clockTicks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+    } catch {
+      clockTicks = 100;
+    }
+  }
+  return clockTicks;
+}
+
+/** utime + stime of a process in seconds, from /proc (undefined when unavailable). */
+function cpuSecondsOf(pid: number): number | undefined {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the ")" that closes the command name; utime and stime are fields 14 and 15.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond();
+  } catch {
+    return undefined;
+  }
+}
+
+/** Summed CPU seconds of every process named `postgres` (the server and its backends). */
+function postgresCpuSeconds(): number | undefined {
+  let entries: string[];
+  try {
+    entries = fs.readdirSync('/proc').filter((e) => /^\d+$/.test(e));
+  } catch {
+    return undefined;
+  }
+  let total = 0;
+  let found = false;
+  for (const pid of entries) {
+    try {
+      if (fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== 'postgres') continue;
+    } catch {
+      continue;
+    }
+    const s = cpuSecondsOf(Number(pid));
+    if (s !== undefined) {
+      total += s;
+      found = true;
+    }
+  }
+  return found ? total : undefined;
+}
+
+export interface CpuSnapshot {
+  at: number;
+  seconds: Record<string, number>;
+}
+
+/**
+ * CPU seconds used so far by each named process, by this process (the load generator) and by
+ * local Postgres. Postgres backends that end between two snapshots are not counted, which is
+ * fine here: the pools keep their connections for the whole run.
+ */
+export function cpuSnapshot(pids: Record<string, number>): CpuSnapshot {
+  const seconds: Record<string, number> = {};
+  for (const [name, pid] of Object.entries(pids)) {
+    const s = cpuSecondsOf(pid);
+    if (s !== undefined) seconds[name] = s;
+  }
+  const self = process.cpuUsage();
+  seconds.load_generator = (self.user + self.system) / 1e6;
+  const pg = postgresCpuSeconds();
+  if (pg !== undefined) seconds.postgres = pg;
+  return { at: Date.now(), seconds };
+}
+
+/** Percent of one core each process used between two snapshots (100 = one full core). */
+export function cpuPercent(before: CpuSnapshot, after: CpuSnapshot): Record<string, number> {
+  const wall = (after.at - before.at) / 1000;
+  const out: Record<string, number> = {};
+  for (const [name, s] of Object.entries(after.seconds)) {
+    const b = before.seconds[name];
+    if (b !== undefined && wall > 0) out[name] = Math.round(((s - b) / wall) * 1000) / 10;
+  }
+  return out;
+}
