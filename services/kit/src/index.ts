@@ -14,3 +14,4 @@ export * from './redis';
 export * from './shutdown';
 export * from './testing';
 export * from './health';
+export * from './service-main';

@@ -1,0 +1,51 @@
+/**
+ * The shared shape of every service's main.ts: validated config, a logger, the service's own
+ * Postgres schema (migrated; embedded PGlite under MURMUR_DATA_DIR/<name> when DATABASE_URL is
+ * unset), Redis when REDIS_URL is set, then `start`, and a drain in reverse order on SIGTERM.
+ * A start-up failure ends the process with one readable line.
+ */
+import * as path from 'node:path';
+import { commonSchema, loadConfig, serviceAddressSchema, storageSchema } from './config';
+import { openDatabase, type Database } from './db';
+import { createLogger, type Logger } from './log';
+import { connectRedis, type Redis } from './redis';
+import { onShutdown } from './shutdown';
+
+const processSchema = { ...serviceAddressSchema, ...storageSchema, ...commonSchema };
+
+export type ServiceConfig = ReturnType<typeof loadConfig<typeof processSchema>>;
+
+export interface ServiceProcess {
+  cfg: ServiceConfig;
+  log: Logger;
+  db: Database;
+  /** Present when REDIS_URL is set. */
+  redis?: Redis;
+}
+
+export function runServiceProcess(opts: {
+  /** Service name: logger name, Postgres schema and data folder. */
+  name: string;
+  migrationsDir: string;
+  /** Listen address from config, e.g. `(cfg) => cfg.AUTH_ADDR`. */
+  address: (cfg: ServiceConfig) => string;
+  start: (proc: ServiceProcess, address: string) => Promise<{ stop(): Promise<void> }>;
+}): void {
+  (async () => {
+    const cfg = loadConfig(processSchema);
+    const log = createLogger(opts.name, cfg.LOG_LEVEL);
+    const db = await openDatabase({
+      schema: opts.name,
+      migrationsDir: opts.migrationsDir,
+      url: cfg.DATABASE_URL,
+      embeddedDataDir: path.join(cfg.MURMUR_DATA_DIR, opts.name),
+      log,
+    });
+    const redis = cfg.REDIS_URL ? await connectRedis(cfg.REDIS_URL, log) : undefined;
+    const server = await opts.start({ cfg, log, db, redis }, cfg.GRPC_LISTEN_ADDR ?? opts.address(cfg));
+    onShutdown(log, [server.stop, async () => void (await redis?.close()), db.close]);
+  })().catch((err: unknown) => {
+    process.stderr.write(`${opts.name} failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  });
+}
