@@ -24,7 +24,15 @@ export class ProcessSet {
     private readonly log: (line: string) => void,
   ) {
     this.supervisor = new Supervisor(specs, (line) => this.line(line));
+    process.once('SIGINT', this.onSignal);
+    process.once('SIGTERM', this.onSignal);
   }
+
+  /** Ctrl-C during a benchmark still stops every child before the bench exits. */
+  private readonly onSignal = (signal: NodeJS.Signals) => {
+    this.log(`${signal}: stopping every process…`);
+    void this.stopAll().finally(() => process.exit(130));
+  };
 
   /** Starts a service under the supervisor. */
   start(name: string): void {
@@ -87,6 +95,8 @@ export class ProcessSet {
   async stopAll(graceMs = 5_000): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
+    process.removeListener('SIGINT', this.onSignal);
+    process.removeListener('SIGTERM', this.onSignal);
     const plain = [...this.plain.values()].map(
       (proc) =>
         new Promise<void>((resolve) => {
@@ -161,6 +171,22 @@ function postgresCpuSeconds(): number | undefined {
   return found ? total : undefined;
 }
 
+/**
+ * Busy and stolen CPU seconds of the whole machine (all cores, from /proc/stat): busy minus
+ * everything above shows what else ran on the machine during a measurement.
+ */
+function machineCpuSeconds(): Record<string, number> {
+  try {
+    const line = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '';
+    // cpu user nice system idle iowait irq softirq steal …
+    const [user, nice, system, idle, iowait, irq, softirq, steal] = line.trim().split(/\s+/).slice(1, 9).map(Number) as number[];
+    const t = ticksPerSecond();
+    return { machine_busy: (user! + nice! + system! + irq! + softirq!) / t, machine_steal: (steal ?? 0) / t, machine_idle: (idle! + iowait!) / t };
+  } catch {
+    return {};
+  }
+}
+
 export interface CpuSnapshot {
   at: number;
   seconds: Record<string, number>;
@@ -181,6 +207,7 @@ export function cpuSnapshot(pids: Record<string, number>): CpuSnapshot {
   seconds.load_generator = (self.user + self.system) / 1e6;
   const pg = postgresCpuSeconds();
   if (pg !== undefined) seconds.postgres = pg;
+  Object.assign(seconds, machineCpuSeconds());
   return { at: Date.now(), seconds };
 }
 

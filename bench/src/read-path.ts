@@ -169,11 +169,26 @@ async function checkSameAnswer(urls: Record<Target, string>, headers: Record<str
   return { identical: isDeepStrictEqual(g, b) };
 }
 
-async function runReadPath(log: (line: string) => void): Promise<BenchmarkReport> {
-  const adminUrl = process.env.BENCH_DATABASE_URL || process.env.DATABASE_URL || DEFAULT_ADMIN_URL;
-  const timestamp = new Date().toISOString();
-  const machine = machineInfo();
+/** The running topology of the benchmark, seeded and analyzed, ready for load. */
+export interface ReadPathStack {
+  db: PreparedDatabase;
+  addrs: { AUTH_ADDR: string; BILLING_ADDR: string; LIBRARY_ADDR: string };
+  urls: Record<Target, string>;
+  headers: Record<string, string>;
+  procs: ProcessSet;
+  /** Whether the auth service's verification cache is Redis (REDIS_URL set) or in-process. */
+  redis: boolean;
+  /** The answers of both targets are byte-identical (next_cursor included). */
+  identical: boolean;
+}
 
+/**
+ * Cleans the bench database, starts auth, billing, library and the gateway under the
+ * Supervisor plus the baseline, seeds one user with a key through the real RPCs, and checks
+ * both targets answer the benchmarked request alike. Stop it with `stack.procs.stopAll()`.
+ */
+export async function startReadPathStack(log: (line: string) => void): Promise<ReadPathStack> {
+  const adminUrl = process.env.BENCH_DATABASE_URL || process.env.DATABASE_URL || DEFAULT_ADMIN_URL;
   for (const script of ['services/auth/dist/main.js', 'services/billing/dist/main.js', 'services/library/dist/main.js', 'gateway/dist/main.js', 'bench/dist/baseline-server.js']) {
     if (!fs.existsSync(path.join(ROOT, script))) throw new Error(`${script} is missing: build first (npm run build).`);
   }
@@ -206,12 +221,6 @@ async function runReadPath(log: (line: string) => void): Promise<BenchmarkReport
     [...services.map((s) => node(s, `services/${s}/dist/main.js`)), node('gateway', 'gateway/dist/main.js')],
     log,
   );
-  const onSignal = (signal: NodeJS.Signals) => {
-    log(`${signal}: stopping every process…`);
-    void procs.stopAll().finally(() => process.exit(130));
-  };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
 
   try {
     log(`starting auth, billing, library, gateway (Postgres ${db.serverVersion}, ${redis ? 'Redis at REDIS_URL' : 'in-process caches'}) and the baseline`);
@@ -247,8 +256,20 @@ async function runReadPath(log: (line: string) => void): Promise<BenchmarkReport
     // (owner_id, created_at, id) index, and the result would depend on when autovacuum wakes.
     await analyze(db.url);
     const headers = { authorization: `Bearer ${key}` };
-    const same = await checkSameAnswer(urls, headers);
+    const { identical } = await checkSameAnswer(urls, headers);
+    return { db, addrs, urls, headers, procs, redis, identical };
+  } catch (err) {
+    await procs.stopAll();
+    throw err;
+  }
+}
 
+async function runReadPath(log: (line: string) => void): Promise<BenchmarkReport> {
+  const timestamp = new Date().toISOString();
+  const machine = machineInfo();
+  const stack = await startReadPathStack(log);
+  const { db, urls, headers, procs, redis } = stack;
+  try {
     const runs: Record<Target, TargetRun[]> = { gateway: [], baseline: [] };
     const failures: string[] = [];
     let warmupBad = 0;
@@ -294,7 +315,7 @@ async function runReadPath(log: (line: string) => void): Promise<BenchmarkReport
       gateway_p99_over_p50: gateway.p99_over_p50,
       targets: TARGETS,
       targets_met: targetsMet,
-      responses_identical: same.identical,
+      responses_identical: stack.identical,
       settings: {
         ...SETTINGS,
         order: Array.from({ length: SETTINGS.rounds }, () => TARGET_ORDER).flat(),
@@ -309,7 +330,7 @@ async function runReadPath(log: (line: string) => void): Promise<BenchmarkReport
       postgres: { server_version: db.serverVersion, url: redactUrl(db.url) },
       notes: [
         `The load generator (autocannon, inside the bench process), the four Murmur processes, the baseline and Postgres all share the same ${machine.cpus} CPU core(s) of this machine: absolute numbers are lower than on separate machines, and the ratio also measures CPU contention (the gateway path burns CPU in more processes per request).`,
-        'cpu_percent in each round is percent of ONE core used by each process during the measured seconds (postgres = the server and all its backends).',
+        'cpu_percent in each round is percent of ONE core used by each process during the measured seconds (postgres = the server and all its backends; load_generator = the bench process; machine_busy / machine_idle / machine_steal = all cores together, so machine_busy minus the processes listed is whatever else ran on the machine).',
         'A missed target does not fail the run; failures lists what makes a run invalid (non-2xx responses, errors, crashed processes).',
       ],
     };
@@ -332,8 +353,6 @@ async function runReadPath(log: (line: string) => void): Promise<BenchmarkReport
       ],
     };
   } finally {
-    process.removeListener('SIGINT', onSignal);
-    process.removeListener('SIGTERM', onSignal);
     await procs.stopAll();
   }
 }

@@ -61,7 +61,7 @@ describe('authentication over REST', () => {
     const { key: k, keyId: id } = await sys.newUser('revoked@example.com');
     expect((await get(sys.baseUrl, '/api/v1/me', k)).status).toBe(200);
     expect((await get(sys.baseUrl, '/api/v1/usage', k)).status).toBe(200);
-    await sys.clients.auth.revokeApiKey({ keyId: id });
+    await sys.clients.auth.revokeApiKey({ keyId: id, userId: '' });
     const res = await get(sys.baseUrl, '/api/v1/me', k);
     expect(res.status).toBe(401);
     expect(res.body.error.code).toBe('invalid_api_key');
@@ -119,7 +119,7 @@ describe('authentication over REST', () => {
     const res = await fetch(`${sys.baseUrl}/api/v1/recordings`, { method: 'DELETE', headers: { authorization: `Bearer ${key}` } });
     expect(res.status).toBe(405);
     expect(res.headers.get('allow')).toBe('GET, HEAD');
-    expect((await res.json()).error.code).toBe('method_not_allowed');
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('method_not_allowed');
   });
 
   it('rejects unknown and repeated query parameters with 400 naming the parameter', async () => {

@@ -41,7 +41,7 @@ export async function listKeys(clients: Clients, email: string): Promise<auth.Ap
 }
 
 export async function revokeKey(clients: Clients, keyId: string): Promise<auth.ApiKey | undefined> {
-  return (await clients.auth.revokeApiKey({ keyId })).apiKey;
+  return (await clients.auth.revokeApiKey({ keyId, userId: '' })).apiKey;
 }
 
 export async function grantCredits(clients: Clients, email: string, credits: number) {

@@ -64,7 +64,7 @@ export function bindAuthService(service: AuthService): BoundService {
       return { apiKeys: (await service.listApiKeys(req.userId)).map(toApiKey) };
     },
     async revokeApiKey(req) {
-      return { apiKey: toApiKey(await service.revokeApiKey(req.keyId)) };
+      return { apiKey: toApiKey(await service.revokeApiKey(req.keyId, req.userId)) };
     },
   });
 }

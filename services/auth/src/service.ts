@@ -142,11 +142,13 @@ export class AuthService {
   /**
    * Revokes a key and clears it from the verification cache in the same call, so it fails on
    * its very next use. Revoking again keeps the first revocation time and clears the cache again
-   * (which makes a retry after a cache failure safe).
+   * (which makes a retry after a cache failure safe). With `userIdInput` the key must belong to
+   * that user; another user's key answers not_found, like a missing one.
    */
-  async revokeApiKey(keyIdInput: string): Promise<ApiKeyRecord> {
+  async revokeApiKey(keyIdInput: string, userIdInput = ''): Promise<ApiKeyRecord> {
     const keyId = requireId('key', keyIdInput, 'key_id');
-    const apiKey = await this.deps.store.revokeApiKey(keyId, this.deps.clock.now());
+    const owner = userIdInput ? requireId('usr', userIdInput, 'user_id') : null;
+    const apiKey = await this.deps.store.revokeApiKey(keyId, owner, this.deps.clock.now());
     if (!apiKey) throw new MurmurError('not_found', 'No such API key. Check key_id.', { param: 'key_id' });
     await this.deps.cache.forget(apiKey.keyHash, apiKey.id);
     this.deps.log.info({ user_id: apiKey.userId, key_id: apiKey.id }, 'api key revoked');

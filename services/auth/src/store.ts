@@ -46,8 +46,8 @@ export interface AuthStore {
   findApiKeyByHash(keyHash: string): Promise<ApiKeyRecord | null>;
   /** A user's keys, newest first, revoked ones included. */
   listApiKeys(userId: string): Promise<ApiKeyRecord[]>;
-  /** Sets revoked_at once (a second call keeps the first time); null when no such key. */
-  revokeApiKey(id: string, now: Date): Promise<ApiKeyRecord | null>;
+  /** Sets revoked_at once (a second call keeps the first time); null when no such key (of `owner`, when given). */
+  revokeApiKey(id: string, owner: string | null, now: Date): Promise<ApiKeyRecord | null>;
   /**
    * Records a use at `now` unless one was recorded less than 60 s before, so a hot key costs
    * at most one write a minute. True when the row was written.
@@ -154,10 +154,11 @@ export class PostgresAuthStore implements AuthStore {
     return rows.map(toKey);
   }
 
-  async revokeApiKey(id: string, now: Date): Promise<ApiKeyRecord | null> {
+  async revokeApiKey(id: string, owner: string | null, now: Date): Promise<ApiKeyRecord | null> {
     const rows = await this.db.query<ApiKeyRow>(
-      `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1 RETURNING ${KEY_COLUMNS}`,
-      [id, now],
+      `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $2)
+       WHERE id = $1 AND ($3::text IS NULL OR user_id = $3) RETURNING ${KEY_COLUMNS}`,
+      [id, now, owner],
     );
     return rows[0] ? toKey(rows[0]) : null;
   }

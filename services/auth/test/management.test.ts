@@ -179,7 +179,7 @@ describe('API keys', () => {
       h.clock.advance(SECOND);
       created.push((await h.client.createApiKey({ userId, name, expiry: 0 })).apiKey!.id);
     }
-    await h.client.revokeApiKey({ keyId: created[0]! });
+    await h.client.revokeApiKey({ keyId: created[0]!, userId: '' });
     const { apiKeys } = await h.client.listApiKeys({ userId });
     expect(apiKeys.map((k) => k.name)).toEqual(['third', 'second', 'first']);
     expect(apiKeys.map((k) => k.revokedAt !== undefined)).toEqual([false, false, true]);
@@ -193,17 +193,28 @@ describe('API keys', () => {
   it('revokes a key once: revoking again is a no-op that returns the key with the first revocation time', async () => {
     const { apiKey, key } = await h.client.createApiKey({ userId: await newUser(), name: 'k', expiry: 0 });
     h.clock.advance(5 * SECOND);
-    const first = await h.client.revokeApiKey({ keyId: apiKey!.id });
+    const first = await h.client.revokeApiKey({ keyId: apiKey!.id, userId: '' });
     expect(first.apiKey?.revokedAt).toEqual(new Date(Date.parse(T0) + 5 * SECOND));
     h.clock.advance(5 * SECOND);
-    const second = await h.client.revokeApiKey({ keyId: apiKey!.id });
+    const second = await h.client.revokeApiKey({ keyId: apiKey!.id, userId: '' });
     expect(second.apiKey).toEqual(first.apiKey);
     expect((await failure(h.client.verifyKey({ authorization: `Bearer ${key}` }))).code).toBe('invalid_api_key');
   });
 
+  it('revokes only a key of the given user when user_id is set; another user’s key is not_found', async () => {
+    const owner = await newUser();
+    const stranger = await newUser();
+    const { apiKey, key } = await h.client.createApiKey({ userId: owner, name: 'k', expiry: 0 });
+    await expectNotFound(h.client.revokeApiKey({ keyId: apiKey!.id, userId: stranger }));
+    expect((await h.client.verifyKey({ authorization: `Bearer ${key}` })).principal?.keyId).toBe(apiKey!.id);
+    const revoked = await h.client.revokeApiKey({ keyId: apiKey!.id, userId: owner });
+    expect(revoked.apiKey?.revokedAt).toBeDefined();
+    await expectInvalid(h.client.revokeApiKey({ keyId: apiKey!.id, userId: 'nope' }), 'user_id');
+  });
+
   it('answers not_found for an unknown key id, invalid_request for a malformed one', async () => {
-    await expectNotFound(h.client.revokeApiKey({ keyId: 'key_0000000000000000000000aa' }));
-    await expectInvalid(h.client.revokeApiKey({ keyId: 'usr_0000000000000000000000aa' }), 'key_id');
-    await expectInvalid(h.client.revokeApiKey({ keyId: '' }), 'key_id');
+    await expectNotFound(h.client.revokeApiKey({ keyId: 'key_0000000000000000000000aa', userId: '' }));
+    await expectInvalid(h.client.revokeApiKey({ keyId: 'usr_0000000000000000000000aa', userId: '' }), 'key_id');
+    await expectInvalid(h.client.revokeApiKey({ keyId: '', userId: '' }), 'key_id');
   });
 });

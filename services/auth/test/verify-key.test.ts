@@ -39,7 +39,7 @@ describe('VerifyKey over gRPC: the authentication matrix', () => {
     userId = await newUser(h.client);
     valid = await newKey(h.client, userId);
     revoked = await newKey(h.client, userId);
-    await h.client.revokeApiKey({ keyId: revoked.id });
+    await h.client.revokeApiKey({ keyId: revoked.id, userId: '' });
   });
   afterAll(async () => {
     await h.stop();
@@ -148,7 +148,7 @@ describe('VerifyKey over gRPC: expiry against the clock', () => {
 
   it('reports a revoked key as invalid even after it expired', async () => {
     const k = await newKey(h.client, userId, auth.KeyExpiry.KEY_EXPIRY_30_DAYS);
-    await h.client.revokeApiKey({ keyId: k.id });
+    await h.client.revokeApiKey({ keyId: k.id, userId: '' });
     h.clock.advance(31 * DAY);
     expect((await failure(verify(h.client, `Bearer ${k.key}`))).code).toBe('invalid_api_key');
   });
@@ -185,7 +185,7 @@ describe.each(cacheKinds)('VerifyKey with a warm %s', (_kind, makeCache) => {
     const k = await newKey(h.client, await newUser(h.client));
     await verify(h.client, `Bearer ${k.key}`);
     await verify(h.client, `Bearer ${k.key}`); // warm: served from the cache
-    await h.client.revokeApiKey({ keyId: k.id });
+    await h.client.revokeApiKey({ keyId: k.id, userId: '' });
     expect((await failure(verify(h.client, `Bearer ${k.key}`))).code).toBe('invalid_api_key');
   });
 });

@@ -376,7 +376,7 @@ describe('billing service over gRPC (real Postgres when DATABASE_URL is set, emb
   });
 
   it('leaves the charging RPCs unimplemented in this release', async () => {
-    const err = await errorOf(client.reserve({ userId: newUser(), operation: billing.Operation.OPERATION_TRANSCRIBE, credits: 1, idempotencyKey: 'k' }));
+    const err = await errorOf(client.reserve({ userId: newUser(), operation: billing.Operation.OPERATION_TRANSCRIBE, credits: 1, idempotencyKey: 'k', admissionId: '', audioSeconds: 0, transcriptChars: 0, holdSeconds: 0 }));
     expect(err).toBeInstanceOf(MurmurError);
     expect(err).toMatchObject({ code: 'internal_error' }); // UNIMPLEMENTED carries no ErrorInfo
   });

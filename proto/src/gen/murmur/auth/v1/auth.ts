@@ -133,6 +133,11 @@ export interface ListApiKeysResponse {
 
 export interface RevokeApiKeyRequest {
   keyId: string;
+  /**
+   * When set, the key must belong to this user (else not_found): the app passes the signed-in
+   * user so one user can never revoke another's key.
+   */
+  userId: string;
 }
 
 export interface RevokeApiKeyResponse {
@@ -1220,13 +1225,16 @@ export const ListApiKeysResponse: MessageFns<ListApiKeysResponse> = {
 };
 
 function createBaseRevokeApiKeyRequest(): RevokeApiKeyRequest {
-  return { keyId: "" };
+  return { keyId: "", userId: "" };
 }
 
 export const RevokeApiKeyRequest: MessageFns<RevokeApiKeyRequest> = {
   encode(message: RevokeApiKeyRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.keyId !== "") {
       writer.uint32(10).string(message.keyId);
+    }
+    if (message.userId !== "") {
+      writer.uint32(18).string(message.userId);
     }
     return writer;
   },
@@ -1252,6 +1260,14 @@ export const RevokeApiKeyRequest: MessageFns<RevokeApiKeyRequest> = {
             message.keyId = reader.string();
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1270,6 +1286,7 @@ export const RevokeApiKeyRequest: MessageFns<RevokeApiKeyRequest> = {
   fromPartial<I extends Exact<DeepPartial<RevokeApiKeyRequest>, I>>(object: I): RevokeApiKeyRequest {
     const message = createBaseRevokeApiKeyRequest();
     message.keyId = object.keyId ?? "";
+    message.userId = object.userId ?? "";
     return message;
   },
 };

@@ -192,7 +192,14 @@ export interface AdmitAiRequestRequest {
 }
 
 export interface AdmitAiRequestResponse {
-  rateLimit: RateLimitState | undefined;
+  rateLimit:
+    | RateLimitState
+    | undefined;
+  /**
+   * One-use admission, valid for a few minutes: pass it to Reserve (through the AI service) so
+   * the call's rate-limit slot is not taken twice.
+   */
+  admissionId: string;
 }
 
 export interface GetRateLimitRequest {
@@ -206,10 +213,24 @@ export interface GetRateLimitResponse {
 export interface ReserveRequest {
   userId: string;
   operation: Operation;
-  /** > 0 */
+  /**
+   * An explicit amount; 0 to have billing price the quantity below by the user's plan (the
+   * same price as in-app use).
+   */
   credits: number;
   /** Per owner; the same key returns the existing reservation instead of a second hold. */
   idempotencyKey: string;
+  /**
+   * From AdmitAiRequest when the caller already admitted this call; empty → Reserve admits it
+   * itself (takes a rate-limit slot), so a direct internal call is limited the same way.
+   */
+  admissionId: string;
+  /** Audio length of a transcription (priced per started minute). */
+  audioSeconds: number;
+  /** Transcript size of a conversion (priced per started 1,000 characters). */
+  transcriptChars: number;
+  /** How long the hold lasts before billing releases it by itself; 0 → 15 minutes. */
+  holdSeconds: number;
 }
 
 export interface ReserveResponse {
@@ -1879,13 +1900,16 @@ export const AdmitAiRequestRequest: MessageFns<AdmitAiRequestRequest> = {
 };
 
 function createBaseAdmitAiRequestResponse(): AdmitAiRequestResponse {
-  return { rateLimit: undefined };
+  return { rateLimit: undefined, admissionId: "" };
 }
 
 export const AdmitAiRequestResponse: MessageFns<AdmitAiRequestResponse> = {
   encode(message: AdmitAiRequestResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.rateLimit !== undefined) {
       RateLimitState.encode(message.rateLimit, writer.uint32(10).fork()).join();
+    }
+    if (message.admissionId !== "") {
+      writer.uint32(18).string(message.admissionId);
     }
     return writer;
   },
@@ -1911,6 +1935,14 @@ export const AdmitAiRequestResponse: MessageFns<AdmitAiRequestResponse> = {
             message.rateLimit = RateLimitState.decode(reader, reader.uint32());
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.admissionId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1931,6 +1963,7 @@ export const AdmitAiRequestResponse: MessageFns<AdmitAiRequestResponse> = {
     message.rateLimit = (object.rateLimit !== undefined && object.rateLimit !== null)
       ? RateLimitState.fromPartial(object.rateLimit)
       : undefined;
+    message.admissionId = object.admissionId ?? "";
     return message;
   },
 };
@@ -2048,7 +2081,16 @@ export const GetRateLimitResponse: MessageFns<GetRateLimitResponse> = {
 };
 
 function createBaseReserveRequest(): ReserveRequest {
-  return { userId: "", operation: 0, credits: 0, idempotencyKey: "" };
+  return {
+    userId: "",
+    operation: 0,
+    credits: 0,
+    idempotencyKey: "",
+    admissionId: "",
+    audioSeconds: 0,
+    transcriptChars: 0,
+    holdSeconds: 0,
+  };
 }
 
 export const ReserveRequest: MessageFns<ReserveRequest> = {
@@ -2064,6 +2106,18 @@ export const ReserveRequest: MessageFns<ReserveRequest> = {
     }
     if (message.idempotencyKey !== "") {
       writer.uint32(34).string(message.idempotencyKey);
+    }
+    if (message.admissionId !== "") {
+      writer.uint32(42).string(message.admissionId);
+    }
+    if (message.audioSeconds !== 0) {
+      writer.uint32(49).double(message.audioSeconds);
+    }
+    if (message.transcriptChars !== 0) {
+      writer.uint32(56).int64(message.transcriptChars);
+    }
+    if (message.holdSeconds !== 0) {
+      writer.uint32(64).int32(message.holdSeconds);
     }
     return writer;
   },
@@ -2113,6 +2167,38 @@ export const ReserveRequest: MessageFns<ReserveRequest> = {
             message.idempotencyKey = reader.string();
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.admissionId = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 49) {
+              break;
+            }
+
+            message.audioSeconds = reader.double();
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.transcriptChars = longToNumber(reader.int64());
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.holdSeconds = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2134,6 +2220,10 @@ export const ReserveRequest: MessageFns<ReserveRequest> = {
     message.operation = object.operation ?? 0;
     message.credits = object.credits ?? 0;
     message.idempotencyKey = object.idempotencyKey ?? "";
+    message.admissionId = object.admissionId ?? "";
+    message.audioSeconds = object.audioSeconds ?? 0;
+    message.transcriptChars = object.transcriptChars ?? 0;
+    message.holdSeconds = object.holdSeconds ?? 0;
     return message;
   },
 };

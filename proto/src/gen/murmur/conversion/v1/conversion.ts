@@ -46,7 +46,11 @@ export interface ConvertRequest {
    * The time relative dates ("by Thursday") are resolved against; the recording's
    * creation time for a recording, now otherwise.
    */
-  referenceTime: Date | undefined;
+  referenceTime:
+    | Date
+    | undefined;
+  /** From billing's AdmitAiRequest when the caller (the gateway) already admitted the call. */
+  admissionId: string;
 }
 
 export interface ConvertResponse {
@@ -83,6 +87,7 @@ function createBaseConvertRequest(): ConvertRequest {
     instructions: "",
     idempotencyKey: "",
     referenceTime: undefined,
+    admissionId: "",
   };
 }
 
@@ -113,6 +118,9 @@ export const ConvertRequest: MessageFns<ConvertRequest> = {
     }
     if (message.referenceTime !== undefined) {
       Timestamp.encode(toTimestamp(message.referenceTime), writer.uint32(66).fork()).join();
+    }
+    if (message.admissionId !== "") {
+      writer.uint32(74).string(message.admissionId);
     }
     return writer;
   },
@@ -194,6 +202,14 @@ export const ConvertRequest: MessageFns<ConvertRequest> = {
             message.referenceTime = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.admissionId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -231,6 +247,7 @@ export const ConvertRequest: MessageFns<ConvertRequest> = {
     message.instructions = object.instructions ?? "";
     message.idempotencyKey = object.idempotencyKey ?? "";
     message.referenceTime = object.referenceTime ?? undefined;
+    message.admissionId = object.admissionId ?? "";
     return message;
   },
 };

@@ -33,6 +33,8 @@ export interface TranscribeConfig {
   /** Original file name and content type, hints for the decoder. */
   filename: string;
   contentType: string;
+  /** From billing's AdmitAiRequest when the caller (the gateway) already admitted the call. */
+  admissionId: string;
 }
 
 export interface TranscribeRequest {
@@ -75,7 +77,7 @@ export interface ListEnginesResponse {
 }
 
 function createBaseTranscribeConfig(): TranscribeConfig {
-  return { userId: "", language: "", idempotencyKey: "", maxBytes: 0, filename: "", contentType: "" };
+  return { userId: "", language: "", idempotencyKey: "", maxBytes: 0, filename: "", contentType: "", admissionId: "" };
 }
 
 export const TranscribeConfig: MessageFns<TranscribeConfig> = {
@@ -97,6 +99,9 @@ export const TranscribeConfig: MessageFns<TranscribeConfig> = {
     }
     if (message.contentType !== "") {
       writer.uint32(50).string(message.contentType);
+    }
+    if (message.admissionId !== "") {
+      writer.uint32(58).string(message.admissionId);
     }
     return writer;
   },
@@ -162,6 +167,14 @@ export const TranscribeConfig: MessageFns<TranscribeConfig> = {
             message.contentType = reader.string();
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.admissionId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -185,6 +198,7 @@ export const TranscribeConfig: MessageFns<TranscribeConfig> = {
     message.maxBytes = object.maxBytes ?? 0;
     message.filename = object.filename ?? "";
     message.contentType = object.contentType ?? "";
+    message.admissionId = object.admissionId ?? "";
     return message;
   },
 };
