@@ -18,6 +18,7 @@ export type ServiceConfig = ReturnType<typeof loadConfig<typeof processSchema>>;
 export interface ServiceProcess {
   cfg: ServiceConfig;
   log: Logger;
+  /** The service's own schema; absent for a service without storage (no migrationsDir). */
   db: Database;
   /** Present when REDIS_URL is set. */
   redis?: Redis;
@@ -26,7 +27,8 @@ export interface ServiceProcess {
 export function runServiceProcess(opts: {
   /** Service name: logger name, Postgres schema and data folder. */
   name: string;
-  migrationsDir: string;
+  /** The service's migrations; `null` for a stateless service (no database is opened). */
+  migrationsDir: string | null;
   /** Listen address from config, e.g. `(cfg) => cfg.AUTH_ADDR`. */
   address: (cfg: ServiceConfig) => string;
   start: (proc: ServiceProcess, address: string) => Promise<{ stop(): Promise<void> }>;
@@ -34,16 +36,18 @@ export function runServiceProcess(opts: {
   (async () => {
     const cfg = loadConfig(processSchema);
     const log = createLogger(opts.name, cfg.LOG_LEVEL);
-    const db = await openDatabase({
-      schema: opts.name,
-      migrationsDir: opts.migrationsDir,
-      url: cfg.DATABASE_URL,
-      embeddedDataDir: path.join(cfg.MURMUR_DATA_DIR, opts.name),
-      log,
-    });
+    const db = opts.migrationsDir
+      ? await openDatabase({
+          schema: opts.name,
+          migrationsDir: opts.migrationsDir,
+          url: cfg.DATABASE_URL,
+          embeddedDataDir: path.join(cfg.MURMUR_DATA_DIR, opts.name),
+          log,
+        })
+      : undefined;
     const redis = cfg.REDIS_URL ? await connectRedis(cfg.REDIS_URL, log) : undefined;
-    const server = await opts.start({ cfg, log, db, redis }, cfg.GRPC_LISTEN_ADDR ?? opts.address(cfg));
-    onShutdown(log, [server.stop, async () => void (await redis?.close()), db.close]);
+    const server = await opts.start({ cfg, log, db: db as Database, redis }, cfg.GRPC_LISTEN_ADDR ?? opts.address(cfg));
+    onShutdown(log, [server.stop, async () => void (await redis?.close()), async () => db?.close()]);
   })().catch((err: unknown) => {
     process.stderr.write(`${opts.name} failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
     process.exit(1);
