@@ -24,6 +24,9 @@ export function libraryHandlers(service: LibraryService): BoundService {
       const { items, page } = await service.listFolders(req);
       return { folders: items, page };
     },
+    async getFolder(req) {
+      return { folder: await service.getFolder(req) };
+    },
     async listKnowledgeBases(req) {
       const { items, page } = await service.listKnowledgeBases(req);
       return { knowledgeBases: items, page };

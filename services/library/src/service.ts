@@ -137,6 +137,13 @@ export class LibraryService {
     return this.paged('folders', req.page?.cursor, filterDigest([]), limit, folderMessage, (page) => this.store.listFolders(ownerId, page));
   }
 
+  async getFolder(req: library.GetFolderRequest): Promise<library.Folder> {
+    const ownerId = ownerIdOf(req.ownerId);
+    const folder = await this.store.getFolder(ownerId, idOf('folder', req.folderId, 'folder_id'));
+    if (!folder) throw notFound('folder', 'folder_id');
+    return folderMessage(folder);
+  }
+
   async listKnowledgeBases(req: library.ListKnowledgeBasesRequest): Promise<ListPage<library.KnowledgeBase>> {
     const ownerId = ownerIdOf(req.ownerId);
     const limit = resolveLimit(req.page?.limit);

@@ -43,6 +43,11 @@ export function postgresCollectionStore(db: Database): CollectionStore {
       return rows.map(toFolder);
     },
 
+    async getFolder(ownerId, id) {
+      const [row] = await db.query<FolderRow>(`SELECT ${FOLDER_COLUMNS} FROM folders f WHERE f.owner_id = $1 AND f.id = $2`, [ownerId, id]);
+      return row ? toFolder(row) : null;
+    },
+
     async createFolder(input) {
       const [row] = await db.query<FolderRow>(
         `INSERT INTO folders AS f (id, owner_id, name, created_at, updated_at) VALUES ($1, $2, $3, $4, $4)

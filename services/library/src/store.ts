@@ -198,6 +198,7 @@ export interface LibraryStats {
 
 export interface CollectionStore {
   listFolders(ownerId: string, page: PageQuery): Promise<FolderRecord[]>;
+  getFolder(ownerId: string, id: string): Promise<FolderRecord | null>;
   createFolder(input: { id: string; ownerId: string; name: string; createdAt: Date }): Promise<FolderRecord>;
   listKnowledgeBases(ownerId: string, page: PageQuery): Promise<KnowledgeBaseRecord[]>;
   createKnowledgeBase(input: { id: string; ownerId: string; name: string; description: string; createdAt: Date }): Promise<KnowledgeBaseRecord>;

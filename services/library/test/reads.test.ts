@@ -100,6 +100,14 @@ describe('library reads over gRPC', () => {
       expect((await h.client.getRecording({ ownerId: bob.owner, recordingId: bob.recording })).recording?.id).toBe(bob.recording);
     });
 
+    it('answers another owner’s folder exactly like a missing or malformed id, and the owner’s with its count', async () => {
+      const ids = [bob.folder, newId('fld'), 'fld_', alice.recording];
+      const errors = await Promise.all(ids.map((folderId) => failure(h.client.getFolder({ ownerId: alice.owner, folderId }))));
+      for (const err of errors) expect({ code: err.code, message: err.message, param: err.param }).toEqual({ code: 'not_found', message: errors[0]!.message, param: 'folder_id' });
+      const own = (await h.client.getFolder({ ownerId: alice.owner, folderId: alice.folder })).folder;
+      expect(own).toMatchObject({ id: alice.folder, name: 'alice folder', recordingCount: 1 });
+    });
+
     it('answers another owner’s thread exactly like a missing or malformed id', async () => {
       const ids = [bob.thread, newId('thr'), 'thr_', alice.recording];
       const errors = await Promise.all(ids.map((threadId) => failure(h.client.getThoughtThread({ ownerId: alice.owner, threadId }))));
@@ -146,6 +154,7 @@ describe('library reads over gRPC', () => {
         h.client.listThoughtThreads({ ownerId, page: page() }),
         h.client.getThoughtThread({ ownerId, threadId: alice.thread }),
         h.client.listFolders({ ownerId, page: page() }),
+        h.client.getFolder({ ownerId, folderId: alice.folder }),
         h.client.listKnowledgeBases({ ownerId, page: page() }),
         h.client.getLibraryStats({ ownerId }),
         h.client.createRecording({ ownerId, title: 'x', folderId: '', durationSeconds: 0, transcript: undefined, createdAt: undefined }),

@@ -218,6 +218,15 @@ export interface ListFoldersResponse {
   page: PageInfo | undefined;
 }
 
+export interface GetFolderRequest {
+  ownerId: string;
+  folderId: string;
+}
+
+export interface GetFolderResponse {
+  folder: Folder | undefined;
+}
+
 export interface ListKnowledgeBasesRequest {
   ownerId: string;
   page: PageRequest | undefined;
@@ -2267,6 +2276,130 @@ export const ListFoldersResponse: MessageFns<ListFoldersResponse> = {
   },
 };
 
+function createBaseGetFolderRequest(): GetFolderRequest {
+  return { ownerId: "", folderId: "" };
+}
+
+export const GetFolderRequest: MessageFns<GetFolderRequest> = {
+  encode(message: GetFolderRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.ownerId !== "") {
+      writer.uint32(10).string(message.ownerId);
+    }
+    if (message.folderId !== "") {
+      writer.uint32(18).string(message.folderId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetFolderRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetFolderRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.ownerId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.folderId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<GetFolderRequest>, I>>(base?: I): GetFolderRequest {
+    return GetFolderRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetFolderRequest>, I>>(object: I): GetFolderRequest {
+    const message = createBaseGetFolderRequest();
+    message.ownerId = object.ownerId ?? "";
+    message.folderId = object.folderId ?? "";
+    return message;
+  },
+};
+
+function createBaseGetFolderResponse(): GetFolderResponse {
+  return { folder: undefined };
+}
+
+export const GetFolderResponse: MessageFns<GetFolderResponse> = {
+  encode(message: GetFolderResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.folder !== undefined) {
+      Folder.encode(message.folder, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetFolderResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetFolderResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.folder = Folder.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<GetFolderResponse>, I>>(base?: I): GetFolderResponse {
+    return GetFolderResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetFolderResponse>, I>>(object: I): GetFolderResponse {
+    const message = createBaseGetFolderResponse();
+    message.folder = (object.folder !== undefined && object.folder !== null)
+      ? Folder.fromPartial(object.folder)
+      : undefined;
+    return message;
+  },
+};
+
 function createBaseListKnowledgeBasesRequest(): ListKnowledgeBasesRequest {
   return { ownerId: "", page: undefined };
 }
@@ -4133,6 +4266,16 @@ export const LibraryServiceService = {
     responseSerialize: (value: ListFoldersResponse): Buffer => Buffer.from(ListFoldersResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListFoldersResponse => ListFoldersResponse.decode(value),
   },
+  /** GetFolder returns one folder (callers check a folder_id before doing paid work with it). */
+  getFolder: {
+    path: "/murmur.library.v1.LibraryService/GetFolder" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetFolderRequest): Buffer => Buffer.from(GetFolderRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetFolderRequest => GetFolderRequest.decode(value),
+    responseSerialize: (value: GetFolderResponse): Buffer => Buffer.from(GetFolderResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetFolderResponse => GetFolderResponse.decode(value),
+  },
   /** ListKnowledgeBases pages newest first. */
   listKnowledgeBases: {
     path: "/murmur.library.v1.LibraryService/ListKnowledgeBases" as const,
@@ -4289,6 +4432,8 @@ export interface LibraryServiceServer extends UntypedServiceImplementation {
   getThoughtThread: handleUnaryCall<GetThoughtThreadRequest, GetThoughtThreadResponse>;
   /** ListFolders pages newest first. */
   listFolders: handleUnaryCall<ListFoldersRequest, ListFoldersResponse>;
+  /** GetFolder returns one folder (callers check a folder_id before doing paid work with it). */
+  getFolder: handleUnaryCall<GetFolderRequest, GetFolderResponse>;
   /** ListKnowledgeBases pages newest first. */
   listKnowledgeBases: handleUnaryCall<ListKnowledgeBasesRequest, ListKnowledgeBasesResponse>;
   /** GetLibraryStats counts an owner's content (for the profile). */
@@ -4395,6 +4540,22 @@ export interface LibraryServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListFoldersResponse) => void,
+  ): ClientUnaryCall;
+  /** GetFolder returns one folder (callers check a folder_id before doing paid work with it). */
+  getFolder(
+    request: GetFolderRequest,
+    callback: (error: ServiceError | null, response: GetFolderResponse) => void,
+  ): ClientUnaryCall;
+  getFolder(
+    request: GetFolderRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetFolderResponse) => void,
+  ): ClientUnaryCall;
+  getFolder(
+    request: GetFolderRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetFolderResponse) => void,
   ): ClientUnaryCall;
   /** ListKnowledgeBases pages newest first. */
   listKnowledgeBases(
