@@ -10,7 +10,7 @@ export interface BenchmarkReport {
   /** Lines printed under the table (targets, caveats). */
   notes: string[];
   /**
-   * Reasons the run is invalid (failed or non-2xx responses, a crashed process): the JSON is
+   * Reasons the run is invalid (failed or non-200 responses, a crashed process): the JSON is
    * still written, and `npm run bench` exits non-zero. A missed target is NOT a failure.
    */
   failures: string[];

@@ -21,6 +21,8 @@ export interface LoadRun {
   requests: number;
   responses_2xx: number;
   non_2xx: number;
+  /** Responses whose status was anything but 200 (the benchmarked route only ever answers 200). */
+  non_200: number;
   /** Connection errors, timeouts included. */
   errors: number;
   timeouts: number;
@@ -36,6 +38,7 @@ export function percentile(sorted: readonly number[], q: number): number {
 
 export function runLoad(opts: LoadOptions): Promise<LoadRun> {
   const times: number[] = [];
+  let non200 = 0;
   return new Promise((resolve, reject) => {
     const instance = autocannon(
       {
@@ -64,6 +67,7 @@ export function runLoad(opts: LoadOptions): Promise<LoadRun> {
           requests: result.requests.total,
           responses_2xx: result['2xx'],
           non_2xx: result.non2xx,
+          non_200: non200,
           errors: result.errors,
           timeouts: result.timeouts,
         });
@@ -71,6 +75,7 @@ export function runLoad(opts: LoadOptions): Promise<LoadRun> {
     );
     instance.on('response', (_client, statusCode, _bytes, responseTime) => {
       if (statusCode >= 200 && statusCode < 300) times.push(responseTime);
+      if (statusCode !== 200) non200 += 1;
     });
   });
 }

@@ -1,7 +1,7 @@
 /**
  * `npm run bench [-- <name>…]`: runs the named benchmarks (all when none is named), writes
  * each result to bench/results/<name>.json and prints a short table. Exits non-zero only when
- * a benchmark could not run or its run is invalid (errors, non-2xx responses); a missed target
+ * a benchmark could not run or its run is invalid (errors, non-200 responses, a crashed process); a missed target
  * is reported in the JSON (`targets_met`), not as a failure.
  */
 import * as fs from 'node:fs';

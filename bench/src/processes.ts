@@ -146,31 +146,6 @@ function cpuSecondsOf(pid: number): number | undefined {
   }
 }
 
-/** Summed CPU seconds of every process named `postgres` (the server and its backends). */
-function postgresCpuSeconds(): number | undefined {
-  let entries: string[];
-  try {
-    entries = fs.readdirSync('/proc').filter((e) => /^\d+$/.test(e));
-  } catch {
-    return undefined;
-  }
-  let total = 0;
-  let found = false;
-  for (const pid of entries) {
-    try {
-      if (fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== 'postgres') continue;
-    } catch {
-      continue;
-    }
-    const s = cpuSecondsOf(Number(pid));
-    if (s !== undefined) {
-      total += s;
-      found = true;
-    }
-  }
-  return found ? total : undefined;
-}
-
 /**
  * Busy and stolen CPU seconds of the whole machine (all cores, from /proc/stat): busy minus
  * everything above shows what else ran on the machine during a measurement.
@@ -190,14 +165,16 @@ function machineCpuSeconds(): Record<string, number> {
 export interface CpuSnapshot {
   at: number;
   seconds: Record<string, number>;
+  /** CPU seconds of each Postgres backend serving the benchmark, by pid. */
+  postgres: Map<number, number>;
 }
 
 /**
- * CPU seconds used so far by each named process, by this process (the load generator) and by
- * local Postgres. Postgres backends that end between two snapshots are not counted, which is
- * fine here: the pools keep their connections for the whole run.
+ * CPU seconds used so far by each named process, by this process (the load generator), by the
+ * given Postgres backends (those of the bench database: other clients of a shared server are
+ * not counted) and by the whole machine.
  */
-export function cpuSnapshot(pids: Record<string, number>): CpuSnapshot {
+export function cpuSnapshot(pids: Record<string, number>, postgresPids: readonly number[] = []): CpuSnapshot {
   const seconds: Record<string, number> = {};
   for (const [name, pid] of Object.entries(pids)) {
     const s = cpuSecondsOf(pid);
@@ -205,19 +182,34 @@ export function cpuSnapshot(pids: Record<string, number>): CpuSnapshot {
   }
   const self = process.cpuUsage();
   seconds.load_generator = (self.user + self.system) / 1e6;
-  const pg = postgresCpuSeconds();
-  if (pg !== undefined) seconds.postgres = pg;
+  const postgres = new Map<number, number>();
+  for (const pid of postgresPids) {
+    const s = cpuSecondsOf(pid);
+    if (s !== undefined) postgres.set(pid, s);
+  }
   Object.assign(seconds, machineCpuSeconds());
-  return { at: Date.now(), seconds };
+  return { at: Date.now(), seconds, postgres };
 }
 
-/** Percent of one core each process used between two snapshots (100 = one full core). */
+/**
+ * Percent of one core each process used between two snapshots (100 = one full core).
+ * `postgres` sums the backends of the later snapshot, counting one that started in between
+ * from zero; a backend that ended in between is lost, which the pools' long-lived connections
+ * make rare.
+ */
 export function cpuPercent(before: CpuSnapshot, after: CpuSnapshot): Record<string, number> {
   const wall = (after.at - before.at) / 1000;
   const out: Record<string, number> = {};
+  if (wall <= 0) return out;
+  const percent = (seconds: number) => Math.round((seconds / wall) * 1000) / 10;
   for (const [name, s] of Object.entries(after.seconds)) {
     const b = before.seconds[name];
-    if (b !== undefined && wall > 0) out[name] = Math.round(((s - b) / wall) * 1000) / 10;
+    if (b !== undefined) out[name] = percent(s - b);
+  }
+  if (after.postgres.size > 0) {
+    let used = 0;
+    for (const [pid, s] of after.postgres) used += s - (before.postgres.get(pid) ?? 0);
+    out.postgres = percent(used);
   }
   return out;
 }

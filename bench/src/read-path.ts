@@ -38,6 +38,8 @@ const SETTINGS = {
 };
 
 const TARGETS = { ratio_min: 0.6, p99_over_p50_max: 3 };
+/** Above this much CPU (percent of one core) used by unrelated processes, a run is flagged noisy. */
+const NOISE_PERCENT = 25;
 
 type Target = 'gateway' | 'baseline';
 const TARGET_ORDER: Target[] = ['gateway', 'baseline'];
@@ -126,13 +128,33 @@ interface TargetRun extends LoadRun {
   round: number;
   /** Percent of one core per process during the measured seconds. */
   cpu_percent: Record<string, number>;
+  /** CPU milliseconds per request of each process of the bench (load generator and Postgres included). */
+  cpu_ms_per_request: Record<string, number>;
+  /** Percent of one core used by processes that are not part of the benchmark: noise. */
+  other_cpu_percent: number;
 }
 
 interface TargetSummary {
   requests_per_second: number;
   latency_ms: { p50: number; p99: number };
   p99_over_p50: number;
+  /** Sum over every process of the bench, mean of the rounds. */
+  cpu_ms_per_request: number;
   rounds: TargetRun[];
+}
+
+const MACHINE_KEYS = new Set(['machine_busy', 'machine_idle', 'machine_steal']);
+
+/** A measured run with its CPU split per request, and how much of the machine others used. */
+function withCpu(round: number, run: LoadRun, cpu: Record<string, number>): TargetRun {
+  const ours = Object.entries(cpu).filter(([name]) => !MACHINE_KEYS.has(name));
+  const perRequest: Record<string, number> = {};
+  for (const [name, percent] of ours) {
+    if (percent > 0.5 && run.requests_per_second > 0) perRequest[name] = r3((percent * 10) / run.requests_per_second);
+  }
+  const busy = cpu.machine_busy;
+  const other = busy === undefined ? 0 : Math.max(0, Math.round((busy - ours.reduce((a, [, v]) => a + v, 0)) * 10) / 10);
+  return { round, ...run, cpu_percent: cpu, cpu_ms_per_request: perRequest, other_cpu_percent: other };
 }
 
 function summarize(runs: TargetRun[]): TargetSummary {
@@ -142,6 +164,7 @@ function summarize(runs: TargetRun[]): TargetSummary {
     requests_per_second: Math.round(mean(runs.map((r) => r.requests_per_second)) * 10) / 10,
     latency_ms: { p50, p99 },
     p99_over_p50: p50 > 0 ? r3(p99 / p50) : 0,
+    cpu_ms_per_request: r3(mean(runs.map((r) => Object.values(r.cpu_ms_per_request).reduce((a, b) => a + b, 0)))),
     rounds: runs,
   };
 }
@@ -172,7 +195,7 @@ async function checkSameAnswer(urls: Record<Target, string>, headers: Record<str
 /** The running topology of the benchmark, seeded and analyzed, ready for load. */
 export interface ReadPathStack {
   db: PreparedDatabase;
-  addrs: { AUTH_ADDR: string; BILLING_ADDR: string; LIBRARY_ADDR: string };
+  addrs: Record<'AUTH_ADDR' | 'BILLING_ADDR' | 'LIBRARY_ADDR' | 'TRANSCRIPTION_ADDR' | 'CONVERSION_ADDR', string>;
   urls: Record<Target, string>;
   headers: Record<string, string>;
   procs: ProcessSet;
@@ -196,8 +219,19 @@ export async function startReadPathStack(log: (line: string) => void): Promise<R
   log(`database: ${redactUrl(adminUrl)} → ${BENCH_DATABASE} (schemas auth, billing, library dropped first)`);
   const db = await prepareDatabase(adminUrl);
 
-  const [authPort, billingPort, libraryPort, gatewayPort, baselinePort] = (await freePorts(5)) as [number, number, number, number, number];
-  const addrs = { AUTH_ADDR: `127.0.0.1:${authPort}`, BILLING_ADDR: `127.0.0.1:${billingPort}`, LIBRARY_ADDR: `127.0.0.1:${libraryPort}` };
+  const [authPort, billingPort, libraryPort, transcriptionPort, conversionPort, gatewayPort, baselinePort] = (await freePorts(7)) as number[] as [
+    number, number, number, number, number, number, number,
+  ];
+  // Transcription and conversion are not on this path and not started; their addresses only
+  // keep the gateway's (lazy) clients off the default ports another `npm start` may be using.
+  const addrs = {
+    AUTH_ADDR: `127.0.0.1:${authPort}`,
+    BILLING_ADDR: `127.0.0.1:${billingPort}`,
+    LIBRARY_ADDR: `127.0.0.1:${libraryPort}`,
+    TRANSCRIPTION_ADDR: `127.0.0.1:${transcriptionPort}`,
+    CONVERSION_ADDR: `127.0.0.1:${conversionPort}`,
+  };
+  const serving = [addrs.AUTH_ADDR, addrs.BILLING_ADDR, addrs.LIBRARY_ADDR];
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     ...addrs,
@@ -231,7 +265,7 @@ export async function startReadPathStack(log: (line: string) => void): Promise<R
       args: ['--enable-source-maps', path.join(ROOT, 'bench/dist/baseline-server.js')],
       env: { ...env, PORT: String(baselinePort), BASELINE_POOL_SIZE: String(SETTINGS.pool_size) },
     });
-    await procs.whileAlive(Promise.all(Object.values(addrs).map((a) => waitForGrpcServing(a, 60_000))));
+    await procs.whileAlive(Promise.all(serving.map((a) => waitForGrpcServing(a, 60_000))));
     procs.start('gateway');
     const urls: Record<Target, string> = {
       gateway: `http://127.0.0.1:${gatewayPort}${ROUTE}`,
@@ -264,12 +298,20 @@ export async function startReadPathStack(log: (line: string) => void): Promise<R
   }
 }
 
-async function runReadPath(log: (line: string) => void): Promise<BenchmarkReport> {
-  const timestamp = new Date().toISOString();
-  const machine = machineInfo();
-  const stack = await startReadPathStack(log);
-  const { db, urls, headers, procs, redis } = stack;
+/**
+ * The interleaved rounds: per target a warm-up (discarded) then a measured run, with the CPU
+ * every process used meanwhile. Non-200 responses and errors, warm-up included, are failures.
+ */
+async function measure(stack: ReadPathStack, log: (line: string) => void): Promise<{ runs: Record<Target, TargetRun[]>; failures: string[] }> {
+  const { db, urls, headers, procs } = stack;
+  // Postgres backends of the bench database, for CPU accounting (the server may be shared).
+  const monitor = new Client({ connectionString: db.url, application_name: 'murmur-bench-monitor' });
+  await monitor.connect();
   try {
+    const backends = async () =>
+      (await monitor.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [BENCH_DATABASE])).rows.map(
+        (r) => r.pid,
+      );
     const runs: Record<Target, TargetRun[]> = { gateway: [], baseline: [] };
     const failures: string[] = [];
     let warmupBad = 0;
@@ -278,24 +320,40 @@ async function runReadPath(log: (line: string) => void): Promise<BenchmarkReport
         const load = (durationSeconds: number) =>
           procs.whileAlive(runLoad({ url: urls[target], headers, connections: SETTINGS.connections, pipelining: SETTINGS.pipelining, durationSeconds }));
         const warm = await load(SETTINGS.warmup_seconds);
-        warmupBad += warm.non_2xx + warm.errors;
-        const before = cpuSnapshot(procs.pids());
+        warmupBad += warm.non_200 + warm.errors;
+        const before = cpuSnapshot(procs.pids(), await backends());
         const run = await load(SETTINGS.duration_seconds);
-        const cpu = cpuPercent(before, cpuSnapshot(procs.pids()));
-        runs[target].push({ round, ...run, cpu_percent: cpu });
+        const cpu = cpuPercent(before, cpuSnapshot(procs.pids(), await backends()));
+        runs[target].push(withCpu(round, run, cpu));
         log(
           `round ${round}/${SETTINGS.rounds} ${target.padEnd(8)} ${run.requests_per_second.toFixed(0).padStart(6)} req/s  ` +
-            `p50 ${run.latency_ms.p50.toFixed(2)} ms  p99 ${run.latency_ms.p99.toFixed(2)} ms  non-2xx ${run.non_2xx}  errors ${run.errors}`,
+            `p50 ${run.latency_ms.p50.toFixed(2)} ms  p99 ${run.latency_ms.p99.toFixed(2)} ms  non-200 ${run.non_200}  errors ${run.errors}`,
         );
-        if (run.non_2xx + run.errors > 0) failures.push(`${target} round ${round}: ${run.non_2xx} non-2xx responses and ${run.errors} errors (${run.timeouts} timeouts)`);
+        if (run.non_200 + run.errors > 0) failures.push(`${target} round ${round}: ${run.non_200} non-200 responses and ${run.errors} errors (${run.timeouts} timeouts)`);
       }
     }
-    if (warmupBad > 0) failures.push(`${warmupBad} non-2xx responses or errors during warm-up`);
+    if (warmupBad > 0) failures.push(`${warmupBad} non-200 responses or errors during warm-up`);
+    return { runs, failures };
+  } finally {
+    await monitor.end().catch(() => undefined);
+  }
+}
+
+async function runReadPath(log: (line: string) => void): Promise<BenchmarkReport> {
+  const timestamp = new Date().toISOString();
+  const machine = machineInfo();
+  const stack = await startReadPathStack(log);
+  const { db, procs, redis } = stack;
+  try {
+    const { runs, failures } = await measure(stack, log);
     procs.assertAlive();
 
     const gateway = summarize(runs.gateway);
     const baseline = summarize(runs.baseline);
     const ratio = baseline.requests_per_second > 0 ? r3(gateway.requests_per_second / baseline.requests_per_second) : 0;
+    const cpuRatio = gateway.cpu_ms_per_request > 0 ? r3(baseline.cpu_ms_per_request / gateway.cpu_ms_per_request) : 0;
+    const otherCpu = Math.max(...[...runs.gateway, ...runs.baseline].map((r) => r.other_cpu_percent));
+    const noisy = otherCpu > NOISE_PERCENT;
     const targetsMet = {
       ratio: ratio >= TARGETS.ratio_min,
       p99_over_p50: gateway.p99_over_p50 <= TARGETS.p99_over_p50_max,
@@ -313,6 +371,13 @@ async function runReadPath(log: (line: string) => void): Promise<BenchmarkReport
       baseline: { path: 'one express + pg process (bench/src/baseline-server.ts), same queries, same JSON', ...baseline },
       ratio,
       gateway_p99_over_p50: gateway.p99_over_p50,
+      /**
+       * Baseline CPU per request ÷ gateway-path CPU per request, every process counted: the
+       * ratio a CPU-bound machine with nothing else on it would show; robust to noise.
+       */
+      cpu_ratio: cpuRatio,
+      max_other_cpu_percent: otherCpu,
+      noisy,
       targets: TARGETS,
       targets_met: targetsMet,
       responses_identical: stack.identical,
@@ -330,8 +395,9 @@ async function runReadPath(log: (line: string) => void): Promise<BenchmarkReport
       postgres: { server_version: db.serverVersion, url: redactUrl(db.url) },
       notes: [
         `The load generator (autocannon, inside the bench process), the four Murmur processes, the baseline and Postgres all share the same ${machine.cpus} CPU core(s) of this machine: absolute numbers are lower than on separate machines, and the ratio also measures CPU contention (the gateway path burns CPU in more processes per request).`,
-        'cpu_percent in each round is percent of ONE core used by each process during the measured seconds (postgres = the server and all its backends; load_generator = the bench process; machine_busy / machine_idle / machine_steal = all cores together, so machine_busy minus the processes listed is whatever else ran on the machine).',
-        'A missed target does not fail the run; failures lists what makes a run invalid (non-2xx responses, errors, crashed processes).',
+        `cpu_ratio = baseline cpu_ms_per_request ÷ gateway cpu_ms_per_request (all processes of the bench, Postgres and load generator included): what the req/s ratio tends to on a CPU-bound machine with nothing else running. noisy = some measurement had more than ${NOISE_PERCENT}% of a core used by processes outside the benchmark (other_cpu_percent per round).`,
+        'cpu_percent in each round is percent of ONE core used by each process during the measured seconds (postgres = the backends connected to the bench database; load_generator = the bench process; machine_busy / machine_idle / machine_steal = all cores together, so machine_busy minus the processes listed is whatever else ran on the machine).',
+        'A missed target does not fail the run; failures lists what makes a run invalid (non-200 responses, connection errors, crashed processes).',
       ],
     };
 
@@ -349,6 +415,8 @@ async function runReadPath(log: (line: string) => void): Promise<BenchmarkReport
       notes: [
         `ratio gateway/baseline req/s = ${fmt(ratio, 3)} (target ≥ ${TARGETS.ratio_min}: ${targetsMet.ratio ? 'met' : 'MISSED'})`,
         `gateway p99/p50 = ${fmt(gateway.p99_over_p50)} (target ≤ ${TARGETS.p99_over_p50_max}: ${targetsMet.p99_over_p50 ? 'met' : 'MISSED'})`,
+        `CPU per request: gateway path ${fmt(gateway.cpu_ms_per_request)} ms, baseline ${fmt(baseline.cpu_ms_per_request)} ms (cpu ratio ${fmt(cpuRatio, 3)})`,
+        ...(noisy ? [`NOISY: other processes used up to ${otherCpu.toFixed(0)}% of a core during a measurement; repeat before trusting req/s and p99`] : []),
         `${machine.cpus} CPU(s) shared by load generator, every process and Postgres; means of ${SETTINGS.rounds} interleaved rounds of ${SETTINGS.duration_seconds} s`,
       ],
     };

@@ -1,7 +1,9 @@
-/** The gateway's HTTP app: request context, `/api/v1` REST routes, health, and the one error renderer. */
+/** The gateway's HTTP app: request context, `/api/v1` REST routes, `/mcp`, health, and the one error renderer. */
 import express, { type Express } from 'express';
 import type { Logger } from '@murmur/kit';
 import type { Clients } from './clients';
+import type { IdempotencyStore } from './idempotency/store';
+import { mcpHandlers } from './mcp/handler';
 import { errorHandler } from './rest/errors';
 import { requestContext } from './rest/request-context';
 import { apiRouter, notFound } from './rest/routes';
@@ -9,7 +11,14 @@ import { apiRouter, notFound } from './rest/routes';
 export interface AppDeps {
   clients: Clients;
   log: Logger;
+  /** Idempotency records of AI calls: Redis-backed with REDIS_URL, in-process otherwise. */
+  idempotency: IdempotencyStore;
+  /** Browser origins allowed to call /mcp (requests without an Origin header always are). */
+  mcpAllowedOrigins?: string[];
 }
+
+/** Reported to MCP clients as the server version. */
+export const MURMUR_VERSION = '0.1.0';
 
 export function createApp(deps: AppDeps): Express {
   const app = express();
@@ -20,7 +29,10 @@ export function createApp(deps: AppDeps): Express {
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
-  app.use('/api/v1', apiRouter(deps.clients));
+  app.use('/api/v1', apiRouter(deps.clients, deps.idempotency));
+  const mcp = mcpHandlers({ clients: deps.clients, log: deps.log, allowedOrigins: deps.mcpAllowedOrigins ?? [], version: MURMUR_VERSION });
+  app.post('/mcp', mcp.checkOrigin, mcp.requireKey, mcp.post);
+  app.all('/mcp', mcp.checkOrigin, mcp.requireKey, mcp.notAllowed);
   app.use(() => notFound());
   app.use(errorHandler(deps.log));
   return app;

@@ -3,3 +3,4 @@ export * from './app';
 export * from './clients';
 export * as operations from './operations';
 export * as admin from './admin/commands';
+export * from './idempotency/store';

@@ -1,27 +1,47 @@
 /**
  * The gateway process: the public HTTP edge of Murmur behind Envoy. `/api/v1/*` REST routes
- * (and, later, `/mcp`) are translated into gRPC calls to auth, billing and library; it owns
- * no data. Listens on PORT (default 8080); service addresses come from *_ADDR.
+ * and the MCP server at `/mcp` are translated into gRPC calls to auth, billing, library, transcription
+ * and conversion; it owns no data (idempotency records live in Redis when REDIS_URL is set,
+ * in-process otherwise). Listens on PORT (default 8080); service addresses come from *_ADDR.
  */
 import type { Server } from 'node:http';
-import { commonSchema, createLogger, loadConfig, onShutdown, serviceAddressSchema, z } from '@murmur/kit';
+import { commonSchema, connectRedis, createLogger, loadConfig, onShutdown, serviceAddressSchema, storageSchema, z } from '@murmur/kit';
 import { createApp } from './app';
 import { closeClients, createClients } from './clients';
+import { MemoryIdempotencyStore, RedisIdempotencyStore } from './idempotency/store';
 
-const cfg = loadConfig({
-  ...serviceAddressSchema,
-  ...commonSchema,
-  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
-  HOST: z.string().default('0.0.0.0'),
+async function main(): Promise<void> {
+  const cfg = loadConfig({
+    ...serviceAddressSchema,
+    ...storageSchema,
+    ...commonSchema,
+    PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+    HOST: z.string().default('0.0.0.0'),
+    /** Comma-separated browser origins allowed to call /mcp (DNS-rebinding protection). */
+    MCP_ALLOWED_ORIGINS: z.string().default(''),
+  });
+  const log = createLogger('gateway', cfg.LOG_LEVEL);
+  const redis = cfg.REDIS_URL ? await connectRedis(cfg.REDIS_URL, log) : undefined;
+  if (!redis) log.info('REDIS_URL unset: idempotency records are in-process (exact for one gateway replica only)');
+  const clients = createClients(cfg, cfg.GRPC_DEADLINE_MS);
+  const app = createApp({
+    clients,
+    log,
+    idempotency: redis ? new RedisIdempotencyStore(redis) : new MemoryIdempotencyStore(),
+    mcpAllowedOrigins: cfg.MCP_ALLOWED_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean),
+  });
+  const server: Server = app.listen(cfg.PORT, cfg.HOST, () => log.info({ port: cfg.PORT }, 'gateway listening'));
+  // Uploads of 500 MB on slow links: no whole-request timeout; idle sockets still close.
+  server.requestTimeout = 0;
+  server.keepAliveTimeout = 65_000;
+  onShutdown(log, [
+    () => new Promise<void>((resolve) => server.close(() => resolve())),
+    async () => closeClients(clients),
+    async () => void (await redis?.close()),
+  ]);
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`gateway failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
 });
-const log = createLogger('gateway', cfg.LOG_LEVEL);
-const clients = createClients(cfg, cfg.GRPC_DEADLINE_MS);
-const app = createApp({ clients, log });
-const server: Server = app.listen(cfg.PORT, cfg.HOST, () => {
-  log.info({ port: cfg.PORT }, 'gateway listening');
-});
-server.keepAliveTimeout = 65_000;
-onShutdown(log, [
-  () => new Promise<void>((resolve) => server.close(() => resolve())),
-  async () => closeClients(clients),
-]);

@@ -2,19 +2,13 @@
  * First start on an empty store: a demo user on the pro plan with seeded content and one API
  * key, printed once with two curl examples. Later starts only say how to mint another key.
  */
-import { admin, closeClients, createClients } from '@murmur/gateway';
+import { admin, closeClients, createClients, type ServiceAddresses } from '@murmur/gateway';
 
 const { createUser, createKey, seed } = admin;
 
 export const DEMO_EMAIL = 'demo@murmur.local';
 
-export interface FirstRunEnv {
-  AUTH_ADDR: string;
-  BILLING_ADDR: string;
-  LIBRARY_ADDR: string;
-}
-
-export async function firstRun(env: FirstRunEnv, baseUrl: string, print: (line: string) => void): Promise<void> {
+export async function firstRun(env: ServiceAddresses, baseUrl: string, print: (line: string) => void): Promise<void> {
   const clients = createClients(env, 30_000);
   try {
     const { users } = await clients.auth.listUsers({ pageSize: 1, pageToken: '' });

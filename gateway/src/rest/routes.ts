@@ -6,7 +6,10 @@
 import { Router, type Request, type Response } from 'express';
 import { MurmurError } from '@murmur/kit';
 import type { Clients } from '../clients';
+import type { IdempotencyStore } from '../idempotency/store';
 import * as ops from '../operations';
+import { aiRoute } from './ai-route';
+import { convertSpec } from './ai-routes';
 import { requireKey } from './authenticate';
 import { parseQuery } from './query';
 
@@ -36,10 +39,11 @@ const ROUTES: Route[] = [
   { method: 'get', path: '/knowledge-bases', handler: (ctx, req) => ops.listKnowledgeBases(ctx, parseQuery(req, PAGE)) },
 ];
 
-export function apiRouter(clients: Clients): Router {
+export function apiRouter(clients: Clients, idempotency: IdempotencyStore): Router {
   const router = Router({ strict: false, caseSensitive: true });
   const authenticate = requireKey(clients);
-  const allowed = new Map<string, string[]>();
+  const allowed = new Map<string, string[]>([['/convert', ['POST']]]);
+  router.post('/convert', authenticate, aiRoute(clients, idempotency, convertSpec()));
   for (const route of ROUTES) {
     router[route.method](route.path, authenticate, async (req: Request, res: Response) => {
       const ctx: ops.OperationContext = { principal: req.principal!, clients };

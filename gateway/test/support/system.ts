@@ -10,13 +10,13 @@ import { connectRedis, createLogger, ManualClock, openTestDatabase, RedisCache, 
 import { AUTH_MIGRATIONS_DIR, startAuthService } from '@murmur/auth';
 import { BILLING_MIGRATIONS_DIR, startBillingService } from '@murmur/billing';
 import { LIBRARY_MIGRATIONS_DIR, startLibraryService } from '@murmur/library';
-import { closeClients, createApp, createClients, type Clients } from '@murmur/gateway';
+import { closeClients, createApp, createClients, MemoryIdempotencyStore, type Clients, type ServiceAddresses } from '@murmur/gateway';
 
 export interface TestSystem {
   baseUrl: string;
   clients: Clients;
   /** Where the services listen (for processes under test, such as the admin CLI). */
-  addresses: { AUTH_ADDR: string; BILLING_ADDR: string; LIBRARY_ADDR: string };
+  addresses: ServiceAddresses;
   /** The clock of the auth service (key expiry); starts at the real now. */
   authClock: ManualClock;
   /** Creates a user and a key; returns both. */
@@ -48,9 +48,11 @@ export async function startSystem(): Promise<TestSystem> {
     AUTH_ADDR: `127.0.0.1:${authSvc.port}`,
     BILLING_ADDR: `127.0.0.1:${billingSvc.port}`,
     LIBRARY_ADDR: `127.0.0.1:${librarySvc.port}`,
+    TRANSCRIPTION_ADDR: '127.0.0.1:1',
+    CONVERSION_ADDR: '127.0.0.1:1',
   };
   const clients = createClients(addresses, 10_000);
-  const app = createApp({ clients, log });
+  const app = createApp({ clients, log, idempotency: new MemoryIdempotencyStore() });
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });

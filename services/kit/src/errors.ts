@@ -60,6 +60,10 @@ export const ERROR_CODES = {
     http: 405, type: 'invalid_request_error', grpc: GrpcStatus.UNIMPLEMENTED,
     message: 'This method is not allowed on this path. See the `Allow` header.',
   },
+  forbidden_origin: {
+    http: 403, type: 'invalid_request_error', grpc: GrpcStatus.PERMISSION_DENIED,
+    message: 'This Origin may not call the MCP server.',
+  },
   insufficient_tokens: {
     http: 402, type: 'billing_error', grpc: GrpcStatus.FAILED_PRECONDITION,
     message: 'No AI Credits are left. Buy prepaid credits or upgrade your plan in Settings → Billing; nothing was charged.',

@@ -1,0 +1,79 @@
+/**
+ * The hosted MCP server at /mcp: the Streamable HTTP transport of the MCP SDK in stateless
+ * mode (a fresh server and transport per request, so any gateway replica answers any request).
+ * Before any JSON-RPC handling: Origin validation (DNS-rebinding protection), then the bearer
+ * key (401 with the contract's body and WWW-Authenticate). GET (no server-initiated stream in
+ * stateless mode) and DELETE (no sessions) answer 405.
+ */
+import type { NextFunction, Request, Response } from 'express';
+import express from 'express';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { MurmurError, type Logger } from '@murmur/kit';
+import type { Clients } from '../clients';
+import { authenticate } from '../operations';
+import { sendError } from '../rest/errors';
+import { toolError } from './tool-result';
+import { registerTools } from './tools';
+
+export interface McpOptions {
+  clients: Clients;
+  log: Logger;
+  /** Origins allowed to call /mcp from a browser; a request without Origin is always allowed. */
+  allowedOrigins: string[];
+  version: string;
+}
+
+/** JSON-RPC bodies up to 100 MB: the transcribe tool takes audio as base64 (≈ 75 MB of audio). */
+const BODY_LIMIT = '100mb';
+
+function jsonRpcError(res: Response, status: number, code: number, message: string): void {
+  res.status(status).json({ jsonrpc: '2.0', error: { code, message }, id: null });
+}
+
+export function mcpHandlers(opts: McpOptions) {
+  const json = express.json({ limit: BODY_LIMIT, type: () => true });
+
+  const checkOrigin = (req: Request, _res: Response, next: NextFunction) => {
+    const origin = req.get('origin');
+    if (origin !== undefined && !opts.allowedOrigins.includes(origin)) {
+      throw new MurmurError('forbidden_origin', `Origin ${origin.slice(0, 200)} may not call this MCP server. Call it from a server or an allowed origin.`);
+    }
+    next();
+  };
+
+  const requireKey = async (req: Request, _res: Response, next: NextFunction) => {
+    req.principal = await authenticate(opts.clients, req.get('authorization'));
+    next();
+  };
+
+  const post = async (req: Request, res: Response) => {
+    await new Promise<void>((resolve, reject) => json(req, res, (err?: unknown) => (err ? reject(err) : resolve())));
+    const body: unknown = req.body;
+    if (Array.isArray(body)) {
+      // JSON-RPC batching was removed from MCP (2025-06-18); a batch is an invalid request.
+      jsonRpcError(res, 400, -32600, 'Invalid Request: JSON-RPC batches are not supported; send one message per request.');
+      return;
+    }
+    const server = new McpServer({ name: 'murmur', version: opts.version }, { capabilities: { tools: {} } });
+    // Input that fails a tool's schema becomes the contract's invalid_request result.
+    (server as unknown as { createToolError: (m: string) => unknown }).createToolError = (message: string) =>
+      toolError(new MurmurError('invalid_request', message.replace(/^MCP error -?\d+: /, '')));
+    registerTools(server, { principal: req.principal!, clients: opts.clients });
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    res.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    await server.connect(transport);
+    await transport.handleRequest(req, res, body);
+  };
+
+  const notAllowed = () => {
+    throw new MurmurError('method_not_allowed', 'This MCP server is stateless: POST JSON-RPC messages to /mcp (no GET stream, no sessions to DELETE).', {
+      meta: { allow: 'POST' },
+    });
+  };
+
+  return { checkOrigin, requireKey, post, notAllowed };
+}

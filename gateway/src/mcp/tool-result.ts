@@ -1,0 +1,38 @@
+/**
+ * MCP tool results: a success carries the operation's JSON as structuredContent and as text; a
+ * business error (the contract's codes) is a result with isError, never a protocol error. The
+ * error body travels as JSON text and in `_meta["dev.murmur/error"]`, not as structuredContent:
+ * the SDK's Client validates structuredContent against the tool's output schema even on error
+ * results, so an error body there would make conforming clients throw.
+ */
+import { fromGrpcError, MurmurError, toErrorBody, currentContext } from '@murmur/kit';
+
+export interface ToolResult {
+  [key: string]: unknown;
+  content: Array<{ type: 'text'; text: string }>;
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+  _meta?: Record<string, unknown>;
+}
+
+/** Where an error result carries the contract's error body. */
+export const ERROR_META_KEY = 'dev.murmur/error';
+
+export function toolSuccess(value: object): ToolResult {
+  return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value as Record<string, unknown> };
+}
+
+export function toolError(err: unknown): ToolResult {
+  const e = err instanceof MurmurError ? err : fromGrpcError(err);
+  const body = toErrorBody(e, currentContext()?.requestId ?? '');
+  return { content: [{ type: 'text', text: JSON.stringify(body) }], isError: true, _meta: { [ERROR_META_KEY]: body } };
+}
+
+/** Runs a tool body, mapping failures to an isError result. */
+export async function runTool(fn: () => Promise<object>): Promise<ToolResult> {
+  try {
+    return toolSuccess(await fn());
+  } catch (err) {
+    return toolError(err);
+  }
+}

@@ -1,0 +1,168 @@
+/**
+ * The eight MCP tools of DESIGN.md §4, each a thin adapter over the same operation as its REST
+ * route: same validation limits, same data, same credits and rate limit, same error codes.
+ * No tool creates or revokes keys, and none reads the profile or knowledge bases.
+ */
+import { Readable } from 'node:stream';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import { billing } from '@murmur/proto';
+import { invalidParam } from '@murmur/kit';
+import * as ops from '../operations';
+import { runTool } from './tool-result';
+
+const page = {
+  limit: z.number().int().min(1).max(ops.MAX_PAGE_LIMIT).optional().describe(`Items per page, 1–${ops.MAX_PAGE_LIMIT} (default ${ops.DEFAULT_PAGE_LIMIT}).`),
+  cursor: z.string().max(512).optional().describe('The `next_cursor` of the previous page, unchanged.'),
+};
+const dateTime = z.string().datetime({ offset: true });
+
+const READ = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
+const AI = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false } as const;
+
+/** The largest base64 text the transcribe tool takes: 500 MB of audio. */
+const MAX_BASE64_CHARS = Math.ceil(ops.MAX_AUDIO_BYTES / 3) * 4;
+
+function decodeBase64(text: string): Buffer {
+  const clean = text.replace(/^data:[^,]*;base64,/, '').replace(/\s+/g, '');
+  if (clean === '') throw invalidParam('audio_base64', '`audio_base64` is empty.');
+  if (!/^[A-Za-z0-9+/_-]*={0,2}$/.test(clean) || clean.length % 4 === 1) {
+    throw invalidParam('audio_base64', '`audio_base64` is not valid base64.');
+  }
+  return Buffer.from(clean, 'base64');
+}
+
+export function registerTools(server: McpServer, ctx: ops.OperationContext): void {
+  server.registerTool(
+    'list_recordings',
+    {
+      title: 'List recordings',
+      description:
+        'List the user’s voice recordings, newest first, with a short preview of each transcript. Use `q` for full-text search over titles and transcripts, `folder_id` to stay in one folder, and the date bounds to narrow by creation time. Page with `cursor`.',
+      inputSchema: {
+        ...page,
+        q: z.string().max(500).optional().describe('Words to find in titles and transcripts ("quoted phrases", OR, -excluded).'),
+        folder_id: z.string().optional().describe('Only recordings in this folder (fld_…).'),
+        created_after: dateTime.optional().describe('Only recordings created after this ISO-8601 time.'),
+        created_before: dateTime.optional().describe('Only recordings created before this ISO-8601 time.'),
+      },
+      outputSchema: ops.listShape(ops.recordingSummaryShape).shape,
+      annotations: { title: 'List recordings', ...READ },
+    },
+    (args) =>
+      runTool(() =>
+        ops.listRecordings(ctx, {
+          ...args,
+          created_after: args.created_after ? new Date(args.created_after) : undefined,
+          created_before: args.created_before ? new Date(args.created_before) : undefined,
+        }),
+      ),
+  );
+
+  server.registerTool(
+    'get_recording',
+    {
+      title: 'Get a recording',
+      description: 'Read one recording: its full transcript with timed segments and the artifacts (summaries, emails, …) made from it.',
+      inputSchema: { recording_id: z.string().describe('The recording’s id (rec_…), from list_recordings.') },
+      outputSchema: ops.recordingShape.shape,
+      annotations: { title: 'Get a recording', ...READ },
+    },
+    (args) => runTool(() => ops.getRecording(ctx, args.recording_id)),
+  );
+
+  server.registerTool(
+    'list_thought_threads',
+    {
+      title: 'List Thought Threads',
+      description: 'List the user’s Thought Threads (running threads of notes, recordings, questions and answers), newest first. Page with `cursor`.',
+      inputSchema: page,
+      outputSchema: ops.listShape(ops.threadSummaryShape).shape,
+      annotations: { title: 'List Thought Threads', ...READ },
+    },
+    (args) => runTool(() => ops.listThoughtThreads(ctx, args)),
+  );
+
+  server.registerTool(
+    'get_thought_thread',
+    {
+      title: 'Get a Thought Thread',
+      description: 'Read one Thought Thread with all its items in order and the sources (recordings, folders, knowledge bases) it draws context from.',
+      inputSchema: { thread_id: z.string().describe('The thread’s id (thr_…), from list_thought_threads.') },
+      outputSchema: ops.threadShape.shape,
+      annotations: { title: 'Get a Thought Thread', ...READ },
+    },
+    (args) => runTool(() => ops.getThoughtThread(ctx, args.thread_id)),
+  );
+
+  server.registerTool(
+    'list_folders',
+    {
+      title: 'List folders',
+      description: 'List the user’s folders with how many recordings each holds, newest first. Use a folder’s id with list_recordings.',
+      inputSchema: page,
+      outputSchema: ops.listShape(ops.folderShape).shape,
+      annotations: { title: 'List folders', ...READ },
+    },
+    (args) => runTool(() => ops.listFolders(ctx, args)),
+  );
+
+  server.registerTool(
+    'get_usage',
+    {
+      title: 'Get usage and limits',
+      description: 'The user’s plan, remaining monthly and prepaid AI Credits, reset time, spending cap and spend, and the current rate-limit window. Check it before costly transcriptions or conversions.',
+      inputSchema: {},
+      outputSchema: ops.usageShape.shape,
+      annotations: { title: 'Get usage and limits', ...READ },
+    },
+    () => runTool(() => ops.getUsage(ctx)),
+  );
+
+  server.registerTool(
+    'transcribe',
+    {
+      title: 'Transcribe audio',
+      description:
+        'Transcribe an audio file (WAV, MP3, M4A, OGG, FLAC, WebM…) sent as base64, into text with timed segments. Spends AI Credits by audio length and counts toward the 10-a-minute AI rate limit. With `save`, the transcript is also stored as a recording.',
+      inputSchema: {
+        audio_base64: z.string().min(1).max(MAX_BASE64_CHARS).describe('The audio file, base64-encoded (a data: URL prefix is accepted).'),
+        filename: z.string().max(255).optional().describe('Original file name, a hint for the decoder.'),
+        language: z.string().max(35).optional().describe('Spoken language code such as "en"; omit to let the engine decide.'),
+        save: z.boolean().optional().describe('Store the transcript as a new recording.'),
+        title: z.string().max(500).optional().describe('Title of the saved recording (with save).'),
+        folder_id: z.string().optional().describe('Folder of the saved recording (with save).'),
+      },
+      outputSchema: ops.transcriptionShape.shape,
+      annotations: { title: 'Transcribe audio', ...AI },
+    },
+    (args) =>
+      runTool(async () => {
+        const options = await ops.checkTranscribeOptions(ctx, { language: args.language, save: args.save, title: args.title, folder_id: args.folder_id });
+        const audio = decodeBase64(args.audio_base64);
+        const admission = await ops.admit(ctx, billing.Operation.OPERATION_TRANSCRIBE);
+        return ops.transcribe(ctx, Readable.from([audio]), { filename: args.filename ?? '', contentType: '' }, options, {
+          admissionId: admission.admissionId,
+          idempotencyKey: `mcp_${crypto.randomUUID()}`,
+        });
+      }),
+  );
+
+  server.registerTool(
+    'convert',
+    {
+      title: 'Convert a transcript',
+      description:
+        'Turn a transcript — given inline, or a recording of the user’s by id — into an artifact: summary, email, spreadsheet, action_items, meeting_notes or key_points, in Markdown (default) or plain text (a spreadsheet becomes CSV). With recording_id the artifact is saved on that recording. Spends AI Credits by transcript length and counts toward the 10-a-minute AI rate limit.',
+      inputSchema: ops.convertInputSchema.shape,
+      outputSchema: ops.artifactShape.shape,
+      annotations: { title: 'Convert a transcript', ...AI },
+    },
+    (args) =>
+      runTool(async () => {
+        ops.checkConvertSource(args);
+        const admission = await ops.admit(ctx, billing.Operation.OPERATION_CONVERT);
+        return ops.convert(ctx, args, { admissionId: admission.admissionId, idempotencyKey: `mcp_${crypto.randomUUID()}` });
+      }),
+  );
+}

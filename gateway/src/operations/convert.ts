@@ -1,0 +1,52 @@
+/** POST /convert and the MCP `convert` tool: a transcript (inline or a recording's) into an artifact. */
+import { conversion } from '@murmur/proto';
+import { MurmurError } from '@murmur/kit';
+import type { OperationContext } from './context';
+import { iso } from './present';
+import type { ConvertInput } from './schemas';
+
+export interface ChargeContext {
+  admissionId: string;
+  idempotencyKey: string;
+  signal?: AbortSignal;
+}
+
+/** Checks what the schema cannot: exactly one source. */
+export function checkConvertSource(input: ConvertInput): void {
+  const sources = [input.transcript !== undefined, input.recording_id !== undefined].filter(Boolean).length;
+  if (sources !== 1) {
+    throw new MurmurError('invalid_request', 'Give exactly one of `transcript` or `recording_id`.', {
+      param: sources === 0 ? 'transcript' : 'recording_id',
+    });
+  }
+}
+
+export async function convert(ctx: OperationContext, input: ConvertInput, charge: ChargeContext) {
+  checkConvertSource(input);
+  const res = await ctx.clients.conversion.convert(
+    {
+      userId: ctx.principal.userId,
+      source:
+        input.recording_id !== undefined
+          ? { $case: 'recordingId', value: input.recording_id }
+          : { $case: 'transcript', value: input.transcript ?? '' },
+      kind: input.kind,
+      outputFormat: input.outputFormat === 'plain' ? conversion.OutputFormat.OUTPUT_FORMAT_PLAIN : conversion.OutputFormat.OUTPUT_FORMAT_MARKDOWN,
+      instructions: input.instructions ?? '',
+      idempotencyKey: charge.idempotencyKey,
+      referenceTime: undefined,
+      admissionId: charge.admissionId,
+    },
+    { signal: charge.signal, deadlineMs: 5 * 60_000 },
+  );
+  return {
+    id: res.id,
+    object: 'artifact' as const,
+    kind: res.kind,
+    format: res.format === conversion.OutputFormat.OUTPUT_FORMAT_PLAIN ? ('plain' as const) : ('markdown' as const),
+    content: res.content,
+    credits_charged: res.creditsCharged,
+    recording_id: res.recordingId || null,
+    created_at: iso(res.createdAt),
+  };
+}

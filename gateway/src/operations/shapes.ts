@@ -1,0 +1,176 @@
+/**
+ * The public JSON shapes as zod schemas — the one description of what each operation returns.
+ * MCP tools declare them as output schemas; the OpenAPI document is generated from them.
+ * `present.ts` builds values of these shapes from the services' messages.
+ */
+import { z } from 'zod';
+
+const isoTime = z.string().describe('ISO-8601 UTC time');
+const nullableTime = isoTime.nullable();
+
+export const artifactShape = z.object({
+  id: z.string().describe('art_…'),
+  object: z.literal('artifact'),
+  kind: z.string(),
+  format: z.enum(['markdown', 'plain']),
+  content: z.string(),
+  credits_charged: z.number().int(),
+  recording_id: z.string().nullable(),
+  created_at: nullableTime,
+});
+
+export const segmentShape = z.object({ start: z.number(), end: z.number(), text: z.string() });
+
+export const recordingSummaryShape = z.object({
+  id: z.string().describe('rec_…'),
+  object: z.literal('recording'),
+  title: z.string(),
+  folder_id: z.string().nullable(),
+  duration_seconds: z.number(),
+  preview: z.string().describe('The opening of the transcript'),
+  created_at: nullableTime,
+  updated_at: nullableTime,
+});
+
+export const recordingShape = recordingSummaryShape.extend({
+  transcript: z.object({ text: z.string(), language: z.string().nullable(), segments: z.array(segmentShape) }).nullable(),
+  artifacts: z.array(artifactShape),
+});
+
+export const threadSummaryShape = z.object({
+  id: z.string().describe('thr_…'),
+  object: z.literal('thought_thread'),
+  title: z.string(),
+  item_count: z.number().int(),
+  created_at: nullableTime,
+  updated_at: nullableTime,
+});
+
+export const threadShape = threadSummaryShape.extend({
+  items: z.array(
+    z.object({
+      id: z.string(),
+      kind: z.enum(['note', 'recording', 'question', 'answer']),
+      text: z.string(),
+      recording_id: z.string().nullable(),
+      created_at: nullableTime,
+    }),
+  ),
+  context_sources: z.array(
+    z.object({
+      id: z.string(),
+      kind: z.enum(['recording', 'folder', 'knowledge_base']),
+      ref_id: z.string(),
+      title: z.string(),
+      added_at: nullableTime,
+    }),
+  ),
+});
+
+export const folderShape = z.object({
+  id: z.string().describe('fld_…'),
+  object: z.literal('folder'),
+  name: z.string(),
+  recording_count: z.number().int(),
+  created_at: nullableTime,
+  updated_at: nullableTime,
+});
+
+export const knowledgeBaseShape = z.object({
+  id: z.string().describe('kb_…'),
+  object: z.literal('knowledge_base'),
+  name: z.string(),
+  description: z.string(),
+  recording_count: z.number().int(),
+  created_at: nullableTime,
+  updated_at: nullableTime,
+});
+
+export function listShape<T extends z.ZodTypeAny>(item: T) {
+  return z.object({
+    object: z.literal('list'),
+    data: z.array(item),
+    has_more: z.boolean(),
+    next_cursor: z.string().nullable().describe('Pass as `cursor` for the next page; null on the last page'),
+  });
+}
+
+export const rateLimitShape = z.object({
+  limit: z.number().int(),
+  remaining: z.number().int(),
+  window_seconds: z.number().int(),
+  reset_seconds: z.number().int(),
+});
+
+export const planShape = z.object({
+  id: z.string(),
+  name: z.string(),
+  monthly_credits: z.number().int(),
+  rate_limit_per_minute: z.number().int(),
+  max_audio_bytes: z.number().int(),
+  max_transcript_chars: z.number().int(),
+  prepaid_credit_price_cents: z.number().int(),
+  transcription_credits_per_minute: z.number().int(),
+  conversion_credits_per_1k_chars: z.number().int(),
+});
+
+export const usageShape = z.object({
+  object: z.literal('usage'),
+  plan: planShape.nullable(),
+  credits: z.object({
+    monthly_allowance: z.number().int(),
+    monthly_remaining: z.number().int(),
+    prepaid_remaining: z.number().int(),
+    reserved: z.number().int(),
+    resets_at: nullableTime,
+  }),
+  period: z.object({ start: nullableTime, end: nullableTime }),
+  spending: z.object({ cap_cents: z.number().int(), spent_cents: z.number().int() }),
+  rate_limit: rateLimitShape,
+  counters: z.object({
+    credits_used: z.number().int(),
+    transcriptions: z.number().int(),
+    transcription_seconds: z.number().int(),
+    conversions: z.number().int(),
+  }),
+});
+
+export const meShape = z.object({
+  id: z.string().describe('usr_…'),
+  object: z.literal('user'),
+  email: z.string(),
+  name: z.string(),
+  created_at: nullableTime,
+  plan: z.object({ id: z.string(), name: z.string() }).nullable(),
+  usage: usageShape,
+  library: z.object({
+    recordings: z.number().int(),
+    thought_threads: z.number().int(),
+    folders: z.number().int(),
+    knowledge_bases: z.number().int(),
+    recorded_seconds: z.number(),
+  }),
+  api_key: z.object({ id: z.string(), expires_at: nullableTime }),
+});
+
+export const transcriptionShape = z.object({
+  id: z.string().describe('trn_…'),
+  object: z.literal('transcription'),
+  text: z.string(),
+  language: z.string().nullable(),
+  duration_seconds: z.number(),
+  segments: z.array(segmentShape),
+  model: z.string(),
+  credits_charged: z.number().int(),
+  recording_id: z.string().nullable(),
+});
+
+export const errorShape = z.object({
+  error: z.object({
+    type: z.string(),
+    code: z.string(),
+    message: z.string(),
+    param: z.string().nullable(),
+    request_id: z.string(),
+  }),
+});

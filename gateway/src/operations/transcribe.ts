@@ -1,0 +1,131 @@
+/**
+ * POST /transcribe and the MCP `transcribe` tool: audio streamed into the transcription
+ * service's client-streaming RPC (backpressure end to end, so memory does not grow with the
+ * upload), then, with `save`, stored as a recording in the library.
+ */
+import { once } from 'node:events';
+import type { Readable } from 'node:stream';
+import { invalidParam, MurmurError } from '@murmur/kit';
+import type { OperationContext } from './context';
+import type { ChargeContext } from './convert';
+import { TRANSCRIPT_FORMATS, type TranscriptFormat } from './transcript-formats';
+
+/** DESIGN.md: audio up to 500 MB, as a file or as decoded base64. */
+export const MAX_AUDIO_BYTES = 500 * 1024 * 1024;
+/** gRPC messages of audio are cut to this size. */
+const CHUNK_BYTES = 256 * 1024;
+/** A 2-hour recording on a small machine takes a while; the gateway waits this long at most. */
+const TRANSCRIBE_DEADLINE_MS = 3 * 60 * 60 * 1000;
+
+export interface TranscribeOptions {
+  language?: string;
+  response_format?: string;
+  save?: boolean;
+  title?: string;
+  folder_id?: string;
+}
+
+export interface CheckedTranscribeOptions {
+  language: string;
+  responseFormat: TranscriptFormat;
+  save: boolean;
+  title: string;
+  folderId: string;
+}
+
+const LANGUAGE = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/;
+
+/** Validates the options (all of which arrive before the audio), including the folder's owner. */
+export async function checkTranscribeOptions(ctx: OperationContext, o: TranscribeOptions): Promise<CheckedTranscribeOptions> {
+  if (o.language !== undefined && o.language !== '' && !LANGUAGE.test(o.language)) {
+    throw invalidParam('language', '`language` must be a language code such as "en" or "pt-BR".');
+  }
+  const format = (o.response_format ?? 'json') as TranscriptFormat;
+  if (!TRANSCRIPT_FORMATS.includes(format)) {
+    throw invalidParam('response_format', `\`response_format\` must be one of ${TRANSCRIPT_FORMATS.join(', ')}.`);
+  }
+  if (o.title !== undefined && o.title.length > 500) throw invalidParam('title', '`title` is at most 500 characters.');
+  if ((o.title !== undefined || o.folder_id !== undefined) && !o.save) {
+    throw invalidParam(o.title !== undefined ? 'title' : 'folder_id', '`title` and `folder_id` only apply with `save: true`.');
+  }
+  if (o.save && o.folder_id) {
+    await ctx.clients.library.getFolder({ ownerId: ctx.principal.userId, folderId: o.folder_id });
+  }
+  return { language: o.language ?? '', responseFormat: format, save: o.save ?? false, title: o.title ?? '', folderId: o.folder_id ?? '' };
+}
+
+/** Sends `audio` through the transcription service and, with `save`, stores the result. */
+export async function transcribe(
+  ctx: OperationContext,
+  audio: Readable,
+  file: { filename: string; contentType: string },
+  options: CheckedTranscribeOptions,
+  charge: ChargeContext,
+) {
+  const { stream, response } = ctx.clients.transcription.transcribe({ signal: charge.signal, deadlineMs: TRANSCRIBE_DEADLINE_MS });
+  let done = false;
+  const settled = response.then(
+    (r) => ({ ok: true as const, r }),
+    (e: unknown) => ({ ok: false as const, e }),
+  );
+  void settled.then(() => (done = true));
+  const write = async (msg: Parameters<typeof stream.write>[0]) => {
+    if (!stream.write(msg)) await Promise.race([once(stream, 'drain'), settled]);
+  };
+  try {
+    await write({
+      payload: {
+        $case: 'config',
+        value: {
+          userId: ctx.principal.userId,
+          language: options.language,
+          idempotencyKey: charge.idempotencyKey,
+          maxBytes: MAX_AUDIO_BYTES,
+          filename: file.filename,
+          contentType: file.contentType,
+          admissionId: charge.admissionId,
+        },
+      },
+    });
+    for await (const chunk of audio as AsyncIterable<Buffer>) {
+      // The service answered early (e.g. audio_too_large): stop reading the upload.
+      if (done) break;
+      for (let at = 0; at < chunk.length; at += CHUNK_BYTES) {
+        await write({ payload: { $case: 'audioChunk', value: chunk.subarray(at, at + CHUNK_BYTES) } });
+      }
+    }
+    stream.end();
+  } catch (err) {
+    // The upload failed (too large, bad base64, client gone): the service must not go on.
+    stream.cancel();
+    await settled;
+    throw err;
+  }
+  const result = await settled;
+  if (!result.ok) throw result.e;
+  const t = result.r;
+  let recordingId: string | null = null;
+  if (options.save) {
+    const { recording } = await ctx.clients.library.createRecording({
+      ownerId: ctx.principal.userId,
+      title: options.title || `Transcription ${new Date().toISOString().slice(0, 16).replace('T', ' ')}`,
+      folderId: options.folderId,
+      durationSeconds: t.durationSeconds,
+      transcript: { text: t.text, language: t.language, segments: t.segments },
+      createdAt: undefined,
+    });
+    if (!recording) throw new MurmurError('internal_error');
+    recordingId = recording.id;
+  }
+  return {
+    id: t.id,
+    object: 'transcription' as const,
+    text: t.text,
+    language: t.language || null,
+    duration_seconds: t.durationSeconds,
+    segments: t.segments.map((s) => ({ start: s.startSeconds, end: s.endSeconds, text: s.text })),
+    model: t.model,
+    credits_charged: t.creditsCharged,
+    recording_id: recordingId,
+  };
+}

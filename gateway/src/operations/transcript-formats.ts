@@ -1,0 +1,42 @@
+/**
+ * The `response_format`s of a transcription besides JSON: plain text, SubRip (SRT) and WebVTT,
+ * built from the segments. Pure; table-tested.
+ */
+export interface TimedSegment {
+  start: number;
+  end: number;
+  text: string;
+}
+
+export const TRANSCRIPT_FORMATS = ['json', 'text', 'srt', 'vtt'] as const;
+export type TranscriptFormat = (typeof TRANSCRIPT_FORMATS)[number];
+
+function clock(seconds: number, separator: ',' | '.'): string {
+  const ms = Math.max(0, Math.round(seconds * 1000));
+  const h = Math.floor(ms / 3_600_000);
+  const m = Math.floor((ms % 3_600_000) / 60_000);
+  const s = Math.floor((ms % 60_000) / 1000);
+  const frac = ms % 1000;
+  const pad = (n: number, w = 2) => String(n).padStart(w, '0');
+  return `${pad(h)}:${pad(m)}:${pad(s)}${separator}${pad(frac, 3)}`;
+}
+
+/** Cue text may not contain a blank line (it would end the cue) nor, in VTT, the "-->" marker. */
+function cueText(text: string, vtt: boolean): string {
+  const oneBlock = text.trim().replace(/\r\n?/g, '\n').replace(/\n{2,}/g, '\n');
+  return vtt ? oneBlock.replace(/-->/g, '->') : oneBlock;
+}
+
+export function toSrt(segments: TimedSegment[]): string {
+  return segments
+    .filter((s) => s.text.trim() !== '')
+    .map((s, i) => `${i + 1}\n${clock(s.start, ',')} --> ${clock(s.end, ',')}\n${cueText(s.text, false)}\n`)
+    .join('\n');
+}
+
+export function toVtt(segments: TimedSegment[]): string {
+  const cues = segments
+    .filter((s) => s.text.trim() !== '')
+    .map((s) => `${clock(s.start, '.')} --> ${clock(s.end, '.')}\n${cueText(s.text, true)}\n`);
+  return ['WEBVTT\n', ...cues].join('\n');
+}

@@ -1,0 +1,149 @@
+/**
+ * The pipeline every AI route (POST /transcribe, POST /convert) runs through, in this order:
+ *  1. the key is verified (requireKey, before this);
+ *  2. Idempotency-Key: a key whose first request still runs → 409; a finished one → its stored
+ *     response is replayed for the same parameters (`Idempotent-Replayed: true`, nothing charged)
+ *     or 409 for other parameters;
+ *  3. admission by billing — credits, spending cap and the rate limit — BEFORE the body is read,
+ *     so a user with nothing left is refused before uploading 500 MB;
+ *  4. the body is read and the operation executes, charging through billing with the admission
+ *     and the idempotency key; RateLimit-* headers go on every response, errors included.
+ * A response is stored for replay once execution began (2xx, and the 5xx of a failed engine);
+ * requests refused before that (validation, billing, conflicts) leave the key free for a retry.
+ */
+import type { Request, Response } from 'express';
+import { randomUUID } from 'node:crypto';
+import type { billing } from '@murmur/proto';
+import { fromGrpcError, MurmurError, toErrorBody } from '@murmur/kit';
+import type { Clients } from '../clients';
+import type { IdempotencyStore, StoredResponse } from '../idempotency/store';
+import { admit, type OperationContext } from '../operations';
+import { idempotencyKeyOf } from './idempotency-key';
+import { rateLimitOfError, setRateLimitHeaders } from './rate-limit-headers';
+import { sendError } from './errors';
+
+/** What an executing AI operation gets from the pipeline. */
+export interface AiCall {
+  /** From billing's admission: the charge does not take a second rate-limit slot. */
+  admissionId: string;
+  /** The caller's Idempotency-Key, or a fresh one: makes the credit reservation idempotent. */
+  idempotencyKey: string;
+  /** Aborted when the client goes away. */
+  signal: AbortSignal;
+}
+
+export interface AiRouteSpec<I> {
+  operation: billing.Operation;
+  /** Reads and validates the body. */
+  read(req: Request, res: Response, signal: AbortSignal): Promise<I>;
+  /** The parameters' fingerprint; called after execute (a streamed upload is hashed as it flows). */
+  fingerprint(input: I): string;
+  /** Reads the whole body only to fingerprint it (the replay check; nothing executes). */
+  fingerprintOf(req: Request, res: Response, signal: AbortSignal): Promise<string>;
+  /** Executes and renders the success response. */
+  execute(ctx: OperationContext, input: I, call: AiCall): Promise<StoredResponse>;
+}
+
+/** Failures stored for replay: the engine ran and failed, or a bug; everything else may be retried. */
+const STORED_FAILURES = new Set(['conversion_failed', 'transcription_failed', 'internal_error']);
+
+function conflict(message: string): MurmurError {
+  return new MurmurError('idempotency_conflict', message, { param: 'Idempotency-Key' });
+}
+
+function send(res: Response, stored: StoredResponse, replayed: boolean): void {
+  res.status(stored.status);
+  for (const [name, value] of Object.entries(stored.headers)) res.setHeader(name, value);
+  if (replayed) res.setHeader('Idempotent-Replayed', 'true');
+  res.end(stored.body);
+}
+
+function errorResponse(req: Request, err: MurmurError): StoredResponse {
+  return {
+    status: err.httpStatus,
+    headers: { 'content-type': 'application/json; charset=utf-8' },
+    body: JSON.stringify(toErrorBody(err, req.requestId)),
+  };
+}
+
+/** Stands for "any parameters": a failure whose upload could not be fingerprinted binds the key. */
+const WILDCARD = '*';
+
+function fingerprintOrWildcard<I>(spec: AiRouteSpec<I>, input: I | undefined): string {
+  try {
+    return input === undefined ? WILDCARD : spec.fingerprint(input);
+  } catch {
+    return WILDCARD;
+  }
+}
+
+/** Drains what is left of a request body (so a 409 or replay can be answered on a kept-alive connection). */
+function drain(req: Request): void {
+  req.resume();
+}
+
+export function aiRoute<I>(clients: Clients, store: IdempotencyStore, spec: AiRouteSpec<I>) {
+  return async (req: Request, res: Response): Promise<void> => {
+    const principal = req.principal!;
+    const owner = principal.userId;
+    const ctx: OperationContext = { principal, clients };
+    const controller = new AbortController();
+    res.on('close', () => {
+      if (!res.writableFinished) controller.abort();
+    });
+
+    const key = idempotencyKeyOf(req);
+    if (key) {
+      const existing = await store.claim(owner, key, null);
+      if (!existing.claimed) {
+        const { record } = existing;
+        if (record.state === 'running') {
+          drain(req);
+          throw conflict('A request with this Idempotency-Key is still running. Retry after it finishes.');
+        }
+        const fingerprint = await spec.fingerprintOf(req, res, controller.signal);
+        if (record.fingerprint !== WILDCARD && fingerprint !== record.fingerprint) {
+          throw conflict('This Idempotency-Key was used with other parameters. Use a new key for a new request.');
+        }
+        setRateLimitHeaders(res, (await clients.billing.getRateLimit({ userId: owner })).rateLimit);
+        send(res, record.response, true);
+        return;
+      }
+    }
+
+    let began = false;
+    let input: I | undefined;
+    try {
+      let admission: billing.AdmitAiRequestResponse;
+      try {
+        admission = await admit(ctx, spec.operation);
+      } catch (err) {
+        const e = fromGrpcError(err);
+        if (e.code === 'rate_limit_exceeded') setRateLimitHeaders(res, rateLimitOfError(e));
+        throw e;
+      }
+      setRateLimitHeaders(res, admission.rateLimit);
+      input = await spec.read(req, res, controller.signal);
+      began = true;
+      const response = await spec.execute(ctx, input, {
+        admissionId: admission.admissionId,
+        idempotencyKey: key ?? `auto_${randomUUID()}`,
+        signal: controller.signal,
+      });
+      if (key) await store.complete(owner, key, spec.fingerprint(input), response);
+      send(res, response, false);
+    } catch (err) {
+      const e = err instanceof MurmurError ? err : fromGrpcError(err);
+      if (key) {
+        if (began && STORED_FAILURES.has(e.code)) {
+          await store.complete(owner, key, fingerprintOrWildcard(spec, input), errorResponse(req, e)).catch(() => undefined);
+        } else {
+          await store.release(owner, key).catch(() => undefined);
+        }
+      }
+      if (controller.signal.aborted) return;
+      drain(req);
+      sendError(req, res, e);
+    }
+  };
+}

@@ -1,0 +1,41 @@
+/** The REST specs of the AI routes: how each reads its body and renders its answer. */
+import { createHash } from 'node:crypto';
+import type { Request, Response } from 'express';
+import { billing } from '@murmur/proto';
+import * as ops from '../operations';
+import type { AiRouteSpec } from './ai-route';
+import { readJsonBody } from './json-body';
+
+function sha256(value: string): string {
+  return createHash('sha256').update(value).digest('hex');
+}
+
+function json(status: number, body: unknown) {
+  return { status, headers: { 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify(body) };
+}
+
+/** Canonical JSON (sorted keys) so the same parameters always fingerprint the same. */
+export function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : 1));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** POST /convert: a JSON body of at most 16 MB (the plan's transcript limit is checked by conversion). */
+export function convertSpec(): AiRouteSpec<ops.ConvertInput> {
+  const read = async (req: Request, res: Response) => {
+    const input = ops.parseInput(ops.convertInputSchema, await readJsonBody(req, res, '16mb'));
+    ops.checkConvertSource(input);
+    return input;
+  };
+  return {
+    operation: billing.Operation.OPERATION_CONVERT,
+    read,
+    fingerprint: (input) => sha256(canonical(input)),
+    fingerprintOf: async (req, res) => sha256(canonical(await read(req, res))),
+    execute: async (ctx, input, call) => json(200, await ops.convert(ctx, input, call)),
+  };
+}

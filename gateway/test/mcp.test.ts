@@ -1,0 +1,174 @@
+/**
+ * The MCP server over real HTTP with the SDK's Client: tools and their schemas, the read tools
+ * against seeded data, tenancy, errors as isError results with contract codes, and the HTTP
+ * rules before JSON-RPC (401, 403 Origin, 405, batches).
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { seedLibrary } from '../src/admin/seed';
+import { startSystem, type TestSystem } from './support/system';
+
+type Structured = Record<string, any>;
+
+describe('MCP server', () => {
+  let sys: TestSystem;
+  let alice: { id: string; key: string };
+  let bob: { id: string; key: string };
+  let client: Client;
+
+  async function connect(key: string): Promise<Client> {
+    const c = new Client({ name: 'murmur-test', version: '1.0.0' });
+    await c.connect(new StreamableHTTPClientTransport(new URL(`${sys.baseUrl}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
+    return c;
+  }
+
+  const call = async (c: Client, name: string, args: Record<string, unknown> = {}) => {
+    const res = await c.callTool({ name, arguments: args });
+    const text = (res.content as Array<{ text: string }>)[0]?.text ?? '';
+    if (res.isError) {
+      // The contract's error body, as text and in _meta (see gateway/src/mcp/tool-result.ts).
+      expect(JSON.parse(text)).toEqual((res._meta as Structured)['dev.murmur/error']);
+      return { isError: true, data: JSON.parse(text) as Structured, text };
+    }
+    return { isError: false, data: res.structuredContent as Structured, text };
+  };
+
+  beforeAll(async () => {
+    sys = await startSystem();
+    const a = await sys.newUser('mcp-alice@example.com');
+    const b = await sys.newUser('mcp-bob@example.com');
+    alice = { id: a.user.id, key: a.key };
+    bob = { id: b.user.id, key: b.key };
+    await seedLibrary(sys.clients.library, alice.id, { recordings: 12, seed: 5 });
+    await seedLibrary(sys.clients.library, bob.id, { recordings: 6, seed: 6 });
+    client = await connect(alice.key);
+  });
+  afterAll(async () => {
+    await client?.close();
+    await sys.stop();
+  });
+
+  it('lists the eight tools with input and output schemas and explicit annotations', async () => {
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(
+      ['convert', 'get_recording', 'get_thought_thread', 'get_usage', 'list_folders', 'list_recordings', 'list_thought_threads', 'transcribe'].sort(),
+    );
+    for (const tool of tools) {
+      expect(tool.description!.length).toBeGreaterThan(40);
+      expect(tool.inputSchema.type).toBe('object');
+      expect(tool.outputSchema?.type).toBe('object');
+      expect(tool.annotations?.openWorldHint).toBe(false);
+      const ai = tool.name === 'transcribe' || tool.name === 'convert';
+      expect(tool.annotations?.readOnlyHint).toBe(!ai);
+      if (ai) expect(tool.annotations?.destructiveHint).toBe(false);
+    }
+    const list = tools.find((t) => t.name === 'list_recordings')!;
+    expect((list.inputSchema.properties as Structured).limit).toMatchObject({ type: 'integer', minimum: 1, maximum: 100 });
+  });
+
+  it('pages recordings exactly as REST does, with structured content and the same JSON as text', async () => {
+    const first = await call(client, 'list_recordings', { limit: 5 });
+    expect(first.isError).toBe(false);
+    expect(first.data).toMatchObject({ object: 'list', has_more: true });
+    expect(JSON.parse(first.text)).toEqual(first.data);
+    const rest = await fetch(`${sys.baseUrl}/api/v1/recordings?limit=5`, { headers: { authorization: `Bearer ${alice.key}` } });
+    expect(((await rest.json()) as Structured).data).toEqual(first.data.data);
+    const ids = new Set<string>();
+    let cursor: string | undefined;
+    do {
+      const page = await call(client, 'list_recordings', { limit: 5, ...(cursor ? { cursor } : {}) });
+      for (const r of page.data.data) ids.add(r.id);
+      cursor = page.data.next_cursor ?? undefined;
+    } while (cursor);
+    expect(ids.size).toBe(12);
+  });
+
+  it('reads a recording, a thread, folders and usage', async () => {
+    const id = (await call(client, 'list_recordings', { limit: 1 })).data.data[0].id;
+    const rec = await call(client, 'get_recording', { recording_id: id });
+    expect(rec.data).toMatchObject({ id, object: 'recording' });
+    expect(rec.data.transcript.segments.length).toBeGreaterThan(0);
+    const threadId = (await call(client, 'list_thought_threads')).data.data[0].id;
+    expect((await call(client, 'get_thought_thread', { thread_id: threadId })).data.items.length).toBeGreaterThan(0);
+    expect((await call(client, 'list_folders')).data.data.length).toBeGreaterThan(0);
+    expect((await call(client, 'get_usage')).data).toMatchObject({ object: 'usage', rate_limit: { limit: 10 } });
+  });
+
+  it('answers another user’s ids with not_found as an isError result, exactly like missing ones', async () => {
+    const bobClient = await connect(bob.key);
+    const bobRecording = (await call(bobClient, 'list_recordings', { limit: 1 })).data.data[0].id;
+    await bobClient.close();
+    for (const recording_id of [bobRecording, 'rec_doesnotexist000000000000']) {
+      const res = await call(client, 'get_recording', { recording_id });
+      expect(res.isError).toBe(true);
+      expect(res.data.error).toMatchObject({ code: 'not_found', type: 'invalid_request_error' });
+      expect(JSON.parse(res.text)).toEqual(res.data);
+    }
+    const mine = await call(client, 'list_recordings', { limit: 100 });
+    expect(mine.data.data.map((r: Structured) => r.id)).not.toContain(bobRecording);
+  });
+
+  it.each([
+    ['list_recordings', { limit: 0 }],
+    ['list_recordings', { limit: 101 }],
+    ['list_recordings', { limit: 'ten' }],
+    ['list_recordings', { created_after: 'yesterday' }],
+    ['list_recordings', { cursor: 'forged' }],
+    ['get_recording', {}],
+    ['convert', { kind: 'summary' }],
+    ['convert', { kind: 'summary', transcript: 'x', recording_id: 'rec_x' }],
+  ])('refuses bad input to %s %j as an invalid_request result', async (name, args) => {
+    const res = await call(client, name, args);
+    expect(res.isError).toBe(true);
+    expect(res.data.error.code).toBe('invalid_request');
+  });
+
+  describe('HTTP rules before JSON-RPC', () => {
+    const initialize = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    });
+    const post = (headers: Record<string, string>, body = initialize) =>
+      fetch(`${sys.baseUrl}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body });
+
+    it.each([
+      ['no key', {}, 'missing_api_key', 'Bearer realm="murmur"'],
+      ['a malformed key', { authorization: 'Bearer nope' }, 'invalid_api_key', 'Bearer realm="murmur", error="invalid_token"'],
+      ['an unknown key', { authorization: `Bearer svc_${'0'.repeat(64)}` }, 'invalid_api_key', 'Bearer realm="murmur", error="invalid_token"'],
+    ])('answers %s with 401 and the contract body', async (_n, headers, code, challenge) => {
+      const res = await post(headers);
+      expect(res.status).toBe(401);
+      expect(res.headers.get('www-authenticate')).toBe(challenge);
+      expect(((await res.json()) as Structured).error.code).toBe(code);
+    });
+
+    it('refuses a foreign Origin with 403 and allows a request without one', async () => {
+      const res = await post({ authorization: `Bearer ${alice.key}`, origin: 'https://evil.example' });
+      expect(res.status).toBe(403);
+      expect(((await res.json()) as Structured).error.code).toBe('forbidden_origin');
+      expect((await post({ authorization: `Bearer ${alice.key}` })).status).toBe(200);
+    });
+
+    it('answers GET and DELETE with 405', async () => {
+      for (const method of ['GET', 'DELETE']) {
+        const res = await fetch(`${sys.baseUrl}/mcp`, { method, headers: { authorization: `Bearer ${alice.key}`, accept: 'text/event-stream' } });
+        expect(res.status).toBe(405);
+        expect(res.headers.get('allow')).toBe('POST');
+      }
+    });
+
+    it('rejects a JSON-RPC batch as an invalid request', async () => {
+      const res = await post({ authorization: `Bearer ${alice.key}` }, `[${initialize}]`);
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as Structured).error.code).toBe(-32600);
+    });
+
+    it('rejects an unsupported MCP-Protocol-Version header', async () => {
+      const list = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} });
+      const res = await post({ authorization: `Bearer ${alice.key}`, 'mcp-protocol-version': '1999-01-01' }, list);
+      expect(res.status).toBe(400);
+    });
+  });
+});
