@@ -3,6 +3,7 @@ import express, { type Express } from 'express';
 import type { Logger } from '@murmur/kit';
 import type { Clients } from './clients';
 import type { IdempotencyStore } from './idempotency/store';
+import type { VerifiedKeyCache } from './key-cache';
 import { mcpHandlers } from './mcp/handler';
 import { errorHandler } from './rest/errors';
 import { requestContext } from './rest/request-context';
@@ -15,6 +16,8 @@ export interface AppDeps {
   idempotency: IdempotencyStore;
   /** Browser origins allowed to call /mcp (requests without an Origin header always are). */
   mcpAllowedOrigins?: string[];
+  /** Verified keys cached in the gateway (only with the Redis revocation channel). */
+  keyCache?: VerifiedKeyCache;
 }
 
 /** Reported to MCP clients as the server version. */
@@ -29,8 +32,8 @@ export function createApp(deps: AppDeps): Express {
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
-  app.use('/api/v1', apiRouter(deps.clients, deps.idempotency));
-  const mcp = mcpHandlers({ clients: deps.clients, log: deps.log, allowedOrigins: deps.mcpAllowedOrigins ?? [], version: MURMUR_VERSION });
+  app.use('/api/v1', apiRouter(deps.clients, deps.idempotency, deps.keyCache));
+  const mcp = mcpHandlers({ clients: deps.clients, log: deps.log, allowedOrigins: deps.mcpAllowedOrigins ?? [], version: MURMUR_VERSION, keyCache: deps.keyCache });
   app.post('/mcp', mcp.checkOrigin, mcp.requireKey, mcp.post);
   app.all('/mcp', mcp.checkOrigin, mcp.requireKey, mcp.notAllowed);
   app.use(() => notFound());

@@ -4,3 +4,4 @@ export * from './clients';
 export * as operations from './operations';
 export * as admin from './admin/commands';
 export * from './idempotency/store';
+export * from './key-cache';

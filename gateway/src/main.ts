@@ -5,10 +5,11 @@
  * in-process otherwise). Listens on PORT (default 8080); service addresses come from *_ADDR.
  */
 import type { Server } from 'node:http';
-import { commonSchema, connectRedis, createLogger, loadConfig, onShutdown, serviceAddressSchema, storageSchema, z } from '@murmur/kit';
+import { commonSchema, connectRedis, createLogger, loadConfig, onShutdown, RevocationListener, serviceAddressSchema, storageSchema, systemClock, z } from '@murmur/kit';
 import { createApp } from './app';
 import { closeClients, createClients } from './clients';
 import { MemoryIdempotencyStore, RedisIdempotencyStore } from './idempotency/store';
+import { VerifiedKeyCache } from './key-cache';
 
 async function main(): Promise<void> {
   const cfg = loadConfig({
@@ -24,11 +25,21 @@ async function main(): Promise<void> {
   const redis = cfg.REDIS_URL ? await connectRedis(cfg.REDIS_URL, log) : undefined;
   if (!redis) log.info('REDIS_URL unset: idempotency records are in-process (exact for one gateway replica only)');
   const clients = createClients(cfg, cfg.GRPC_DEADLINE_MS);
+  // With Redis, verified keys are cached here and auth pushes revocations (acknowledged).
+  let keyCache: VerifiedKeyCache | undefined;
+  let listener: RevocationListener | undefined;
+  if (redis) {
+    const cache = new VerifiedKeyCache(systemClock, () => listener?.live === true);
+    listener = new RevocationListener(redis, { onRevoked: (keyId) => cache.revoke(keyId), onReset: () => cache.clear() }, log);
+    await listener.start();
+    keyCache = cache;
+  }
   const app = createApp({
     clients,
     log,
     idempotency: redis ? new RedisIdempotencyStore(redis) : new MemoryIdempotencyStore(),
     mcpAllowedOrigins: cfg.MCP_ALLOWED_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean),
+    keyCache,
   });
   const server: Server = app.listen(cfg.PORT, cfg.HOST, () => log.info({ port: cfg.PORT }, 'gateway listening'));
   // Uploads of 500 MB on slow links: no whole-request timeout; idle sockets still close.
@@ -37,6 +48,7 @@ async function main(): Promise<void> {
   onShutdown(log, [
     () => new Promise<void>((resolve) => server.close(() => resolve())),
     async () => closeClients(clients),
+    async () => listener?.stop(),
     async () => void (await redis?.close()),
   ]);
 }

@@ -67,6 +67,19 @@ describe('authentication over REST', () => {
     expect(res.body.error.code).toBe('invalid_api_key');
   });
 
+  it('fails a revoked key on the very next request through every gateway replica, caches warm', async () => {
+    const second = await sys.extraGateway();
+    const { key: k, keyId: id } = await sys.newUser('replicas@example.com');
+    for (let i = 0; i < 3; i++) {
+      expect((await get(sys.baseUrl, '/api/v1/me', k)).status).toBe(200);
+      expect((await get(second.baseUrl, '/api/v1/me', k)).status).toBe(200);
+    }
+    await sys.clients.auth.revokeApiKey({ keyId: id, userId: '' });
+    const [a, b] = await Promise.all([get(sys.baseUrl, '/api/v1/me', k), get(second.baseUrl, '/api/v1/me', k)]);
+    expect([a.status, b.status]).toEqual([401, 401]);
+    expect(a.body.error.code).toBe('invalid_api_key');
+  });
+
   it('expires a 30-day key exactly at its expiry, and not one second before', async () => {
     const start = sys.authClock.now();
     const { key: k } = await sys.newUser('expiring@example.com', auth.KeyExpiry.KEY_EXPIRY_30_DAYS);

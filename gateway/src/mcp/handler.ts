@@ -11,7 +11,8 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { MurmurError, type Logger } from '@murmur/kit';
 import type { Clients } from '../clients';
-import { authenticate } from '../operations';
+import type { VerifiedKeyCache } from '../key-cache';
+import { requireKey as requireKeyMiddleware } from '../rest/authenticate';
 import { sendError } from '../rest/errors';
 import { toolError } from './tool-result';
 import { registerTools } from './tools';
@@ -22,6 +23,7 @@ export interface McpOptions {
   /** Origins allowed to call /mcp from a browser; a request without Origin is always allowed. */
   allowedOrigins: string[];
   version: string;
+  keyCache?: VerifiedKeyCache;
 }
 
 /** JSON-RPC bodies up to 100 MB: the transcribe tool takes audio as base64 (≈ 75 MB of audio). */
@@ -42,10 +44,7 @@ export function mcpHandlers(opts: McpOptions) {
     next();
   };
 
-  const requireKey = async (req: Request, _res: Response, next: NextFunction) => {
-    req.principal = await authenticate(opts.clients, req.get('authorization'));
-    next();
-  };
+  const requireKey = requireKeyMiddleware(opts.clients, opts.keyCache);
 
   const post = async (req: Request, res: Response) => {
     await new Promise<void>((resolve, reject) => json(req, res, (err?: unknown) => (err ? reject(err) : resolve())));

@@ -2,6 +2,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { auth } from '@murmur/proto';
 import type { Clients } from '../clients';
+import type { VerifiedKeyCache } from '../key-cache';
 import { authenticate } from '../operations';
 
 declare module 'express-serve-static-core' {
@@ -10,9 +11,9 @@ declare module 'express-serve-static-core' {
   }
 }
 
-export function requireKey(clients: Clients) {
+export function requireKey(clients: Clients, keyCache?: VerifiedKeyCache) {
   return async (req: Request, _res: Response, next: NextFunction): Promise<void> => {
-    req.principal = await authenticate(clients, req.get('authorization'));
+    req.principal = await authenticate(clients, req.get('authorization'), keyCache);
     next();
   };
 }

@@ -7,6 +7,7 @@ import { Router, type Request, type Response } from 'express';
 import { MurmurError } from '@murmur/kit';
 import type { Clients } from '../clients';
 import type { IdempotencyStore } from '../idempotency/store';
+import type { VerifiedKeyCache } from '../key-cache';
 import * as ops from '../operations';
 import { aiRoute } from './ai-route';
 import { convertSpec } from './ai-routes';
@@ -39,9 +40,9 @@ const ROUTES: Route[] = [
   { method: 'get', path: '/knowledge-bases', handler: (ctx, req) => ops.listKnowledgeBases(ctx, parseQuery(req, PAGE)) },
 ];
 
-export function apiRouter(clients: Clients, idempotency: IdempotencyStore): Router {
+export function apiRouter(clients: Clients, idempotency: IdempotencyStore, keyCache?: VerifiedKeyCache): Router {
   const router = Router({ strict: false, caseSensitive: true });
-  const authenticate = requireKey(clients);
+  const authenticate = requireKey(clients, keyCache);
   const allowed = new Map<string, string[]>([['/convert', ['POST']]]);
   router.post('/convert', authenticate, aiRoute(clients, idempotency, convertSpec()));
   for (const route of ROUTES) {

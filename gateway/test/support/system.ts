@@ -6,11 +6,66 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { auth } from '@murmur/proto';
-import { connectRedis, createLogger, ManualClock, openTestDatabase, RedisCache, type Database, type Redis } from '@murmur/kit';
+import {
+  connectRedis,
+  createLogger,
+  ManualClock,
+  openTestDatabase,
+  publishRevocation,
+  RedisCache,
+  RevocationListener,
+  type Database,
+  type Logger,
+  type Redis,
+} from '@murmur/kit';
 import { AUTH_MIGRATIONS_DIR, startAuthService } from '@murmur/auth';
 import { BILLING_MIGRATIONS_DIR, startBillingService } from '@murmur/billing';
 import { LIBRARY_MIGRATIONS_DIR, startLibraryService } from '@murmur/library';
-import { closeClients, createApp, createClients, MemoryIdempotencyStore, type Clients, type ServiceAddresses } from '@murmur/gateway';
+import {
+  closeClients,
+  createApp,
+  createClients,
+  MemoryIdempotencyStore,
+  RedisIdempotencyStore,
+  VerifiedKeyCache,
+  type Clients,
+  type ServiceAddresses,
+} from '@murmur/gateway';
+
+export interface TestGateway {
+  baseUrl: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * One gateway replica over `clients`: with Redis, its own verified-key cache fed by the
+ * revocation channel and Redis idempotency records, exactly as main.ts wires it.
+ */
+export async function startGateway(clients: Clients, log: Logger, clock: ManualClock, redis?: Redis, prefix = ''): Promise<TestGateway> {
+  let listener: RevocationListener | undefined;
+  let keyCache: VerifiedKeyCache | undefined;
+  if (redis) {
+    const cache = new VerifiedKeyCache(clock, () => listener?.live === true);
+    listener = new RevocationListener(redis, { onRevoked: (id) => cache.revoke(id), onReset: () => cache.clear() });
+    await listener.start();
+    keyCache = cache;
+  }
+  const idempotency = redis ? new RedisIdempotencyStore(redis, `${prefix}idem:`) : new MemoryIdempotencyStore();
+  const app = createApp({ clients, log, idempotency, keyCache });
+  const server: Server = await new Promise((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  return {
+    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    async stop() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await listener?.stop();
+    },
+  };
+}
 
 export interface TestSystem {
   baseUrl: string;
@@ -19,6 +74,8 @@ export interface TestSystem {
   addresses: ServiceAddresses;
   /** The clock of the auth service (key expiry); starts at the real now. */
   authClock: ManualClock;
+  /** Another gateway replica over the same services (its own key cache and listener). */
+  extraGateway(): Promise<TestGateway>;
   /** Creates a user and a key; returns both. */
   newUser(email: string, expiry?: auth.KeyExpiry): Promise<{ user: auth.User; key: string; keyId: string }>;
   stop(): Promise<void>;
@@ -41,6 +98,7 @@ export async function startSystem(): Promise<TestSystem> {
     address: '127.0.0.1:0',
     clock: authClock,
     cache: redis ? new RedisCache(redis, `${prefix}auth:`) : undefined,
+    announceRevocation: redis ? async (keyId) => void (await publishRevocation(redis, keyId)) : undefined,
   });
   const billingSvc = await startBillingService({ db: billingDb, log, address: '127.0.0.1:0' });
   const librarySvc = await startLibraryService({ db: libraryDb, log, address: '127.0.0.1:0' });
@@ -52,11 +110,9 @@ export async function startSystem(): Promise<TestSystem> {
     CONVERSION_ADDR: '127.0.0.1:1',
   };
   const clients = createClients(addresses, 10_000);
-  const app = createApp({ clients, log, idempotency: new MemoryIdempotencyStore() });
-  const server: Server = await new Promise((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
-  });
-  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const gateway = await startGateway(clients, log, authClock, redis, prefix);
+  const baseUrl = gateway.baseUrl;
+  const extraGateways: TestGateway[] = [];
 
   return {
     baseUrl,
@@ -68,9 +124,13 @@ export async function startSystem(): Promise<TestSystem> {
       const res = await clients.auth.createApiKey({ userId: user!.id, name: 'test', expiry });
       return { user: user!, key: res.key, keyId: res.apiKey!.id };
     },
+    async extraGateway() {
+      const g = await startGateway(clients, log, authClock, redis, prefix);
+      extraGateways.push(g);
+      return g;
+    },
     async stop() {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeAllConnections();
+      await Promise.all([gateway, ...extraGateways].map((g) => g.stop()));
       closeClients(clients);
       await Promise.all([authSvc.stop(), billingSvc.stop(), librarySvc.stop()]);
       await redis?.close();

@@ -27,6 +27,8 @@ export interface AuthServiceDeps {
   cache?: KeyValueCache;
   /** HMAC key of ListUsers page tokens (MURMUR_CURSOR_SECRET); default the kit's dev secret. */
   cursorSecret?: string;
+  /** Pushes revocations to the gateways' key caches (publishRevocation when REDIS_URL is set). */
+  announceRevocation?: (keyId: string) => Promise<void>;
 }
 
 export interface RunningAuthService {
@@ -50,6 +52,7 @@ export async function startAuthService(deps: AuthServiceDeps): Promise<RunningAu
     clock,
     cursors: new CursorCodec(deps.cursorSecret ?? commonSchema.MURMUR_CURSOR_SECRET.parse(undefined)),
     log: deps.log,
+    announceRevocation: deps.announceRevocation,
   });
   const server = await startGrpcServer(
     { name: 'auth', log: deps.log, services: [bindAuthService(service)], protoFiles: ['murmur/auth/v1/auth.proto'] },

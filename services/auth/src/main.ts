@@ -5,7 +5,7 @@
  * (embedded PGlite under MURMUR_DATA_DIR/auth when DATABASE_URL is unset); caches verified keys
  * in Redis when REDIS_URL is set, in-process otherwise (then run exactly one replica).
  */
-import { RedisCache, runServiceProcess } from '@murmur/kit';
+import { publishRevocation, RedisCache, runServiceProcess } from '@murmur/kit';
 import { AUTH_MIGRATIONS_DIR, startAuthService } from './index';
 
 runServiceProcess({
@@ -14,6 +14,19 @@ runServiceProcess({
   address: (cfg) => cfg.AUTH_ADDR,
   start: ({ db, log, cfg, redis }, address) => {
     if (!redis) log.info('REDIS_URL unset: verification cache is in-process (exact only with one auth replica)');
-    return startAuthService({ db, log, address, cache: redis ? new RedisCache(redis, 'murmur:auth:') : undefined, cursorSecret: cfg.MURMUR_CURSOR_SECRET });
+    const announceRevocation = redis
+      ? async (keyId: string) => {
+          const { notified, acked } = await publishRevocation(redis, keyId);
+          if (acked < notified) log.warn({ key_id: keyId, notified, acked }, 'not every gateway acknowledged a revocation in time');
+        }
+      : undefined;
+    return startAuthService({
+      db,
+      log,
+      address,
+      cache: redis ? new RedisCache(redis, 'murmur:auth:') : undefined,
+      cursorSecret: cfg.MURMUR_CURSOR_SECRET,
+      announceRevocation,
+    });
   },
 });

@@ -26,6 +26,11 @@ export interface AuthDomainDeps {
   clock: Clock;
   cursors: CursorCodec;
   log: Logger;
+  /**
+   * Tells caches outside this service (the gateways') that a key was revoked, resolving once
+   * they dropped it; absent when there are none (no Redis).
+   */
+  announceRevocation?: (keyId: string) => Promise<void>;
 }
 
 interface UserCursor extends Record<string, unknown> {
@@ -151,6 +156,7 @@ export class AuthService {
     const apiKey = await this.deps.store.revokeApiKey(keyId, owner, this.deps.clock.now());
     if (!apiKey) throw new MurmurError('not_found', 'No such API key. Check key_id.', { param: 'key_id' });
     await this.deps.cache.forget(apiKey.keyHash, apiKey.id);
+    await this.deps.announceRevocation?.(apiKey.id);
     this.deps.log.info({ user_id: apiKey.userId, key_id: apiKey.id }, 'api key revoked');
     return apiKey;
   }

@@ -15,3 +15,4 @@ export * from './shutdown';
 export * from './testing';
 export * from './health';
 export * from './service-main';
+export * from './key-revocations';
