@@ -1,5 +1,6 @@
 /**
- * @murmur/billing: plans, AI Credit balances, spending caps, the ledger and the AI rate limit.
+ * @murmur/billing: plans, AI Credit balances, spending caps, the ledger, the AI rate limit and
+ * charging (admission, reserve → commit / release, expiry of forgotten holds).
  * `startBillingService` runs it in-process (main.ts, this package's tests and the gateway's
  * integration tests); the plan config and the rate limiters are exported for reuse.
  */
@@ -30,20 +31,61 @@ export interface BillingServiceDeps {
   rateLimiter?: RateLimiter;
   /** HMAC key of ledger page tokens (MURMUR_CURSOR_SECRET); defaults to a random per-process key. */
   cursorSecret?: string;
+  /** How often the sweeper expires forgotten holds; default {@link EXPIRY_SWEEP_INTERVAL_MS}, 0 turns it off. */
+  sweepIntervalMs?: number;
 }
 
-/** Starts the billing gRPC server (with health and reflection). `stop` drains it; the caller owns `db`. */
-export async function startBillingService(deps: BillingServiceDeps): Promise<{ port: number; stop(): Promise<void> }> {
+/** How often the expiry sweeper runs: a forgotten hold is returned at most this long after its deadline. */
+export const EXPIRY_SWEEP_INTERVAL_MS = 30_000;
+
+/** A running billing service. */
+export interface RunningBillingService {
+  port: number;
+  /** Runs one expiry sweep now (what the timer runs); resolves to how many reservations expired. */
+  sweepExpiredReservations(): Promise<number>;
+  /** Stops the sweeper (waiting for a sweep in progress), then drains the gRPC server. */
+  stop(): Promise<void>;
+}
+
+/** Starts the billing gRPC server (with health and reflection) and its expiry sweeper; the caller owns `db`. */
+export async function startBillingService(deps: BillingServiceDeps): Promise<RunningBillingService> {
   const clock = deps.clock ?? systemClock;
   const service = new BillingService({
     store: new PostgresBillingStore(deps.db),
     limiter: deps.rateLimiter ?? new MemoryRateLimiter(clock),
     cursors: new CursorCodec(deps.cursorSecret ?? randomBytes(32).toString('hex')),
     clock,
+    log: deps.log,
   });
   const server = await startGrpcServer(
     { name: 'billing', log: deps.log, services: [billingHandlers(service)], protoFiles: ['murmur/billing/v1/billing.proto'] },
     deps.address,
   );
-  return { port: server.port, stop: () => server.shutdown() };
+
+  // One sweep at a time: a tick that finds the previous sweep still running is skipped.
+  let running: Promise<unknown> | undefined;
+  const tick = () => {
+    running ??= service
+      .sweepExpiredReservations()
+      .then(
+        (expired) => expired > 0 && deps.log.info({ expired }, 'expired forgotten reservations'),
+        (err: unknown) => deps.log.error({ err: err instanceof Error ? err.message : String(err) }, 'expiry sweep failed'),
+      )
+      .finally(() => {
+        running = undefined;
+      });
+  };
+  const interval = deps.sweepIntervalMs ?? EXPIRY_SWEEP_INTERVAL_MS;
+  const timer = interval > 0 ? setInterval(tick, interval) : undefined;
+  timer?.unref();
+
+  return {
+    port: server.port,
+    sweepExpiredReservations: () => service.sweepExpiredReservations(),
+    async stop() {
+      clearInterval(timer);
+      await running;
+      await server.shutdown();
+    },
+  };
 }

@@ -1,7 +1,8 @@
 /**
- * Pure arithmetic of billing: billing periods and the sliding rate-limit window. No I/O and
- * no clock of its own, so every boundary (month lengths, leap years, year ends, the instant a
- * rate-limit slot frees) is pinned down by table tests.
+ * Pure arithmetic of billing: billing periods, the sliding rate-limit window, prices, and how
+ * a charge is drawn from and returned to the balances. No I/O and no clock of its own, so every
+ * boundary (month lengths, leap years, year ends, the instant a rate-limit slot frees, the last
+ * credit under a cap, a refund across a period boundary) is pinned down by table tests.
  */
 
 /** Length of the AI rate-limit window (DESIGN §5: "10 AI requests a minute"). */
@@ -79,4 +80,106 @@ export function windowState(count: number, freeingHitMs: number | undefined, now
       freeingHitMs === undefined ? windowSeconds : Math.max(1, Math.ceil((freeingHitMs + windowSeconds * 1000 - nowMs) / 1000));
   }
   return { limit, remaining, windowSeconds, resetSeconds };
+}
+
+/** Seconds of audio one transcription price unit covers: transcription is priced per started minute. */
+export const SECONDS_PER_PRICED_MINUTE = 60;
+/** Transcript characters one conversion price unit covers: conversion is priced per started 1,000. */
+export const CHARS_PER_PRICED_THOUSAND = 1_000;
+
+/**
+ * Credits a transcription of `audioSeconds` costs, as in the app: every started minute at the
+ * plan's per-minute price, and never less than one credit (even zero seconds ran the engine).
+ */
+export function transcriptionCredits(audioSeconds: number, creditsPerMinute: number): number {
+  return Math.max(1, Math.ceil(audioSeconds / SECONDS_PER_PRICED_MINUTE) * creditsPerMinute);
+}
+
+/** Credits a conversion of `transcriptChars` costs: every started 1,000 characters, at least one credit. */
+export function conversionCredits(transcriptChars: number, creditsPer1kChars: number): number {
+  return Math.max(1, Math.ceil(transcriptChars / CHARS_PER_PRICED_THOUSAND) * creditsPer1kChars);
+}
+
+/** What an account can spend right now, as the charging rules see it. */
+export interface Balance {
+  monthly: number;
+  prepaid: number;
+  /** This period's spend, held reservations included. */
+  spendCents: number;
+  capCents: number;
+  /** Price of one prepaid credit on the account's plan. */
+  priceCents: number;
+}
+
+/** How a charge splits over the two balances, and the spend its prepaid part counts for. */
+export interface Draw {
+  monthly: number;
+  prepaid: number;
+  spendCents: number;
+}
+
+/** Why a charge cannot be drawn: the public error codes of DESIGN §5. */
+export type Refusal = 'insufficient_tokens' | 'spending_cap_reached';
+
+/**
+ * Draws `credits` monthly first, then prepaid — all or nothing. More than both balances hold →
+ * `insufficient_tokens` (checked first: the cap is moot when the credits are not there); a
+ * prepaid part whose spend would take this period past the cap → `spending_cap_reached`. The
+ * spend is counted at reserve time, so holds in flight can never pass the cap together.
+ */
+export function drawCredits(balance: Balance, credits: number): Draw | Refusal {
+  const monthly = Math.min(Math.max(0, balance.monthly), credits);
+  const prepaid = credits - monthly;
+  if (prepaid > balance.prepaid) return 'insufficient_tokens';
+  const spendCents = prepaid * balance.priceCents;
+  if (prepaid > 0 && balance.spendCents + spendCents > balance.capCents) return 'spending_cap_reached';
+  return { monthly, prepaid, spendCents };
+}
+
+/**
+ * The pre-body check of an AI call (AdmitAiRequest): refused exactly when a one-credit charge
+ * would be refused now — nothing left at all, or only prepaid credits left and not even one of
+ * them fits under the cap.
+ */
+export function admissionRefusal(balance: Balance): Refusal | undefined {
+  const draw = drawCredits(balance, 1);
+  return typeof draw === 'string' ? draw : undefined;
+}
+
+/** What settling a hold gives back now, and what it keeps as its final charge. */
+export interface Settlement {
+  /** The final charge and its split (prepaid kept last: refunds return prepaid first). */
+  kept: Draw;
+  /** Back to the balances now. */
+  monthlyReturned: number;
+  prepaidReturned: number;
+  spendReturnedCents: number;
+  /** Monthly credits of an earlier period that are not returned: they lapsed with their period. */
+  monthlyLapsed: number;
+}
+
+/**
+ * Settles `hold` (drawn at `priceCents` per prepaid credit) at `finalCredits` (≤ held; 0 for a
+ * release or an expiry). The unused part returns prepaid first — so the spend it counted for is
+ * undone first — then monthly. When the hold was drawn in an earlier period (`samePeriod`
+ * false), the period reset has already restored the monthly allowance and zeroed the spend: the
+ * monthly part is not returned (it would be granted twice) and no spend is refunded (it was
+ * never counted in this period); prepaid credits never expire and always return.
+ */
+export function settleHold(hold: Draw, priceCents: number, finalCredits: number, samePeriod: boolean): Settlement {
+  const held = hold.monthly + hold.prepaid;
+  if (!Number.isSafeInteger(finalCredits) || finalCredits < 0 || finalCredits > held) {
+    throw new RangeError(`final credits ${finalCredits} outside 0..${held}`);
+  }
+  const unused = held - finalCredits;
+  const prepaidBack = Math.min(unused, hold.prepaid);
+  const monthlyBack = unused - prepaidBack;
+  const kept: Draw = { monthly: hold.monthly - monthlyBack, prepaid: hold.prepaid - prepaidBack, spendCents: hold.spendCents - prepaidBack * priceCents };
+  return {
+    kept,
+    monthlyReturned: samePeriod ? monthlyBack : 0,
+    prepaidReturned: prepaidBack,
+    spendReturnedCents: samePeriod ? hold.spendCents - kept.spendCents : 0,
+    monthlyLapsed: samePeriod ? 0 : monthlyBack,
+  };
 }

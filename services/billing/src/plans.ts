@@ -5,7 +5,8 @@
  */
 import type { billing } from '@murmur/proto';
 
-const MB = 1024 * 1024;
+/** Audio sizes are decimal, as users read them: 500 MB = 500,000,000 bytes. */
+const MB = 1_000_000;
 
 /** Plan id every new account starts on. */
 export const DEFAULT_PLAN_ID = 'free';

@@ -1,8 +1,4 @@
-/**
- * Billing's gRPC handlers: request → service call → response, nothing else. RPCs of the
- * charging path (AdmitAiRequest, Reserve, Commit, Release) are not bound yet and answer
- * UNIMPLEMENTED until the release that implements them.
- */
+/** Billing's gRPC handlers: request → service call → response, nothing else. */
 import { bindService, type BoundService } from '@murmur/kit';
 import { billing } from '@murmur/proto';
 import type { BillingService } from './service';
@@ -29,6 +25,18 @@ export function billingHandlers(service: BillingService): BoundService {
       return {
         usage: await service.adjustCredits(req.userId, { monthlyCredits: req.monthlyCredits, prepaidCredits: req.prepaidCredits, note: req.note }),
       };
+    },
+    async admitAiRequest(req) {
+      return service.admitAiRequest(req.userId, req.operation);
+    },
+    async reserve(req) {
+      return { reservation: await service.reserve(req) };
+    },
+    async commit(req) {
+      return { reservation: await service.commit(req.userId, req.reservationId, req.credits, req.usageSeconds) };
+    },
+    async release(req) {
+      return { reservation: await service.release(req.userId, req.reservationId, req.reason) };
     },
     async getRateLimit(req) {
       return { rateLimit: await service.getRateLimit(req.userId) };

@@ -1,11 +1,13 @@
 /**
  * Billing's storage: the BillingStore interface the service is written against, and its
- * Postgres implementation. All SQL of the service lives here. Every balance change happens
- * inside {@link BillingStore.withAccount}, which holds the account row locked
- * (SELECT … FOR UPDATE) for one transaction, so concurrent calls for one user serialise and a
- * balance and its ledger row are written together or not at all. The CHECK constraints of the
- * schema are the last line of defence: a bug that would drive a balance negative fails the
- * transaction instead of overdrawing.
+ * Postgres implementation. All SQL of the service lives here. Every balance change — and every
+ * write of a user's reservations and admissions consumed — happens inside
+ * {@link BillingStore.withAccount}, which holds the account row locked (SELECT … FOR UPDATE)
+ * for one transaction, so concurrent calls for one user serialise (two reserves can never both
+ * take the last credit) and a balance, its reservation and its ledger row are written together
+ * or not at all. The background sweeper takes the same lock with SKIP LOCKED, so it never queues
+ * behind a request. The CHECK constraints of the schema are the last line of defence: a bug
+ * that would drive a balance negative fails the transaction instead of overdrawing.
  */
 import type { PoolClient } from 'pg';
 import { newId, type Database } from '@murmur/kit';
@@ -62,6 +64,55 @@ export interface LedgerEntryRecord {
   createdAt: Date;
 }
 
+/** An AI operation as stored. */
+export type OperationName = 'transcribe' | 'convert';
+
+/** Where a reservation is in reserve → commit / release / expire. */
+export type ReservationStateName = 'held' | 'committed' | 'released' | 'expired';
+
+/** A reservation as stored (see migrations/002_charging.sql for what each amount means). */
+export interface ReservationRecord {
+  id: string;
+  userId: string;
+  operation: OperationName;
+  /** Held while held; the final charge once committed. */
+  credits: number;
+  monthlyCredits: number;
+  prepaidCredits: number;
+  /** What Reserve held. */
+  heldCredits: number;
+  /** Spend the prepaid part counts for. */
+  spendCents: number;
+  /** Price of one prepaid credit when it was reserved. */
+  prepaidCreditPriceCents: number;
+  state: ReservationStateName;
+  idempotencyKey: string;
+  admissionId: string | null;
+  /** Start of the billing period the credits were drawn in. */
+  periodStart: Date;
+  usageSeconds: number;
+  note: string;
+  createdAt: Date;
+  expiresAt: Date;
+  settledAt: Date | null;
+}
+
+/** The columns settling a reservation changes. */
+export type ReservationSettlement = Pick<ReservationRecord, 'state' | 'credits' | 'monthlyCredits' | 'prepaidCredits' | 'spendCents' | 'usageSeconds' | 'note'> & {
+  settledAt: Date;
+};
+
+/** An admission from AdmitAiRequest as stored. */
+export interface AdmissionRecord {
+  id: string;
+  userId: string;
+  operation: OperationName;
+  createdAt: Date;
+  expiresAt: Date;
+  consumedAt: Date | null;
+  reservationId: string | null;
+}
+
 /** Where a ledger page ended: the last row returned. */
 export interface LedgerPosition {
   createdAt: Date;
@@ -74,20 +125,52 @@ export interface AccountTransaction {
   update(changes: AccountChanges, at: Date): Promise<Account>;
   /** Appends one ledger row for this account. */
   appendLedger(entry: NewLedgerEntry): Promise<LedgerEntryRecord>;
+  /** One of this user's reservations by id; undefined when unknown or someone else's. */
+  findReservation(id: string): Promise<ReservationRecord | undefined>;
+  /** This user's reservation made with `idempotencyKey`, if any. */
+  findReservationByKey(idempotencyKey: string): Promise<ReservationRecord | undefined>;
+  /** This user's held reservations whose deadline is at or before `now`, oldest deadline first. */
+  expiredHolds(now: Date): Promise<ReservationRecord[]>;
+  insertReservation(reservation: ReservationRecord): Promise<ReservationRecord>;
+  /** Moves one of this user's held reservations out of the held state. */
+  settleReservation(id: string, settlement: ReservationSettlement): Promise<ReservationRecord>;
+  /** One of this user's admissions by id; undefined when unknown or someone else's. */
+  findAdmission(id: string): Promise<AdmissionRecord | undefined>;
+  /** Marks an unconsumed admission consumed by `reservationId`; false when it was consumed already. */
+  consumeAdmission(id: string, reservationId: string, at: Date): Promise<boolean>;
+}
+
+/** A lock-free look at an account, enough to tell whether it needs the locked path first. */
+export interface AccountSnapshot {
+  account: Account;
+  /** True when a held reservation of the user is past its deadline (to be expired under the lock). */
+  hasExpiredHolds: boolean;
 }
 
 export interface BillingStore {
-  /** The account as stored, without locking; undefined when the user has none yet. */
-  findAccount(userId: string): Promise<Account | undefined>;
+  /** The account as stored, without locking, and whether it has holds past `now`; undefined when the user has none yet. */
+  findAccount(userId: string, now: Date): Promise<AccountSnapshot | undefined>;
   /**
-   * Runs `fn` in one transaction holding the user's account locked. When the user has no
-   * account, `initial` is inserted first (INSERT … ON CONFLICT DO NOTHING, so two first calls
-   * racing create exactly one) and `created` is true for the call that inserted it. `fn` must
+   * Runs `fn` in one transaction holding the user's account locked (SELECT … FOR UPDATE). When
+   * the user has no account, `initial` is inserted first (INSERT … ON CONFLICT DO NOTHING, so two
+   * first calls racing create exactly one) and `created` is true for the call that inserted it. `fn` must
    * not wait on other database work: the embedded PGlite runs one transaction at a time.
    */
   withAccount<T>(userId: string, initial: NewAccount, fn: (account: Account, tx: AccountTransaction, created: boolean) => Promise<T>): Promise<T>;
+  /**
+   * Runs `fn` in one transaction holding an existing account locked, unless another
+   * transaction holds it (SELECT … FOR UPDATE SKIP LOCKED): then `fn` does not run and the
+   * result is `{ ran: false }`. For background work that must never queue behind requests.
+   */
+  withAccountIfUnlocked<T>(userId: string, fn: (account: Account, tx: AccountTransaction) => Promise<T>): Promise<{ ran: true; value: T } | { ran: false }>;
   /** One user's ledger, newest first, `limit` rows after `after` (exclusive). */
   listLedgerEntries(userId: string, limit: number, after?: LedgerPosition): Promise<LedgerEntryRecord[]>;
+  /** Records a new admission. */
+  insertAdmission(admission: AdmissionRecord): Promise<void>;
+  /** Up to `limit` users with a held reservation past `now`, leaving out `exclude`. */
+  usersWithExpiredHolds(now: Date, limit: number, exclude: string[]): Promise<string[]>;
+  /** Deletes admissions that expired before `cutoff`; returns how many. */
+  deleteAdmissionsExpiredBefore(cutoff: Date): Promise<number>;
 }
 
 const ACCOUNT_COLUMNS: Record<keyof AccountChanges, string> = {
@@ -175,6 +258,76 @@ function toLedgerEntry(row: LedgerRow): LedgerEntryRecord {
 
 const LEDGER_COLUMNS = 'id, seq, user_id, kind, monthly_delta, prepaid_delta, spend_delta_cents, reservation_id, note, created_at';
 
+interface ReservationRow {
+  id: string;
+  user_id: string;
+  operation: OperationName;
+  credits: string;
+  monthly_credits: string;
+  prepaid_credits: string;
+  held_credits: string;
+  spend_cents: string;
+  prepaid_credit_price_cents: string;
+  state: ReservationStateName;
+  idempotency_key: string;
+  admission_id: string | null;
+  period_start: Date;
+  usage_seconds: string;
+  note: string;
+  created_at: Date;
+  expires_at: Date;
+  settled_at: Date | null;
+}
+
+function toReservation(row: ReservationRow): ReservationRecord {
+  return {
+    id: row.id,
+    userId: row.user_id,
+    operation: row.operation,
+    credits: Number(row.credits),
+    monthlyCredits: Number(row.monthly_credits),
+    prepaidCredits: Number(row.prepaid_credits),
+    heldCredits: Number(row.held_credits),
+    spendCents: Number(row.spend_cents),
+    prepaidCreditPriceCents: Number(row.prepaid_credit_price_cents),
+    state: row.state,
+    idempotencyKey: row.idempotency_key,
+    admissionId: row.admission_id,
+    periodStart: row.period_start,
+    usageSeconds: Number(row.usage_seconds),
+    note: row.note,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+    settledAt: row.settled_at,
+  };
+}
+
+interface AdmissionRow {
+  id: string;
+  user_id: string;
+  operation: OperationName;
+  created_at: Date;
+  expires_at: Date;
+  consumed_at: Date | null;
+  reservation_id: string | null;
+}
+
+function toAdmission(row: AdmissionRow): AdmissionRecord {
+  return {
+    id: row.id,
+    userId: row.user_id,
+    operation: row.operation,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+    consumedAt: row.consumed_at,
+    reservationId: row.reservation_id,
+  };
+}
+
+const RESERVATION_COLUMNS =
+  'id, user_id, operation, credits, monthly_credits, prepaid_credits, held_credits, spend_cents, prepaid_credit_price_cents, state, ' +
+  'idempotency_key, admission_id, period_start, usage_seconds, note, created_at, expires_at, settled_at';
+
 class PostgresAccountTransaction implements AccountTransaction {
   constructor(private readonly client: PoolClient, private readonly userId: string) {}
 
@@ -215,15 +368,88 @@ class PostgresAccountTransaction implements AccountTransaction {
     );
     return toLedgerEntry(rows[0]!);
   }
+
+  async findReservation(id: string): Promise<ReservationRecord | undefined> {
+    const { rows } = await this.client.query<ReservationRow>(`SELECT ${RESERVATION_COLUMNS} FROM reservations WHERE id = $1 AND user_id = $2`, [
+      id,
+      this.userId,
+    ]);
+    return rows[0] ? toReservation(rows[0]) : undefined;
+  }
+
+  async findReservationByKey(idempotencyKey: string): Promise<ReservationRecord | undefined> {
+    const { rows } = await this.client.query<ReservationRow>(
+      `SELECT ${RESERVATION_COLUMNS} FROM reservations WHERE user_id = $1 AND idempotency_key = $2`,
+      [this.userId, idempotencyKey],
+    );
+    return rows[0] ? toReservation(rows[0]) : undefined;
+  }
+
+  async expiredHolds(now: Date): Promise<ReservationRecord[]> {
+    const { rows } = await this.client.query<ReservationRow>(
+      `SELECT ${RESERVATION_COLUMNS} FROM reservations
+       WHERE user_id = $1 AND state = 'held' AND expires_at <= $2
+       ORDER BY expires_at, id`,
+      [this.userId, now],
+    );
+    return rows.map(toReservation);
+  }
+
+  async insertReservation(r: ReservationRecord): Promise<ReservationRecord> {
+    const { rows } = await this.client.query<ReservationRow>(
+      `INSERT INTO reservations (id, user_id, operation, credits, monthly_credits, prepaid_credits, held_credits, spend_cents,
+                                 prepaid_credit_price_cents, state, idempotency_key, admission_id, period_start, usage_seconds, note,
+                                 created_at, expires_at, settled_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
+       RETURNING ${RESERVATION_COLUMNS}`,
+      [
+        r.id, this.userId, r.operation, r.credits, r.monthlyCredits, r.prepaidCredits, r.heldCredits, r.spendCents,
+        r.prepaidCreditPriceCents, r.state, r.idempotencyKey, r.admissionId, r.periodStart, r.usageSeconds, r.note,
+        r.createdAt, r.expiresAt, r.settledAt,
+      ],
+    );
+    return toReservation(rows[0]!);
+  }
+
+  async settleReservation(id: string, s: ReservationSettlement): Promise<ReservationRecord> {
+    const { rows } = await this.client.query<ReservationRow>(
+      `UPDATE reservations
+       SET state = $3, credits = $4, monthly_credits = $5, prepaid_credits = $6, spend_cents = $7, usage_seconds = $8, note = $9, settled_at = $10
+       WHERE id = $1 AND user_id = $2 AND state = 'held'
+       RETURNING ${RESERVATION_COLUMNS}`,
+      [id, this.userId, s.state, s.credits, s.monthlyCredits, s.prepaidCredits, s.spendCents, s.usageSeconds, s.note, s.settledAt],
+    );
+    const row = rows[0];
+    // Every writer of a user's reservations holds that user's account lock, so this cannot race.
+    if (!row) throw new Error(`reservation ${id} was not held when settled`);
+    return toReservation(row);
+  }
+
+  async findAdmission(id: string): Promise<AdmissionRecord | undefined> {
+    const { rows } = await this.client.query<AdmissionRow>('SELECT * FROM admissions WHERE id = $1 AND user_id = $2', [id, this.userId]);
+    return rows[0] ? toAdmission(rows[0]) : undefined;
+  }
+
+  async consumeAdmission(id: string, reservationId: string, at: Date): Promise<boolean> {
+    const { rowCount } = await this.client.query(
+      'UPDATE admissions SET consumed_at = $3, reservation_id = $4 WHERE id = $1 AND user_id = $2 AND consumed_at IS NULL',
+      [id, this.userId, at, reservationId],
+    );
+    return rowCount === 1;
+  }
 }
 
 /** BillingStore over the service's own Postgres schema. */
 export class PostgresBillingStore implements BillingStore {
   constructor(private readonly db: Database) {}
 
-  async findAccount(userId: string): Promise<Account | undefined> {
-    const [row] = await this.db.query<AccountRow>('SELECT * FROM accounts WHERE user_id = $1', [userId]);
-    return row ? toAccount(row) : undefined;
+  async findAccount(userId: string, now: Date): Promise<AccountSnapshot | undefined> {
+    const [row] = await this.db.query<AccountRow & { has_expired_holds: boolean }>(
+      `SELECT a.*, EXISTS (SELECT 1 FROM reservations r WHERE r.user_id = a.user_id AND r.state = 'held' AND r.expires_at <= $2) AS has_expired_holds
+       FROM accounts a WHERE a.user_id = $1`,
+      [userId, now],
+    );
+    return row ? { account: toAccount(row), hasExpiredHolds: row.has_expired_holds } : undefined;
   }
 
   async withAccount<T>(
@@ -232,34 +458,78 @@ export class PostgresBillingStore implements BillingStore {
     fn: (account: Account, tx: AccountTransaction, created: boolean) => Promise<T>,
   ): Promise<T> {
     return this.db.transaction(async (client) => {
-      const inserted = await client.query(
-        `INSERT INTO accounts (user_id, plan_id, monthly_remaining, prepaid_remaining, reserved, period_start, period_end,
-                               spending_cap_cents, spend_cents, credits_used, transcriptions, transcription_seconds, conversions,
-                               created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $14)
-         ON CONFLICT (user_id) DO NOTHING`,
-        [
-          userId,
-          initial.planId,
-          initial.monthlyRemaining,
-          initial.prepaidRemaining,
-          initial.reserved,
-          initial.periodStart,
-          initial.periodEnd,
-          initial.spendingCapCents,
-          initial.spendCents,
-          initial.creditsUsed,
-          initial.transcriptions,
-          initial.transcriptionSeconds,
-          initial.conversions,
-          initial.createdAt,
-        ],
-      );
-      const { rows } = await client.query<AccountRow>('SELECT * FROM accounts WHERE user_id = $1 FOR UPDATE', [userId]);
-      const row = rows[0];
+      const lock = () => client.query<AccountRow>('SELECT * FROM accounts WHERE user_id = $1 FOR UPDATE', [userId]);
+      // The account nearly always exists: lock it straight away, and insert only when it is missing.
+      let row = (await lock()).rows[0];
+      let created = false;
+      if (!row) {
+        const inserted = await client.query(
+          `INSERT INTO accounts (user_id, plan_id, monthly_remaining, prepaid_remaining, reserved, period_start, period_end,
+                                 spending_cap_cents, spend_cents, credits_used, transcriptions, transcription_seconds, conversions,
+                                 created_at, updated_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $14)
+           ON CONFLICT (user_id) DO NOTHING`,
+          [
+            userId,
+            initial.planId,
+            initial.monthlyRemaining,
+            initial.prepaidRemaining,
+            initial.reserved,
+            initial.periodStart,
+            initial.periodEnd,
+            initial.spendingCapCents,
+            initial.spendCents,
+            initial.creditsUsed,
+            initial.transcriptions,
+            initial.transcriptionSeconds,
+            initial.conversions,
+            initial.createdAt,
+          ],
+        );
+        created = inserted.rowCount === 1;
+        row = (await lock()).rows[0];
+      }
       if (!row) throw new Error('account missing right after its insert');
-      return fn(toAccount(row), new PostgresAccountTransaction(client, userId), inserted.rowCount === 1);
+      return fn(toAccount(row), new PostgresAccountTransaction(client, userId), created);
     });
+  }
+
+  async withAccountIfUnlocked<T>(
+    userId: string,
+    fn: (account: Account, tx: AccountTransaction) => Promise<T>,
+  ): Promise<{ ran: true; value: T } | { ran: false }> {
+    return this.db.transaction(async (client) => {
+      const { rows } = await client.query<AccountRow>('SELECT * FROM accounts WHERE user_id = $1 FOR UPDATE SKIP LOCKED', [userId]);
+      const row = rows[0];
+      if (!row) return { ran: false };
+      return { ran: true, value: await fn(toAccount(row), new PostgresAccountTransaction(client, userId)) };
+    });
+  }
+
+  async insertAdmission(a: AdmissionRecord): Promise<void> {
+    await this.db.query(
+      `INSERT INTO admissions (id, user_id, operation, created_at, expires_at, consumed_at, reservation_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+      [a.id, a.userId, a.operation, a.createdAt, a.expiresAt, a.consumedAt, a.reservationId],
+    );
+  }
+
+  async usersWithExpiredHolds(now: Date, limit: number, exclude: string[]): Promise<string[]> {
+    // Oldest deadlines first (the partial index on expires_at); DISTINCT after the ordering.
+    const rows = await this.db.query<{ user_id: string }>(
+      `SELECT user_id FROM (
+         SELECT user_id, min(expires_at) AS first_deadline FROM reservations
+         WHERE state = 'held' AND expires_at <= $1 AND NOT (user_id = ANY($3::text[]))
+         GROUP BY user_id
+       ) due ORDER BY first_deadline LIMIT $2`,
+      [now, limit, exclude],
+    );
+    return rows.map((r) => r.user_id);
+  }
+
+  async deleteAdmissionsExpiredBefore(cutoff: Date): Promise<number> {
+    const rows = await this.db.query<{ id: string }>('DELETE FROM admissions WHERE expires_at < $1 RETURNING id', [cutoff]);
+    return rows.length;
   }
 
   async listLedgerEntries(userId: string, limit: number, after?: LedgerPosition): Promise<LedgerEntryRecord[]> {

@@ -63,7 +63,7 @@ describe('billing service over gRPC (real Postgres when DATABASE_URL is set, emb
       for (const plan of plans) {
         expect(plan).toMatchObject({
           rateLimitPerMinute: 10,
-          maxAudioBytes: 500 * 1024 * 1024,
+          maxAudioBytes: 500_000_000,
           prepaidCreditPriceCents: 1,
           transcriptionCreditsPerMinute: 1,
           conversionCreditsPer1kChars: 1,
@@ -367,18 +367,20 @@ describe('billing service over gRPC (real Postgres when DATABASE_URL is set, emb
       ['AdjustCredits', (userId) => client.adjustCredits({ userId, monthlyCredits: 1, note: '' })],
       ['GetRateLimit', (userId) => client.getRateLimit({ userId })],
       ['ListLedgerEntries', (userId) => client.listLedgerEntries({ userId, pageSize: 0, pageToken: '' })],
+      ['AdmitAiRequest', (userId) => client.admitAiRequest({ userId, operation: billing.Operation.OPERATION_CONVERT })],
+      [
+        'Reserve',
+        (userId) =>
+          client.reserve({ userId, operation: billing.Operation.OPERATION_CONVERT, credits: 1, idempotencyKey: 'k', admissionId: '', audioSeconds: 0, transcriptChars: 0, holdSeconds: 0 }),
+      ],
+      ['Commit', (userId) => client.commit({ userId, reservationId: newId('rsv'), credits: 0, usageSeconds: 0 })],
+      ['Release', (userId) => client.release({ userId, reservationId: newId('rsv'), reason: '' })],
     ];
     it.each(calls)('%s rejects anything but a usr_ id with param user_id', async (_name, call) => {
       for (const userId of ['', 'usr_', 'key_0123456789abcdef', 'usr_NOT-AN-ID', `usr_${'a'.repeat(70)}`]) {
         expect(await errorOf(call(userId))).toMatchObject({ code: 'invalid_request', param: 'user_id' });
       }
     });
-  });
-
-  it('leaves the charging RPCs unimplemented in this release', async () => {
-    const err = await errorOf(client.reserve({ userId: newUser(), operation: billing.Operation.OPERATION_TRANSCRIBE, credits: 1, idempotencyKey: 'k', admissionId: '', audioSeconds: 0, transcriptChars: 0, holdSeconds: 0 }));
-    expect(err).toBeInstanceOf(MurmurError);
-    expect(err).toMatchObject({ code: 'internal_error' }); // UNIMPLEMENTED carries no ErrorInfo
   });
 
   describe('store constraints', () => {

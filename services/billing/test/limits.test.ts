@@ -1,4 +1,17 @@
-import { freeingHitIndex, isPeriodOver, periodContaining, periodLabel, periodsElapsed, windowState } from '../src/limits';
+import {
+  admissionRefusal,
+  type Balance,
+  conversionCredits,
+  drawCredits,
+  freeingHitIndex,
+  isPeriodOver,
+  periodContaining,
+  periodLabel,
+  periodsElapsed,
+  settleHold,
+  transcriptionCredits,
+  windowState,
+} from '../src/limits';
 
 describe('billing periods (calendar months in UTC)', () => {
   it.each([
@@ -60,5 +73,81 @@ describe('sliding-window arithmetic', () => {
     [3, 10, 0],
   ])('with %i hits and a limit of %i, hit #%i (oldest first) frees the next slot', (count, limit, index) => {
     expect(freeingHitIndex(count, limit)).toBe(index);
+  });
+});
+
+describe('prices (the in-app ones)', () => {
+  it.each([
+    ['zero seconds still ran the engine: one credit', 0, 1, 1],
+    ['a fraction of a second', 0.2, 1, 1],
+    ['exactly one minute', 60, 1, 1],
+    ['a millisecond into the second minute', 60.001, 1, 2],
+    ['an hour', 3_600, 1, 60],
+    ['an hour and a second', 3_601, 1, 61],
+    ['a plan charging 3 per minute', 150, 3, 9],
+    ['a plan charging nothing still charges the one-credit minimum', 600, 0, 1],
+  ])('transcription, %s: %d s at %d/min → %d credits', (_name, seconds, perMinute, credits) => {
+    expect(transcriptionCredits(seconds, perMinute)).toBe(credits);
+  });
+
+  it.each([
+    ['an empty transcript', 0, 1, 1],
+    ['one character', 1, 1, 1],
+    ['exactly 1,000 characters', 1_000, 1, 1],
+    ['1,001 characters', 1_001, 1, 2],
+    ['200,000 characters', 200_000, 1, 200],
+    ['a plan charging 2 per 1,000', 2_500, 2, 6],
+  ])('conversion, %s: %d chars at %d/1k → %d credits', (_name, chars, per1k, credits) => {
+    expect(conversionCredits(chars, per1k)).toBe(credits);
+  });
+});
+
+describe('drawing a charge (monthly first, then prepaid; all or nothing)', () => {
+  const balance = (b: Partial<Balance>): Balance => ({ monthly: 0, prepaid: 0, spendCents: 0, capCents: 0, priceCents: 1, ...b });
+
+  it.each<[string, Partial<Balance>, number, ReturnType<typeof drawCredits>]>([
+    ['all from monthly', { monthly: 10 }, 4, { monthly: 4, prepaid: 0, spendCents: 0 }],
+    ['the last monthly credit', { monthly: 1 }, 1, { monthly: 1, prepaid: 0, spendCents: 0 }],
+    ['monthly spent first, the rest prepaid at its price', { monthly: 3, prepaid: 10, capCents: 100, priceCents: 2 }, 5, { monthly: 3, prepaid: 2, spendCents: 4 }],
+    ['prepaid up to exactly the cap', { prepaid: 10, spendCents: 6, capCents: 10 }, 4, { monthly: 0, prepaid: 4, spendCents: 4 }],
+    ['one credit past the cap', { prepaid: 10, spendCents: 6, capCents: 10 }, 5, 'spending_cap_reached'],
+    ['a zero cap forbids any prepaid credit', { monthly: 2, prepaid: 10 }, 3, 'spending_cap_reached'],
+    ['a zero cap does not matter while monthly covers it', { monthly: 2, prepaid: 10 }, 2, { monthly: 2, prepaid: 0, spendCents: 0 }],
+    ['more than both balances hold', { monthly: 3, prepaid: 1, capCents: 1_000 }, 5, 'insufficient_tokens'],
+    ['nothing at all', {}, 1, 'insufficient_tokens'],
+    ['insufficient wins over the cap (the credits are not there anyway)', { monthly: 1, prepaid: 1 }, 5, 'insufficient_tokens'],
+    ['spend already past a lowered cap', { prepaid: 5, spendCents: 50, capCents: 40 }, 1, 'spending_cap_reached'],
+  ])('%s', (_name, b, credits, expected) => {
+    expect(drawCredits(balance(b), credits)).toEqual(expected);
+  });
+
+  it.each<[string, Partial<Balance>, ReturnType<typeof admissionRefusal>]>([
+    ['monthly left: admitted whatever the cap', { monthly: 1 }, undefined],
+    ['nothing left', {}, 'insufficient_tokens'],
+    ['prepaid left and room for one credit under the cap', { prepaid: 3, spendCents: 9, capCents: 10 }, undefined],
+    ['prepaid left but the cap reached', { prepaid: 3, spendCents: 10, capCents: 10 }, 'spending_cap_reached'],
+    ['prepaid left but the next credit costs more than the room left', { prepaid: 3, spendCents: 9, capCents: 10, priceCents: 2 }, 'spending_cap_reached'],
+  ])('admission: %s', (_name, b, expected) => {
+    expect(admissionRefusal(balance(b))).toBe(expected);
+  });
+});
+
+describe('settling a hold (commit, release, expiry)', () => {
+  // 10 credits held: 4 monthly, 6 prepaid at 2 cents (12 cents of spend).
+  const hold = { monthly: 4, prepaid: 6, spendCents: 12 };
+
+  it.each([
+    ['commit in full: nothing returns', 10, true, { kept: hold, monthlyReturned: 0, prepaidReturned: 0, spendReturnedCents: 0, monthlyLapsed: 0 }],
+    ['commit less: prepaid returns first, with its spend', 7, true, { kept: { monthly: 4, prepaid: 3, spendCents: 6 }, monthlyReturned: 0, prepaidReturned: 3, spendReturnedCents: 6, monthlyLapsed: 0 }],
+    ['commit less than the monthly part: all prepaid, then monthly', 1, true, { kept: { monthly: 1, prepaid: 0, spendCents: 0 }, monthlyReturned: 3, prepaidReturned: 6, spendReturnedCents: 12, monthlyLapsed: 0 }],
+    ['release (0) in the same period: everything back', 0, true, { kept: { monthly: 0, prepaid: 0, spendCents: 0 }, monthlyReturned: 4, prepaidReturned: 6, spendReturnedCents: 12, monthlyLapsed: 0 }],
+    ['release after a reset: prepaid back, monthly lapsed, no spend refund', 0, false, { kept: { monthly: 0, prepaid: 0, spendCents: 0 }, monthlyReturned: 0, prepaidReturned: 6, spendReturnedCents: 0, monthlyLapsed: 4 }],
+    ['commit less after a reset', 2, false, { kept: { monthly: 2, prepaid: 0, spendCents: 0 }, monthlyReturned: 0, prepaidReturned: 6, spendReturnedCents: 0, monthlyLapsed: 2 }],
+  ])('%s', (_name, final, samePeriod, expected) => {
+    expect(settleHold(hold, 2, final, samePeriod)).toEqual(expected);
+  });
+
+  it.each([11, -1, 1.5])('refuses a final amount of %d for a 10-credit hold', (final) => {
+    expect(() => settleHold(hold, 2, final, true)).toThrow(RangeError);
   });
 });
