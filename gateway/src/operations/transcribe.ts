@@ -10,8 +10,8 @@ import type { OperationContext } from './context';
 import type { ChargeContext } from './convert';
 import { TRANSCRIPT_FORMATS, type TranscriptFormat } from './transcript-formats';
 
-/** DESIGN.md: audio up to 500 MB, as a file or as decoded base64. */
-export const MAX_AUDIO_BYTES = 500 * 1024 * 1024;
+/** DESIGN.md: audio up to 500 MB (500,000,000 bytes), as a file or as decoded base64. */
+export const MAX_AUDIO_BYTES = 500_000_000;
 /** gRPC messages of audio are cut to this size. */
 const CHUNK_BYTES = 256 * 1024;
 /** A 2-hour recording on a small machine takes a while; the gateway waits this long at most. */

@@ -77,9 +77,12 @@ function fingerprintOrWildcard<I>(spec: AiRouteSpec<I>, input: I | undefined): s
   }
 }
 
-/** Drains what is left of a request body (so a 409 or replay can be answered on a kept-alive connection). */
-function drain(req: Request): void {
-  req.resume();
+/**
+ * A request answered before its body was read (a 409, a refused upload of up to 500 MB): the
+ * connection closes after the answer instead of reading the rest.
+ */
+function closeUnread(req: Request, res: Response): void {
+  if (!req.complete) res.setHeader('Connection', 'close');
 }
 
 export function aiRoute<I>(clients: Clients, store: IdempotencyStore, spec: AiRouteSpec<I>) {
@@ -98,7 +101,7 @@ export function aiRoute<I>(clients: Clients, store: IdempotencyStore, spec: AiRo
       if (!existing.claimed) {
         const { record } = existing;
         if (record.state === 'running') {
-          drain(req);
+          closeUnread(req, res);
           throw conflict('A request with this Idempotency-Key is still running. Retry after it finishes.');
         }
         const fingerprint = await spec.fingerprintOf(req, res, controller.signal);
@@ -142,7 +145,7 @@ export function aiRoute<I>(clients: Clients, store: IdempotencyStore, spec: AiRo
         }
       }
       if (controller.signal.aborted) return;
-      drain(req);
+      closeUnread(req, res);
       sendError(req, res, e);
     }
   };

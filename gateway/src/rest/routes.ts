@@ -11,6 +11,7 @@ import type { VerifiedKeyCache } from '../key-cache';
 import * as ops from '../operations';
 import { aiRoute } from './ai-route';
 import { convertSpec } from './ai-routes';
+import { transcribeSpec } from './transcribe-route';
 import { requireKey } from './authenticate';
 import { parseQuery } from './query';
 
@@ -43,8 +44,12 @@ const ROUTES: Route[] = [
 export function apiRouter(clients: Clients, idempotency: IdempotencyStore, keyCache?: VerifiedKeyCache): Router {
   const router = Router({ strict: false, caseSensitive: true });
   const authenticate = requireKey(clients, keyCache);
-  const allowed = new Map<string, string[]>([['/convert', ['POST']]]);
+  const allowed = new Map<string, string[]>([
+    ['/convert', ['POST']],
+    ['/transcribe', ['POST']],
+  ]);
   router.post('/convert', authenticate, aiRoute(clients, idempotency, convertSpec()));
+  router.post('/transcribe', authenticate, aiRoute(clients, idempotency, transcribeSpec()));
   for (const route of ROUTES) {
     router[route.method](route.path, authenticate, async (req: Request, res: Response) => {
       const ctx: ops.OperationContext = { principal: req.principal!, clients };

@@ -1,0 +1,102 @@
+/**
+ * The options of POST /transcribe as they arrive in a body (multipart text fields or JSON
+ * members): names, types and allowed values, and the one ordering rule both body kinds share.
+ *
+ * Ordering: the audio is handed on while it still arrives, so options belong BEFORE it (`curl -F`
+ * sends parts in the order given; put `audio_base64` last in JSON). An option that arrives after
+ * the audio is accepted only when it changes nothing — it restates the default (`save` false,
+ * `response_format` "json") or is empty/null — so clients that serialise every option keep
+ * working; any other late option fails the audio stream with `invalid_request` naming it.
+ */
+import { MurmurError, invalidParam } from '@murmur/kit';
+
+/** The options of a transcription upload, as read from the body. */
+export interface AudioUploadFields {
+  language?: string;
+  response_format?: string;
+  save?: boolean;
+  title?: string;
+  folder_id?: string;
+}
+
+export type OptionName = keyof AudioUploadFields;
+
+export const OPTION_NAMES: readonly OptionName[] = ['language', 'response_format', 'save', 'title', 'folder_id'];
+export const RESPONSE_FORMATS = ['json', 'text', 'srt', 'vtt'] as const;
+
+const DEFAULTS: AudioUploadFields = { response_format: 'json', save: false };
+
+export function isOptionName(name: string): name is OptionName {
+  return (OPTION_NAMES as readonly string[]).includes(name);
+}
+
+/** Collects options in body order and enforces the ordering rule. */
+export class UploadFieldSet {
+  /** Options seen before the audio: what the upload resolves with. */
+  readonly fields: AudioUploadFields = {};
+  private readonly seen = new Set<string>();
+  private audioStarted = false;
+
+  constructor(private readonly audioParam: string) {}
+
+  /** From now on, options must change nothing. */
+  startAudio(): void {
+    this.audioStarted = true;
+  }
+
+  /** Records one option; `value` undefined means unset (empty or null). */
+  set(name: string, value: string | boolean | undefined): void {
+    if (!isOptionName(name)) throw unknownOption(name, this.audioParam);
+    if (this.seen.has(name)) throw invalidParam(name, `\`${name}\` is given more than once.`);
+    this.seen.add(name);
+    if (!this.audioStarted) {
+      if (value !== undefined) (this.fields as Record<string, unknown>)[name] = value;
+      return;
+    }
+    if (value !== undefined && value !== DEFAULTS[name]) {
+      throw invalidParam(
+        name,
+        `\`${name}\` came after the audio. Send the options first and \`${this.audioParam}\` last: the audio is processed while it uploads.`,
+      );
+    }
+  }
+}
+
+/** A multipart text field: strings as sent; `save` is true/false/1/0; empty means unset. */
+export function optionFromText(name: OptionName, raw: string): string | boolean | undefined {
+  if (raw === '') return undefined;
+  if (name === 'save') {
+    const v = raw.toLowerCase();
+    if (v === 'true' || v === '1') return true;
+    if (v === 'false' || v === '0') return false;
+    throw invalidParam('save', '`save` must be true or false (or 1 or 0).');
+  }
+  return checkString(name, raw);
+}
+
+/** A JSON member: strings for text options, a boolean for `save`; null or "" means unset. */
+export function optionFromJson(name: OptionName, value: string | number | boolean | null): string | boolean | undefined {
+  if (value === null || value === '') return undefined;
+  if (name === 'save') {
+    if (typeof value !== 'boolean') throw invalidParam('save', '`save` must be a JSON boolean (true or false).');
+    return value;
+  }
+  if (typeof value !== 'string') throw invalidParam(name, `\`${name}\` must be a string.`);
+  return checkString(name, value);
+}
+
+function checkString(name: OptionName, value: string): string {
+  if (name === 'response_format' && !(RESPONSE_FORMATS as readonly string[]).includes(value)) {
+    throw invalidParam(name, `\`response_format\` must be one of ${RESPONSE_FORMATS.join(', ')}.`);
+  }
+  return value;
+}
+
+function unknownOption(name: string, audioParam: string): MurmurError {
+  const hint =
+    name === 'audio_base64' ? ' `audio_base64` is for JSON bodies; in multipart send the file as `audio`.'
+    : name === 'audio' ? ' In JSON send the audio as `audio_base64`.'
+    : '';
+  const shown = name.length > 64 ? `${name.slice(0, 64)}…` : name;
+  return invalidParam(shown, `Unknown field \`${shown}\`. Allowed: ${audioParam}, ${OPTION_NAMES.join(', ')}.${hint}`);
+}
