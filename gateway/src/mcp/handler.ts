@@ -20,7 +20,10 @@ import { registerTools } from './tools';
 export interface McpOptions {
   clients: Clients;
   log: Logger;
-  /** Origins allowed to call /mcp from a browser; a request without Origin is always allowed. */
+  /**
+   * Origins allowed to call /mcp from a browser, besides loopback ones (http://localhost:*);
+   * a request without Origin (any non-browser client) is always allowed.
+   */
   allowedOrigins: string[];
   version: string;
   keyCache?: VerifiedKeyCache;
@@ -28,6 +31,16 @@ export interface McpOptions {
 
 /** JSON-RPC bodies up to 100 MB: the transcribe tool takes audio as base64 (≈ 75 MB of audio). */
 const BODY_LIMIT = '100mb';
+
+/** Pages served from this machine (local tools, the MCP Inspector) may call the server. */
+function isLoopbackOrigin(origin: string): boolean {
+  try {
+    const { protocol, hostname } = new URL(origin);
+    return (protocol === 'http:' || protocol === 'https:') && ['localhost', '127.0.0.1', '[::1]'].includes(hostname);
+  } catch {
+    return false;
+  }
+}
 
 function jsonRpcError(res: Response, status: number, code: number, message: string): void {
   res.status(status).json({ jsonrpc: '2.0', error: { code, message }, id: null });
@@ -38,7 +51,7 @@ export function mcpHandlers(opts: McpOptions) {
 
   const checkOrigin = (req: Request, _res: Response, next: NextFunction) => {
     const origin = req.get('origin');
-    if (origin !== undefined && !opts.allowedOrigins.includes(origin)) {
+    if (origin !== undefined && !opts.allowedOrigins.includes(origin) && !isLoopbackOrigin(origin)) {
       throw new MurmurError('forbidden_origin', `Origin ${origin.slice(0, 200)} may not call this MCP server. Call it from a server or an allowed origin.`);
     }
     next();
@@ -54,7 +67,7 @@ export function mcpHandlers(opts: McpOptions) {
       jsonRpcError(res, 400, -32600, 'Invalid Request: JSON-RPC batches are not supported; send one message per request.');
       return;
     }
-    const server = new McpServer({ name: 'murmur', version: opts.version }, { capabilities: { tools: {} } });
+    const server = new McpServer({ name: 'murmur', version: opts.version }, { capabilities: { tools: {}, logging: {} } });
     // Input that fails a tool's schema becomes the contract's invalid_request result.
     (server as unknown as { createToolError: (m: string) => unknown }).createToolError = (message: string) =>
       toolError(new MurmurError('invalid_request', message.replace(/^MCP error -?\d+: /, '')));
