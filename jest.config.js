@@ -7,7 +7,7 @@ module.exports = {
   moduleNameMapper: {
     '^@murmur/kit$': '<rootDir>/services/kit/src/index.ts',
     '^@murmur/proto$': '<rootDir>/proto/src/index.ts',
-    '^@murmur/(auth|billing|library)$': '<rootDir>/services/$1/src/index.ts',
+    '^@murmur/(auth|billing|library|transcription|conversion)$': '<rootDir>/services/$1/src/index.ts',
     '^@murmur/gateway$': '<rootDir>/gateway/src/index.ts',
   },
   testMatch: ['<rootDir>/**/test/**/*.test.ts'],

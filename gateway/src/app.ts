@@ -32,7 +32,7 @@ export function createApp(deps: AppDeps): Express {
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
-  app.use('/api/v1', apiRouter(deps.clients, deps.idempotency, deps.keyCache));
+  app.use('/api/v1', apiRouter(deps.clients, deps.idempotency, deps.log, deps.keyCache));
   const mcp = mcpHandlers({ clients: deps.clients, log: deps.log, allowedOrigins: deps.mcpAllowedOrigins ?? [], version: MURMUR_VERSION, keyCache: deps.keyCache });
   app.post('/mcp', mcp.checkOrigin, mcp.requireKey, mcp.post);
   app.all('/mcp', mcp.checkOrigin, mcp.requireKey, mcp.notAllowed);

@@ -1,6 +1,7 @@
 /**
- * `npm start`: runs auth, billing, library and the gateway as child processes under a small
- * supervisor (prefixed logs, restart with backoff, clean stop on Ctrl-C / SIGTERM). With
+ * `npm start`: runs auth, billing, library, transcription, conversion and the gateway as child
+ * processes under a small supervisor (prefixed logs, restart with backoff, clean stop on
+ * Ctrl-C / SIGTERM). With
  * DATABASE_URL unset every service embeds its own Postgres (PGlite) under ./data; with
  * REDIS_URL unset caches and limits are in-process. PORT sets the gateway port (8080).
  */
@@ -17,6 +18,8 @@ const SERVICES = [
   { name: 'auth', addr: cfg.AUTH_ADDR },
   { name: 'billing', addr: cfg.BILLING_ADDR },
   { name: 'library', addr: cfg.LIBRARY_ADDR },
+  { name: 'transcription', addr: cfg.TRANSCRIPTION_ADDR },
+  { name: 'conversion', addr: cfg.CONVERSION_ADDR },
 ];
 
 function spec(name: string, script: string): ChildSpec {
@@ -24,7 +27,16 @@ function spec(name: string, script: string): ChildSpec {
     name,
     command: process.execPath,
     args: ['--enable-source-maps', path.join(root, script)],
-    env: { ...process.env, AUTH_ADDR: cfg.AUTH_ADDR, BILLING_ADDR: cfg.BILLING_ADDR, LIBRARY_ADDR: cfg.LIBRARY_ADDR, PORT: String(cfg.PORT), MURMUR_DATA_DIR: cfg.MURMUR_DATA_DIR },
+    env: {
+      ...process.env,
+      AUTH_ADDR: cfg.AUTH_ADDR,
+      BILLING_ADDR: cfg.BILLING_ADDR,
+      LIBRARY_ADDR: cfg.LIBRARY_ADDR,
+      TRANSCRIPTION_ADDR: cfg.TRANSCRIPTION_ADDR,
+      CONVERSION_ADDR: cfg.CONVERSION_ADDR,
+      PORT: String(cfg.PORT),
+      MURMUR_DATA_DIR: cfg.MURMUR_DATA_DIR,
+    },
   };
 }
 

@@ -14,7 +14,7 @@
 import type { Request, Response } from 'express';
 import { randomUUID } from 'node:crypto';
 import type { billing } from '@murmur/proto';
-import { fromGrpcError, MurmurError, toErrorBody } from '@murmur/kit';
+import { fromGrpcError, MurmurError, toErrorBody, type Logger } from '@murmur/kit';
 import type { Clients } from '../clients';
 import type { IdempotencyStore, StoredResponse } from '../idempotency/store';
 import { admit, type OperationContext } from '../operations';
@@ -85,7 +85,7 @@ function closeUnread(req: Request, res: Response): void {
   if (!req.complete) res.setHeader('Connection', 'close');
 }
 
-export function aiRoute<I>(clients: Clients, store: IdempotencyStore, spec: AiRouteSpec<I>) {
+export function aiRoute<I>(clients: Clients, store: IdempotencyStore, log: Logger, spec: AiRouteSpec<I>) {
   return async (req: Request, res: Response): Promise<void> => {
     const principal = req.principal!;
     const owner = principal.userId;
@@ -137,6 +137,10 @@ export function aiRoute<I>(clients: Clients, store: IdempotencyStore, spec: AiRo
       send(res, response, false);
     } catch (err) {
       const e = err instanceof MurmurError ? err : fromGrpcError(err);
+      if (!(err instanceof MurmurError) && typeof (err as { code?: unknown })?.code !== 'number') {
+        const x = err as Error;
+        log.error({ err: { message: x?.message, stack: x?.stack }, path: req.path }, 'unhandled error in an AI route');
+      }
       if (key) {
         if (began && STORED_FAILURES.has(e.code)) {
           await store.complete(owner, key, fingerprintOrWildcard(spec, input), errorResponse(req, e)).catch(() => undefined);

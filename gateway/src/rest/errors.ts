@@ -19,6 +19,21 @@ export function sendError(req: Request, res: Response, err: MurmurError): void {
   res.status(err.httpStatus).json(toErrorBody(err, req.requestId));
 }
 
+/** A body parser's failure (express.json / raw-body) as the client error it is, or null. */
+export function bodyReadError(err: unknown): MurmurError | null {
+  const e = err as { type?: string; status?: number; limit?: number };
+  if (e?.type === 'entity.parse.failed') return new MurmurError('invalid_request', 'The body is not valid JSON.', { param: null });
+  if (e?.type === 'entity.too.large') {
+    return new MurmurError('invalid_request', `The body is larger than this route accepts${e.limit ? ` (${e.limit} bytes)` : ''}.`, { param: null });
+  }
+  if (e?.type === 'encoding.unsupported' || e?.type === 'charset.unsupported') {
+    return new MurmurError('invalid_request', 'Send the body as UTF-8 JSON.', { param: null });
+  }
+  if (e?.type === 'request.aborted') return new MurmurError('invalid_request', 'The request body was cut short.', { param: null });
+  if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500) return new MurmurError('invalid_request', 'The request could not be read.', { param: null });
+  return null;
+}
+
 /** Anything a body parser or handler threw: typed errors as they are, the rest as internal_error (logged). */
 export function errorHandler(log: Logger) {
   return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
@@ -27,16 +42,9 @@ export function errorHandler(log: Logger) {
       return;
     }
     if (err instanceof MurmurError) return sendError(req, res, err);
-    const e = err as { type?: string; status?: number; message?: string; stack?: string };
-    if (e?.type === 'entity.parse.failed') {
-      return sendError(req, res, new MurmurError('invalid_request', 'The body is not valid JSON.', { param: null }));
-    }
-    if (e?.type === 'entity.too.large') {
-      return sendError(req, res, new MurmurError('invalid_request', 'The body is too large for this route.'));
-    }
-    if (e?.status && e.status >= 400 && e.status < 500) {
-      return sendError(req, res, new MurmurError('invalid_request', 'The request could not be read.'));
-    }
+    const readError = bodyReadError(err);
+    if (readError) return sendError(req, res, readError);
+    const e = err as { message?: string; stack?: string };
     log.error({ err: { message: e?.message, stack: e?.stack }, path: req.path }, 'unhandled error');
     sendError(req, res, new MurmurError('internal_error'));
   };

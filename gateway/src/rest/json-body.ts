@@ -4,6 +4,7 @@
  */
 import express, { type Request, type Response } from 'express';
 import { MurmurError } from '@murmur/kit';
+import { bodyReadError } from './errors';
 
 const parsers = new Map<string, ReturnType<typeof express.json>>();
 
@@ -17,6 +18,6 @@ export function readJsonBody(req: Request, res: Response, limit: string): Promis
     return Promise.reject(new MurmurError('invalid_request', 'Send the body as JSON with Content-Type: application/json.', { param: null }));
   }
   return new Promise((resolve, reject) => {
-    parser!(req, res, (err?: unknown) => (err ? reject(err) : resolve(req.body as unknown)));
+    parser!(req, res, (err?: unknown) => (err ? reject(bodyReadError(err) ?? err) : resolve(req.body as unknown)));
   });
 }

@@ -4,7 +4,7 @@
  * 405 (with `Allow`), both in the contract's error body.
  */
 import { Router, type Request, type Response } from 'express';
-import { MurmurError } from '@murmur/kit';
+import { MurmurError, type Logger } from '@murmur/kit';
 import type { Clients } from '../clients';
 import type { IdempotencyStore } from '../idempotency/store';
 import type { VerifiedKeyCache } from '../key-cache';
@@ -41,15 +41,15 @@ const ROUTES: Route[] = [
   { method: 'get', path: '/knowledge-bases', handler: (ctx, req) => ops.listKnowledgeBases(ctx, parseQuery(req, PAGE)) },
 ];
 
-export function apiRouter(clients: Clients, idempotency: IdempotencyStore, keyCache?: VerifiedKeyCache): Router {
+export function apiRouter(clients: Clients, idempotency: IdempotencyStore, log: Logger, keyCache?: VerifiedKeyCache): Router {
   const router = Router({ strict: false, caseSensitive: true });
   const authenticate = requireKey(clients, keyCache);
   const allowed = new Map<string, string[]>([
     ['/convert', ['POST']],
     ['/transcribe', ['POST']],
   ]);
-  router.post('/convert', authenticate, aiRoute(clients, idempotency, convertSpec()));
-  router.post('/transcribe', authenticate, aiRoute(clients, idempotency, transcribeSpec()));
+  router.post('/convert', authenticate, aiRoute(clients, idempotency, log, convertSpec()));
+  router.post('/transcribe', authenticate, aiRoute(clients, idempotency, log, transcribeSpec()));
   for (const route of ROUTES) {
     router[route.method](route.path, authenticate, async (req: Request, res: Response) => {
       const ctx: ops.OperationContext = { principal: req.principal!, clients };

@@ -1,6 +1,6 @@
 /**
- * The whole read path for integration tests: auth, billing and library as real gRPC servers on
- * loopback (each with its own database: a fresh schema on the real Postgres when DATABASE_URL is
+ * The whole system for integration tests: auth, billing and library (and, with `ai`, transcription
+ * and conversion) as real gRPC servers on loopback (each with its own database: a fresh schema on the real Postgres when DATABASE_URL is
  * set, embedded PGlite otherwise), and the gateway's HTTP app on a free port. No mocks.
  */
 import type { AddressInfo } from 'node:net';
@@ -21,6 +21,10 @@ import {
 import { AUTH_MIGRATIONS_DIR, startAuthService } from '@murmur/auth';
 import { BILLING_MIGRATIONS_DIR, startBillingService } from '@murmur/billing';
 import { LIBRARY_MIGRATIONS_DIR, startLibraryService } from '@murmur/library';
+import { LocalEngine, startConversionService } from '@murmur/conversion';
+import { createPocketsphinxEngine, startTranscriptionService } from '@murmur/transcription';
+import { billing as billingProto, library as libraryProto } from '@murmur/proto';
+import { createClient } from '@murmur/kit';
 import {
   closeClients,
   createApp,
@@ -81,7 +85,12 @@ export interface TestSystem {
   stop(): Promise<void>;
 }
 
-export async function startSystem(): Promise<TestSystem> {
+export interface SystemOptions {
+  /** Also run transcription (pocketsphinx) and conversion (local engine), for the AI routes. */
+  ai?: boolean;
+}
+
+export async function startSystem(opts: SystemOptions = {}): Promise<TestSystem> {
   const log = createLogger('test', process.env.TEST_LOG_LEVEL ?? 'silent');
   const dbs: Database[] = await Promise.all([
     openTestDatabase('auth', AUTH_MIGRATIONS_DIR),
@@ -102,12 +111,23 @@ export async function startSystem(): Promise<TestSystem> {
   });
   const billingSvc = await startBillingService({ db: billingDb, log, address: '127.0.0.1:0' });
   const librarySvc = await startLibraryService({ db: libraryDb, log, address: '127.0.0.1:0' });
+  // The AI services call billing and library as the gateway does: real clients, real servers.
+  const aiClients = {
+    billing: createClient(billingProto.BillingServiceClient, `127.0.0.1:${billingSvc.port}`),
+    library: createClient(libraryProto.LibraryServiceClient, `127.0.0.1:${librarySvc.port}`, { maxReceiveMessageBytes: 64 * 1024 * 1024 }),
+  };
+  const conversionSvc = opts.ai
+    ? await startConversionService({ log, address: '127.0.0.1:0', billing: aiClients.billing, library: aiClients.library, engine: new LocalEngine() })
+    : undefined;
+  const transcriptionSvc = opts.ai
+    ? await startTranscriptionService({ log, address: '127.0.0.1:0', billing: aiClients.billing, engine: createPocketsphinxEngine() })
+    : undefined;
   const addresses = {
     AUTH_ADDR: `127.0.0.1:${authSvc.port}`,
     BILLING_ADDR: `127.0.0.1:${billingSvc.port}`,
     LIBRARY_ADDR: `127.0.0.1:${librarySvc.port}`,
-    TRANSCRIPTION_ADDR: '127.0.0.1:1',
-    CONVERSION_ADDR: '127.0.0.1:1',
+    TRANSCRIPTION_ADDR: transcriptionSvc ? `127.0.0.1:${transcriptionSvc.port}` : '127.0.0.1:1',
+    CONVERSION_ADDR: conversionSvc ? `127.0.0.1:${conversionSvc.port}` : '127.0.0.1:1',
   };
   const clients = createClients(addresses, 10_000);
   const gateway = await startGateway(clients, log, authClock, redis, prefix);
@@ -132,6 +152,9 @@ export async function startSystem(): Promise<TestSystem> {
     async stop() {
       await Promise.all([gateway, ...extraGateways].map((g) => g.stop()));
       closeClients(clients);
+      await Promise.all([conversionSvc?.stop(), transcriptionSvc?.stop()]);
+      aiClients.billing.close();
+      aiClients.library.close();
       await Promise.all([authSvc.stop(), billingSvc.stop(), librarySvc.stop()]);
       await redis?.close();
       await Promise.all(dbs.map((d) => d.close()));

@@ -44,7 +44,10 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   }
   const pool = new Pool({
     connectionString: url,
-    max: embedded ? Math.min(opts.poolSize ?? 4, embedded.maxConnections) : opts.poolSize ?? 10,
+    // One connection to the embedded server: pglite-socket multiplexes connections onto PGlite's
+    // single session message by message, so two connections' extended-protocol exchanges
+    // (Parse/Bind/Execute on the unnamed statement) would interleave and corrupt each other.
+    max: embedded ? 1 : opts.poolSize ?? 10,
     idleTimeoutMillis: 30_000,
     application_name: opts.schema,
     // Every connection starts in the service's own schema.
