@@ -4,7 +4,7 @@
  * piped into the transcription service; the answer is rendered in the requested format.
  */
 import { createHash, type Hash } from 'node:crypto';
-import { PassThrough, type Readable } from 'node:stream';
+import { Transform, type Readable } from 'node:stream';
 import type { Request } from 'express';
 import { billing } from '@murmur/proto';
 import * as ops from '../operations';
@@ -21,12 +21,21 @@ export interface TranscribeRequestInput {
   ended: () => boolean;
 }
 
+/** Hashes the audio as the consumer pulls it (a Transform, so nothing flows before it is read). */
 function hashed(upload: AudioUpload): TranscribeRequestInput {
   const hash = createHash('sha256');
   let ended = false;
-  const tap = new PassThrough({ highWaterMark: 64 * 1024 });
-  tap.on('data', (chunk: Buffer) => hash.update(chunk));
-  tap.on('end', () => (ended = true));
+  const tap = new Transform({
+    highWaterMark: 64 * 1024,
+    transform(chunk: Buffer, _enc, done) {
+      hash.update(chunk);
+      done(null, chunk);
+    },
+    flush(done) {
+      ended = true;
+      done();
+    },
+  });
   upload.audio.on('error', (err) => tap.destroy(err));
   upload.audio.pipe(tap);
   return { upload, audio: tap, hash, ended: () => ended };

@@ -1,0 +1,199 @@
+/**
+ * POST /api/v1/transcribe end to end with real speech (Debian's pocketsphinx-testdata) through
+ * the gateway's streaming parsers, the transcription service (ffmpeg + pocketsphinx) and billing:
+ * multipart and base64, every response format, save, every refusal, idempotency, and a 501 MB
+ * upload refused while it streams without the gateway's memory growing with it.
+ */
+import * as http from 'node:http';
+import { readFileSync } from 'node:fs';
+import { wordErrorRate } from '../../services/transcription/src/wer';
+import { get, startSystem, type TestSystem } from './support/system';
+
+type Json = Record<string, any>;
+
+const WAV = '/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibility_01_austen_64kb-0870.wav';
+const REFERENCE = 'and mister john dashwood had then leisure to consider how much there might be prudently in his power to do for them';
+
+describe('POST /api/v1/transcribe', () => {
+  let sys: TestSystem;
+  const audio = readFileSync(WAV);
+
+  beforeAll(async () => {
+    sys = await startSystem({ ai: true });
+  });
+  afterAll(async () => {
+    await sys.stop();
+  });
+
+  async function multipart(key: string, fields: Record<string, string>, file: Buffer | null, headers: Record<string, string> = {}) {
+    const form = new FormData();
+    for (const [k, v] of Object.entries(fields)) form.append(k, v);
+    if (file) form.append('audio', new Blob([file], { type: 'audio/wav' }), 'speech.wav');
+    const res = await fetch(`${sys.baseUrl}/api/v1/transcribe`, { method: 'POST', headers: { authorization: `Bearer ${key}`, ...headers }, body: form });
+    const text = await res.text();
+    let body: Json = {};
+    try {
+      body = JSON.parse(text) as Json;
+    } catch {
+      body = { raw: text };
+    }
+    return { status: res.status, headers: res.headers, body, text };
+  }
+
+  async function json(key: string, payload: Json) {
+    const res = await fetch(`${sys.baseUrl}/api/v1/transcribe`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify(payload),
+    });
+    return { status: res.status, headers: res.headers, body: (await res.json()) as Json };
+  }
+
+  const usage = async (key: string) => (await get(sys.baseUrl, '/api/v1/usage', key)).body as Json;
+
+  it('transcribes a multipart upload with timed segments and charges by duration', async () => {
+    const { key } = await sys.newUser('t-multipart@example.com');
+    const res = await multipart(key, { language: 'en' }, audio);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ object: 'transcription', language: 'en', credits_charged: 1, recording_id: null });
+    expect(res.body.id).toMatch(/^trn_/);
+    expect(res.body.model).toContain('pocketsphinx');
+    expect(res.body.duration_seconds).toBeGreaterThan(5);
+    expect(wordErrorRate(REFERENCE, res.body.text).wer).toBeLessThan(0.5);
+    let last = 0;
+    for (const s of res.body.segments) {
+      expect(s.start).toBeGreaterThanOrEqual(last);
+      expect(s.end).toBeGreaterThanOrEqual(s.start);
+      last = s.end;
+    }
+    expect(res.headers.get('ratelimit-remaining')).toBe('9');
+    const u = await usage(key);
+    expect(u.credits.monthly_remaining).toBe(99);
+    expect(u.counters.transcriptions).toBe(1);
+  });
+
+  it('gives the same transcript for the same audio sent as base64 JSON (a data URL too)', async () => {
+    const { key } = await sys.newUser('t-base64@example.com');
+    const a = await json(key, { audio_base64: audio.toString('base64') });
+    const b = await json(key, { language: 'en', audio_base64: `data:audio/wav;base64,${audio.toString('base64')}` });
+    expect(a.status).toBe(200);
+    expect(b.status).toBe(200);
+    expect(b.body.text).toBe(a.body.text);
+  });
+
+  it.each([
+    ['text', 'text/plain; charset=utf-8', (t: string) => expect(t.length).toBeGreaterThan(10)],
+    ['srt', 'application/x-subrip; charset=utf-8', (t: string) => expect(t).toMatch(/^1\n\d{2}:\d{2}:\d{2},\d{3} --> \d{2}:\d{2}:\d{2},\d{3}\n/)],
+    ['vtt', 'text/vtt; charset=utf-8', (t: string) => expect(t).toMatch(/^WEBVTT\n\n\d{2}:\d{2}:\d{2}\.\d{3} --> /)],
+  ])('renders response_format=%s', async (format, type, check) => {
+    const { key } = await sys.newUser(`t-${format}@example.com`);
+    const res = await multipart(key, { response_format: format }, audio);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe(type);
+    expect(res.headers.get('x-transcription-id')).toMatch(/^trn_/);
+    expect(res.headers.get('x-credits-charged')).toBe('1');
+    check(res.text);
+  });
+
+  it('saves the transcript as a recording in a folder, and refuses another user’s folder before charging', async () => {
+    const owner = await sys.newUser('t-save@example.com');
+    const other = await sys.newUser('t-save-other@example.com');
+    const { folder } = await sys.clients.library.createFolder({ ownerId: owner.user.id, name: 'Dictation', createdAt: undefined });
+    const res = await multipart(owner.key, { save: 'true', title: 'Austen reading', folder_id: folder!.id }, audio);
+    expect(res.body.error).toBeUndefined();
+    expect(res.status).toBe(200);
+    expect(res.body.recording_id).toMatch(/^rec_/);
+    const rec = await get(sys.baseUrl, `/api/v1/recordings/${res.body.recording_id}`, owner.key);
+    expect(rec.body).toMatchObject({ title: 'Austen reading', folder_id: folder!.id });
+    expect(rec.body.transcript.text).toBe(res.body.text);
+
+    const foreign = await multipart(other.key, { save: 'true', folder_id: folder!.id }, audio);
+    expect(foreign.status).toBe(404);
+    expect((await usage(other.key)).credits.monthly_remaining).toBe(100);
+  });
+
+  type Send = (key: string) => Promise<{ status: number; body: Json }>;
+  const refusals: Array<[string, Send, number, string, string | null]> = [
+    ['no audio part', (k) => multipart(k, { language: 'en' }, null), 400, 'missing_audio', 'audio'],
+    ['an empty JSON body', (k) => json(k, {}), 400, 'missing_audio', 'audio_base64'],
+    ['undecodable bytes', (k) => multipart(k, {}, Buffer.from('this is not audio at all, just text. '.repeat(100))), 415, 'unsupported_audio', 'audio'],
+    ['invalid base64', (k) => json(k, { audio_base64: '***not base64***' }), 400, 'invalid_request', 'audio_base64'],
+    ['an unknown response_format', (k) => multipart(k, { response_format: 'pdf' }, audio), 400, 'invalid_request', 'response_format'],
+    ['a bad language', (k) => multipart(k, { language: 'english please' }, audio), 400, 'invalid_request', 'language'],
+    ['a title without save', (k) => multipart(k, { title: 'x' }, audio), 400, 'invalid_request', 'title'],
+  ];
+
+  it.each(refusals)('refuses %s without charging', async (_name, send, status, code, param) => {
+    const { key } = await sys.newUser(`t-bad-${Math.random().toString(36).slice(2)}@example.com`);
+    const res = await send(key);
+    expect(res.status).toBe(status);
+    expect(res.body.error).toMatchObject({ code, param });
+    const u = await usage(key);
+    expect(u.credits.monthly_remaining).toBe(100);
+    expect(u.credits.reserved).toBe(0);
+  });
+
+  it('replays a transcription for the same Idempotency-Key and audio, and refuses other audio under that key', async () => {
+    const { key } = await sys.newUser('t-idem@example.com');
+    const first = await multipart(key, {}, audio, { 'idempotency-key': 'upload-1' });
+    const again = await multipart(key, {}, audio, { 'idempotency-key': 'upload-1' });
+    expect(again.status).toBe(200);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body).toEqual(first.body);
+    const other = await multipart(key, {}, Buffer.concat([audio, Buffer.alloc(3200)]), { 'idempotency-key': 'upload-1' });
+    expect(other.status).toBe(409);
+    expect((await usage(key)).counters.transcriptions).toBe(1);
+  });
+
+  it('refuses an upload past 500 MB with 413 while it streams, without the gateway’s memory growing with it', async () => {
+    const { key } = await sys.newUser('t-huge@example.com');
+    // The client would send 2 GB; the answer must come once a little over 500 MB went through.
+    const limit = 2_000_000_000;
+    const chunk = Buffer.alloc(1024 * 1024, 7);
+    const boundary = 'murmurboundary';
+    const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="audio"; filename="big.wav"\r\nContent-Type: audio/wav\r\n\r\n`);
+    const url = new URL(`${sys.baseUrl}/api/v1/transcribe`);
+    const rssBefore = process.memoryUsage().rss;
+    let peak = rssBefore;
+    const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 50);
+    let sent = 0;
+    let answered = false;
+    const { status, body, sentAtAnswer } = await new Promise<{ status: number; body: string; sentAtAnswer: number }>((resolve, reject) => {
+      const req = http.request(
+        { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': `multipart/form-data; boundary=${boundary}` } },
+        (res) => {
+          answered = true;
+          const at = sent;
+          let text = '';
+          res.on('data', (d: Buffer) => (text += d.toString()));
+          res.on('end', () => {
+            resolve({ status: res.statusCode ?? 0, body: text, sentAtAnswer: at });
+            req.destroy();
+          });
+        },
+      );
+      req.on('error', (err: NodeJS.ErrnoException) => (err.code === 'EPIPE' || err.code === 'ECONNRESET' ? undefined : reject(err)));
+      req.write(head);
+      const pump = () => {
+        while (!answered && sent < limit) {
+          sent += chunk.length;
+          if (!req.write(chunk)) return void req.once('drain', pump);
+        }
+      };
+      pump();
+    });
+    clearInterval(sampler);
+    expect(status).toBe(413);
+    expect(JSON.parse(body).error.code).toBe('audio_too_large');
+    expect(sentAtAnswer).toBeGreaterThan(500_000_000);
+    expect(sentAtAnswer).toBeLessThan(600_000_000);
+    // Client, gateway and transcription service all run in this process, and 500 MB of chunks
+    // passed through it as garbage awaiting collection: buffering the upload anywhere would add
+    // 500 MB or more, so the peak must stay well under that. (The separate-process figure, with
+    // its 200 MB target for the gateway, is measured by bench/transcribe.)
+    expect(peak - rssBefore).toBeLessThan(320 * 1024 * 1024);
+    expect((await usage(key)).credits.monthly_remaining).toBe(100);
+  });
+
+
+});
