@@ -1,0 +1,45 @@
+/**
+ * The conversion service process: murmur.conversion.v1.ConversionService over gRPC (plus
+ * health and reflection) on GRPC_LISTEN_ADDR or CONVERSION_ADDR. Stateless (no database): it
+ * charges through billing at BILLING_ADDR and stores artifacts through library at
+ * LIBRARY_ADDR. The engine is MURMUR_CONVERSION_ENGINE (local by default; llama loads a GGUF
+ * from MURMUR_MODELS_DIR; openai calls OPENAI_BASE_URL). Drains on SIGTERM.
+ */
+import { createClient, runServiceProcess } from '@murmur/kit';
+import { billing, library } from '@murmur/proto';
+import { createEngine, loadConversionConfig, startConversionService } from './index';
+
+/** Library responses carry whole transcripts. */
+const LIBRARY_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+
+runServiceProcess({
+  name: 'conversion',
+  migrationsDir: null,
+  address: (cfg) => cfg.CONVERSION_ADDR,
+  async start({ cfg, log }, address) {
+    const own = loadConversionConfig();
+    const engine = createEngine(own);
+    const billingClient = createClient(billing.BillingServiceClient, cfg.BILLING_ADDR, { deadlineMs: cfg.GRPC_DEADLINE_MS });
+    const libraryClient = createClient(library.LibraryServiceClient, cfg.LIBRARY_ADDR, {
+      deadlineMs: cfg.GRPC_DEADLINE_MS,
+      maxReceiveMessageBytes: LIBRARY_MAX_RESPONSE_BYTES,
+    });
+    const server = await startConversionService({
+      log,
+      address,
+      billing: billingClient,
+      library: libraryClient,
+      engine,
+      engineTimeoutMs: own.MURMUR_CONVERSION_TIMEOUT_MS,
+    });
+    log.info({ engine: engine.name, timeout_ms: own.MURMUR_CONVERSION_TIMEOUT_MS }, 'conversion engine ready');
+    return {
+      async stop() {
+        await server.stop();
+        billingClient.close();
+        libraryClient.close();
+        await engine.close?.();
+      },
+    };
+  },
+});

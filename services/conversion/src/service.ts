@@ -1,0 +1,297 @@
+/**
+ * The conversion rules, knowing no gRPC: validate, find the transcript (inline, or the
+ * caller's own recording through library), check the plan's size limit, reserve credits in
+ * billing, run the engine, store the artifact on the recording, commit — and on any failure
+ * after the reservation, release it, so a failed conversion never costs anything.
+ *
+ * Validation comes before any charge: an unknown kind or format, an empty transcript, a
+ * recording that is not the caller's, or a transcript over the plan's limit is refused with
+ * nothing reserved.
+ */
+import { isId, MurmurError, invalidParam, newId, systemClock, type Clock, type Logger, type PromiseClient } from '@murmur/kit';
+import { billing, conversion, library } from '@murmur/proto';
+import type { ConversionEngine } from './engines/engine';
+import { isKindName, KINDS, unknownKind, type KindName } from './kinds';
+import type { OutputFormatName } from './render';
+
+/** The billing RPCs conversion uses. */
+export type BillingClient = Pick<PromiseClient<billing.BillingServiceClient>, 'getUsage' | 'reserve' | 'commit' | 'release'>;
+/** The library RPCs conversion uses. */
+export type LibraryClient = Pick<PromiseClient<library.LibraryServiceClient>, 'getRecording' | 'addArtifact'>;
+
+/** Longest `instructions` accepted, in characters. */
+export const MAX_INSTRUCTIONS_CHARS = 2_000;
+/** Longest idempotency key (DESIGN §7). */
+export const MAX_IDEMPOTENCY_KEY_CHARS = 255;
+/** Default time an engine gets before the conversion fails. */
+export const DEFAULT_ENGINE_TIMEOUT_MS = 120_000;
+
+export interface ConversionServiceOptions {
+  billing: BillingClient;
+  library: LibraryClient;
+  engine: ConversionEngine;
+  log: Logger;
+  clock?: Clock;
+  /** Longest an engine may run (MURMUR_CONVERSION_TIMEOUT_MS). */
+  engineTimeoutMs?: number;
+}
+
+/**
+ * Characters as the plan limit and the price count them: Unicode code points, so an emoji or
+ * a CJK character outside the BMP is one character, not two UTF-16 units.
+ */
+export function countCharacters(text: string): number {
+  let n = text.length;
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        n -= 1;
+        i += 1;
+      }
+    }
+  }
+  return n;
+}
+
+function formatOf(value: conversion.OutputFormat): OutputFormatName {
+  switch (value) {
+    case conversion.OutputFormat.OUTPUT_FORMAT_UNSPECIFIED:
+    case conversion.OutputFormat.OUTPUT_FORMAT_MARKDOWN:
+      return 'markdown';
+    case conversion.OutputFormat.OUTPUT_FORMAT_PLAIN:
+      return 'plain';
+    default:
+      throw invalidParam('output_format', 'output_format must be "markdown" (the default) or "plain".');
+  }
+}
+
+const FORMAT_ENUM: Record<OutputFormatName, conversion.OutputFormat> = {
+  markdown: conversion.OutputFormat.OUTPUT_FORMAT_MARKDOWN,
+  plain: conversion.OutputFormat.OUTPUT_FORMAT_PLAIN,
+};
+const LIBRARY_FORMAT: Record<OutputFormatName, library.ArtifactFormat> = {
+  markdown: library.ArtifactFormat.ARTIFACT_FORMAT_MARKDOWN,
+  plain: library.ArtifactFormat.ARTIFACT_FORMAT_PLAIN,
+};
+
+/** Rejects when `signal` aborts first, so an engine that ignores its signal still stops the call. */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
+}
+
+interface Source {
+  /** What is charged and limited: the transcript as stored or sent. */
+  transcript: string;
+  /** What the engine reads: the same words, with segment breaks for unpunctuated speech. */
+  engineText: string;
+  referenceTime: Date;
+  recording: library.Recording | null;
+}
+
+/** A letter or a digit: a transcript without any has nothing to convert. */
+const HAS_WORDS = /[\p{L}\p{N}]/u;
+
+/** Control characters (NUL above all, which Postgres cannot store) become spaces before any engine reads them. */
+function withoutControls(text: string): string {
+  return text.replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/g, ' ');
+}
+
+/**
+ * The text an engine reads for a recording. Speech recognised without punctuation (the
+ * offline recogniser writes none) has no sentence ends to split on, but its segments were cut
+ * at pauses: one paragraph per segment gives the engine those boundaries instead.
+ */
+export function recordingText(transcript: library.Transcript): string {
+  const words = transcript.text.split(/\s+/).length;
+  const ends = (transcript.text.match(/[.!?](?=\s|$)/g) ?? []).length;
+  if (transcript.segments.length < 2 || words <= 60 || ends * 60 >= words) return transcript.text;
+  return transcript.segments.map((s) => s.text.trim()).filter(Boolean).join('\n\n');
+}
+
+export class ConversionService {
+  private readonly clock: Clock;
+  private readonly timeoutMs: number;
+
+  constructor(private readonly opts: ConversionServiceOptions) {
+    this.clock = opts.clock ?? systemClock;
+    this.timeoutMs = opts.engineTimeoutMs ?? DEFAULT_ENGINE_TIMEOUT_MS;
+  }
+
+  get engineName(): string {
+    return this.opts.engine.name;
+  }
+
+  listKinds(): conversion.ListKindsResponse {
+    return { kinds: KINDS.map((k) => ({ name: k.name, description: k.description })) };
+  }
+
+  /** Converts one transcript; `signal` aborts when the caller goes away. */
+  async convert(req: conversion.ConvertRequest, signal: AbortSignal): Promise<conversion.ConvertResponse> {
+    const started = Date.now();
+    const userId = req.userId.trim();
+    if (userId === '' || userId.length > 64) throw invalidParam('user_id', 'user_id must be the id of the calling user (usr_…).');
+    const kindWord = req.kind.trim().toLowerCase();
+    if (!isKindName(kindWord)) throw unknownKind(req.kind);
+    const kind: KindName = kindWord;
+    const format = formatOf(req.outputFormat);
+    if (req.instructions.length > MAX_INSTRUCTIONS_CHARS) {
+      throw invalidParam('instructions', `instructions must be at most ${MAX_INSTRUCTIONS_CHARS} characters.`);
+    }
+    if (req.idempotencyKey.length > MAX_IDEMPOTENCY_KEY_CHARS) {
+      throw invalidParam('idempotency_key', `The idempotency key must be at most ${MAX_IDEMPOTENCY_KEY_CHARS} characters.`);
+    }
+
+    const source = await this.source(req, userId);
+    const chars = countCharacters(source.transcript);
+    await this.checkPlanLimit(userId, chars);
+
+    const { reservation } = await this.opts.billing.reserve({
+      userId,
+      operation: billing.Operation.OPERATION_CONVERT,
+      credits: 0,
+      idempotencyKey: req.idempotencyKey || `conversion:${newId('cnv')}`,
+      admissionId: req.admissionId,
+      audioSeconds: 0,
+      transcriptChars: chars,
+      holdSeconds: 0,
+    });
+    if (!reservation) throw new MurmurError('internal_error', 'internal error');
+    if (reservation.state === billing.ReservationState.RESERVATION_STATE_RELEASED || reservation.state === billing.ReservationState.RESERVATION_STATE_EXPIRED) {
+      throw new MurmurError(
+        'idempotency_conflict',
+        'This Idempotency-Key belongs to a conversion that failed or timed out; its credits were returned. Retry with a new key.',
+        { param: 'idempotency_key' },
+      );
+    }
+    const replay = reservation.state === billing.ReservationState.RESERVATION_STATE_COMMITTED;
+    if (replay && source.recording) {
+      const stored = this.storedArtifact(source.recording, kind, format);
+      if (stored) return this.response(stored.id, kind, format, stored.content, stored.creditsCharged, source.recording.id, stored.createdAt ?? this.clock.now());
+    }
+
+    let content: string;
+    try {
+      content = await this.runEngine({ transcript: source.engineText, kind, format, instructions: req.instructions, referenceTime: source.referenceTime }, signal);
+    } catch (err) {
+      if (!replay) await this.release(userId, reservation.id, 'conversion failed');
+      this.opts.log.warn({ kind, engine: this.opts.engine.name, chars, reason: (err as Error).message, cancelled: signal.aborted }, 'conversion failed; credits released');
+      throw new MurmurError('conversion_failed');
+    }
+
+    let artifactId = newId('art');
+    let createdAt = this.clock.now();
+    if (source.recording) {
+      try {
+        const { artifact } = await this.opts.library.addArtifact({
+          ownerId: userId,
+          recordingId: source.recording.id,
+          kind,
+          format: LIBRARY_FORMAT[format],
+          content,
+          creditsCharged: reservation.credits,
+        });
+        if (!artifact) throw new MurmurError('internal_error', 'internal error');
+        artifactId = artifact.id;
+        createdAt = artifact.createdAt ?? createdAt;
+      } catch (err) {
+        if (!replay) await this.release(userId, reservation.id, 'artifact could not be stored');
+        throw err;
+      }
+    }
+    if (!replay) {
+      try {
+        await this.opts.billing.commit({ reservationId: reservation.id, userId, credits: reservation.credits, usageSeconds: 0 });
+      } catch (err) {
+        // Not charged: the hold is released here or expires on its own.
+        await this.release(userId, reservation.id, 'commit failed');
+        throw err;
+      }
+    }
+    this.opts.log.info(
+      { kind, format, engine: this.opts.engine.name, chars, credits: reservation.credits, stored: source.recording !== null, replay, ms: Date.now() - started },
+      'converted',
+    );
+    return this.response(artifactId, kind, format, content, reservation.credits, source.recording?.id ?? '', createdAt);
+  }
+
+  /** The transcript to convert and the time its relative dates are read against. */
+  private async source(req: conversion.ConvertRequest, userId: string): Promise<Source> {
+    const given = req.referenceTime && !Number.isNaN(req.referenceTime.getTime()) ? req.referenceTime : null;
+    const src = req.source;
+    if (!src) throw invalidParam('transcript', 'Send the transcript to convert, or the recording_id of a recording with a transcript.');
+    if (src.$case === 'transcript') {
+      if (src.value.trim() === '') throw invalidParam('transcript', 'The transcript is empty. Send the text to convert.');
+      if (!HAS_WORDS.test(src.value)) throw invalidParam('transcript', 'The transcript has no words to convert.');
+      return { transcript: src.value, engineText: withoutControls(src.value), referenceTime: given ?? this.clock.now(), recording: null };
+    }
+    const recordingId = src.value.trim();
+    if (!isId('rec', recordingId)) throw new MurmurError('not_found', 'No recording with this id. Check the id.', { param: 'recording_id' });
+    const { recording } = await this.opts.library.getRecording({ ownerId: userId, recordingId });
+    if (!recording) throw new MurmurError('not_found', 'No recording with this id. Check the id.', { param: 'recording_id' });
+    const transcript = recording.transcript?.text ?? '';
+    if (transcript.trim() === '') {
+      throw invalidParam('recording_id', 'This recording has no transcript yet. Transcribe it first, or send the transcript itself.');
+    }
+    if (!HAS_WORDS.test(transcript)) throw invalidParam('recording_id', 'This recording\'s transcript has no words to convert.');
+    return { transcript, engineText: withoutControls(recordingText(recording.transcript!)), referenceTime: given ?? recording.createdAt ?? this.clock.now(), recording };
+  }
+
+  /**
+   * Refuses a transcript over the plan's max_transcript_chars with invalid_request (HTTP 400,
+   * param "transcript"), naming the limit, before anything is reserved.
+   */
+  private async checkPlanLimit(userId: string, chars: number): Promise<void> {
+    const { usage } = await this.opts.billing.getUsage({ userId });
+    const max = usage?.plan?.maxTranscriptChars ?? 0;
+    if (max > 0 && chars > max) {
+      throw new MurmurError(
+        'invalid_request',
+        `The transcript is ${chars.toLocaleString('en-US')} characters; the ${usage?.plan?.name ?? 'current'} plan converts at most ${max.toLocaleString('en-US')} characters per request. Send a shorter transcript or upgrade the plan in Settings → Billing.`,
+        { param: 'transcript', meta: { max_transcript_chars: String(max), transcript_chars: String(chars) } },
+      );
+    }
+  }
+
+  private async runEngine(input: { transcript: string; kind: KindName; format: OutputFormatName; instructions: string; referenceTime: Date }, callerSignal: AbortSignal): Promise<string> {
+    const signal = AbortSignal.any([callerSignal, AbortSignal.timeout(this.timeoutMs)]);
+    const content = await untilAborted(this.opts.engine.convert({ ...input, signal }), signal);
+    if (typeof content !== 'string' || content.trim() === '') throw new Error('the engine produced no text');
+    return content;
+  }
+
+  /** The newest artifact of this kind and format on the recording (a replayed, committed key). */
+  private storedArtifact(recording: library.Recording, kind: KindName, format: OutputFormatName): library.Artifact | undefined {
+    return recording.artifacts
+      .filter((a) => a.kind === kind && a.format === LIBRARY_FORMAT[format])
+      .sort((a, b) => (b.createdAt?.getTime() ?? 0) - (a.createdAt?.getTime() ?? 0))[0];
+  }
+
+  /** Best effort: a release that fails leaves a hold that billing expires by itself. */
+  private async release(userId: string, reservationId: string, reason: string): Promise<void> {
+    try {
+      await this.opts.billing.release({ reservationId, userId, reason });
+    } catch (err) {
+      this.opts.log.error({ reservation_id: reservationId, err: (err as Error).message }, 'release failed; the hold will expire');
+    }
+  }
+
+  private response(id: string, kind: KindName, format: OutputFormatName, content: string, credits: number, recordingId: string, createdAt: Date): conversion.ConvertResponse {
+    return { id, kind, format: FORMAT_ENUM[format], content, creditsCharged: credits, recordingId, createdAt, engine: this.opts.engine.name };
+  }
+}
