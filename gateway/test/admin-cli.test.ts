@@ -53,6 +53,15 @@ describe('admin CLI', () => {
     expect(usage.body.credits.prepaid_remaining).toBe(250);
     expect(usage.body.spending.cap_cents).toBe(900);
 
+    const set = await admin('credits', 'set', '--email', 'cli@example.com', '--monthly', '7', '--prepaid', '3');
+    expect(set.stdout).toContain('monthly credits now 7, prepaid credits now 3');
+    expect((await get(sys.baseUrl, '/api/v1/usage', key)).body.credits).toMatchObject({ monthly_remaining: 7, prepaid_remaining: 3 });
+    const report = await admin('usage', '--email', 'cli@example.com');
+    expect(report.stdout).toMatch(/monthly credits\s+7 left of 10000/);
+    expect(report.stdout).toMatch(/spending\s+0 of 900 cents/);
+    const ledger = await sys.clients.billing.listLedgerEntries({ userId: me.body.id, pageSize: 5, pageToken: '' });
+    expect(ledger.entries[0]).toMatchObject({ kind: 'adjust', monthlyDelta: 7 - 10_000, prepaidDelta: 3 - 250 });
+
     expect((await admin('seed', '--email', 'cli@example.com', '--recordings', '4')).stdout).toContain('seeded 4 recordings');
     expect((await get(sys.baseUrl, '/api/v1/recordings', key)).body.data).toHaveLength(4);
 
@@ -66,6 +75,7 @@ describe('admin CLI', () => {
     [['credits', 'grant', '--email', 'cli@example.com', '--prepaid', 'lots'], '--prepaid'],
     [['users', 'create'], '--email'],
     [['frobnicate'], 'Unknown command'],
+    [['credits', 'set', '--email', 'cli@example.com'], '--monthly'],
     [['keys', 'create', '--bogus'], 'Unknown option'],
   ])('fails cleanly for %j', async (args, message) => {
     const res = await admin(...args);

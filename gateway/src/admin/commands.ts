@@ -54,6 +54,19 @@ export async function setCap(clients: Clients, email: string, cents: number) {
   return (await clients.billing.setSpendingCap({ userId: user.id, capCents: cents })).usage;
 }
 
+export async function setCredits(clients: Clients, email: string, monthly: number | undefined, prepaid: number | undefined) {
+  if (monthly === undefined && prepaid === undefined) {
+    throw new MurmurError('invalid_request', 'Give --monthly N, --prepaid N or both.', { param: 'monthly' });
+  }
+  const user = await userByEmail(clients, email);
+  return (await clients.billing.adjustCredits({ userId: user.id, monthlyCredits: monthly, prepaidCredits: prepaid, note: 'support adjustment (admin CLI)' })).usage;
+}
+
+export async function usageOf(clients: Clients, email: string) {
+  const user = await userByEmail(clients, email);
+  return (await clients.billing.getUsage({ userId: user.id })).usage;
+}
+
 export async function seed(clients: Clients, email: string, recordings: number) {
   const user = await userByEmail(clients, email);
   return seedLibrary(clients.library, user.id, { recordings });

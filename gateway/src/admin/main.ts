@@ -14,7 +14,9 @@ const USAGE = `Usage: npm run admin -- <command>
   keys list --email E
   keys revoke KEY_ID
   credits grant --email E --prepaid N
+  credits set --email E [--monthly N] [--prepaid N]   (a support adjustment, recorded in the ledger)
   cap set --email E --cents N
+  usage --email E
   seed --email E [--recordings N]`;
 
 function intArg(value: string | undefined, name: string): number {
@@ -37,6 +39,7 @@ async function main(argv: string[]): Promise<number> {
       plan: { type: 'string' },
       expires: { type: 'string', default: '90' },
       prepaid: { type: 'string' },
+      monthly: { type: 'string' },
       cents: { type: 'string' },
       recordings: { type: 'string', default: '25' },
       help: { type: 'boolean', short: 'h' },
@@ -82,6 +85,31 @@ async function main(argv: string[]): Promise<number> {
       case 'credits grant': {
         const u = await cmd.grantCredits(clients, need(values.email, 'email'), intArg(values.prepaid, 'prepaid'));
         console.log(`prepaid credits now ${u?.prepaidCreditsRemaining}`);
+        break;
+      }
+      case 'credits set': {
+        const u = await cmd.setCredits(
+          clients,
+          need(values.email, 'email'),
+          values.monthly === undefined ? undefined : intArg(values.monthly, 'monthly'),
+          values.prepaid === undefined ? undefined : intArg(values.prepaid, 'prepaid'),
+        );
+        console.log(`monthly credits now ${u?.monthlyCreditsRemaining}, prepaid credits now ${u?.prepaidCreditsRemaining}`);
+        break;
+      }
+      case 'usage': {
+        const u = await cmd.usageOf(clients, need(values.email, 'email'));
+        if (!u) throw new MurmurError('internal_error');
+        const rows: Array<[string, string]> = [
+          ['plan', `${u.plan?.id} (${u.plan?.monthlyCredits} credits a month, ${u.plan?.rateLimitPerMinute} AI requests a minute)`],
+          ['monthly credits', `${u.monthlyCreditsRemaining} left of ${u.plan?.monthlyCredits}, reset ${u.periodEnd?.toISOString()}`],
+          ['prepaid credits', String(u.prepaidCreditsRemaining)],
+          ['held by running calls', String(u.creditsReserved)],
+          ['spending', `${u.spendCents} of ${u.spendingCapCents} cents this period`],
+          ['this period', `${u.creditsUsed} credits used, ${u.transcriptions} transcriptions (${u.transcriptionSeconds} s), ${u.conversions} conversions`],
+          ['rate limit', `${u.rateLimit?.remaining} of ${u.rateLimit?.limit} left in the ${u.rateLimit?.windowSeconds} s window`],
+        ];
+        for (const [k, v] of rows) console.log(`${k.padEnd(22)} ${v}`);
         break;
       }
       case 'cap set': {
