@@ -125,6 +125,18 @@ describe.each(FIXTURES.map((f) => [f.name, f] as const))('%s: every kind in both
 });
 
 describe('charging', () => {
+  it('limits a direct gRPC caller (no gateway admission) like the public API: the 11th call in a minute is refused, uncharged', async () => {
+    const userId = newUser();
+    const short = 'Marcus will send the deck by Friday.';
+    const results = await Promise.allSettled(
+      Array.from({ length: 11 }, () => h.conversion.convert(convertRequest({ userId, source: transcriptSource(short), kind: 'key_points' }))),
+    );
+    const refused = results.filter((r) => r.status === 'rejected').map((r) => (r as PromiseRejectedResult).reason as { code: string });
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(10);
+    expect(refused.map((e) => e.code)).toEqual(['rate_limit_exceeded']);
+    expect(await usage(userId)).toMatchObject({ conversions: 10, creditsUsed: 10, creditsReserved: 0 });
+  });
+
   it('charges ceil(characters / 1000) × the plan rate, visible in GetUsage, and counts the conversion', async () => {
     const userId = newUser();
     const before = await usage(userId);
