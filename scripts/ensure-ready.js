@@ -26,6 +26,42 @@ if (!fs.existsSync(installed) || fs.statSync(installed).mtimeMs < fs.statSync(lo
   say('Installing dependencies (npm install)…');
   run('npm', ['install', '--no-audit', '--no-fund']);
 }
+// The transcription service decodes with ffmpeg and recognises with Debian's pocketsphinx.
+// On a Debian machine where we are root (a fresh dev box, CI) they are installed here;
+// elsewhere a warning says what to install (everything but transcription works without them).
+const speech = [
+  ['ffmpeg', () => has('ffmpeg')],
+  ['pocketsphinx', () => has('pocketsphinx_continuous')],
+  ['pocketsphinx-en-us', () => fs.existsSync('/usr/share/pocketsphinx/model/en-us')],
+];
+// `--test`: the speech test set too (recordings with their texts, and a speech synthesizer).
+if (process.argv.includes('--test')) {
+  speech.push(['pocketsphinx-testdata', () => fs.existsSync('/usr/share/pocketsphinx/test/data/librivox')]);
+  speech.push(['espeak-ng', () => has('espeak-ng')]);
+}
+function has(cmd) {
+  try {
+    execFileSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+const missing = speech.filter(([, ok]) => !ok()).map(([name]) => name);
+if (missing.length > 0 && !process.argv.includes('--no-system')) {
+  const root = typeof process.getuid === 'function' && process.getuid() === 0;
+  if (root && has('apt-get')) {
+    say(`Installing ${missing.join(', ')} (apt-get)…`);
+    try {
+      execFileSync('sh', ['-c', `apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ${missing.join(' ')}`], { stdio: ['ignore', 'ignore', 'inherit'] });
+    } catch {
+      say(`Could not install ${missing.join(', ')}; transcription will be unavailable.`);
+    }
+  } else {
+    say(`Transcription needs ${missing.join(', ')}: sudo apt-get install -y ${missing.join(' ')}`);
+  }
+}
+
 if (!process.argv.includes('--no-build')) {
   say('Building (tsc -b)…');
   run(path.join(root, 'node_modules', '.bin', 'tsc'), ['-b']);
