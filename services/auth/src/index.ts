@@ -5,6 +5,7 @@
  */
 import * as path from 'node:path';
 import { commonSchema, CursorCodec, MemoryCache, startGrpcServer, systemClock, type Clock, type Database, type KeyValueCache, type Logger } from '@murmur/kit';
+import { bindEnvoyAuthorization } from './ext-authz';
 import { bindAuthService } from './server';
 import { AuthService } from './service';
 import { PostgresAuthStore } from './store';
@@ -42,7 +43,10 @@ export interface RunningAuthService {
 /** services/auth/migrations (same from src/ under jest and dist/ under node), for openTestDatabase in other packages' tests. */
 export const AUTH_MIGRATIONS_DIR = path.resolve(__dirname, '../migrations');
 
-/** Wires store, cache and service and starts the gRPC server (with health and reflection). */
+/**
+ * Wires store, cache and service and starts the gRPC server (with health and reflection):
+ * murmur.auth.v1.AuthService and envoy.service.auth.v3.Authorization (ext-authz.ts).
+ */
 export async function startAuthService(deps: AuthServiceDeps): Promise<RunningAuthService> {
   const clock = deps.clock ?? systemClock;
   const cache = deps.cache ?? new MemoryCache(10_000, () => clock.now().getTime());
@@ -55,7 +59,13 @@ export async function startAuthService(deps: AuthServiceDeps): Promise<RunningAu
     announceRevocation: deps.announceRevocation,
   });
   const server = await startGrpcServer(
-    { name: 'auth', log: deps.log, services: [bindAuthService(service)], protoFiles: ['murmur/auth/v1/auth.proto'] },
+    {
+      name: 'auth',
+      log: deps.log,
+      // Envoy's ext_authz API on the same port: Envoy's internal gRPC listener asks it about every call.
+      services: [bindAuthService(service), bindEnvoyAuthorization(service)],
+      protoFiles: ['murmur/auth/v1/auth.proto'],
+    },
     deps.address,
   );
   return {

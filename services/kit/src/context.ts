@@ -25,8 +25,15 @@ export function newRequestId(): string {
 }
 
 const REQUEST_ID_PATTERN = /^req_[A-Za-z0-9_-]{8,64}$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** Accepts an incoming request id only if it looks like one of ours; otherwise mints one. */
+/**
+ * Accepts an incoming request id if it looks like one of ours, or Envoy's UUID (as
+ * `req_<32 hex>`, the form ext_authz uses too, so one id runs from the edge's access log to
+ * every service); otherwise mints one.
+ */
 export function acceptRequestId(value: string | undefined): string {
-  return value && REQUEST_ID_PATTERN.test(value) ? value : newRequestId();
+  if (value && REQUEST_ID_PATTERN.test(value)) return value;
+  if (value && UUID.test(value)) return `req_${value.replace(/-/g, '').toLowerCase()}`;
+  return newRequestId();
 }
