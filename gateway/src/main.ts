@@ -4,6 +4,7 @@
  * and conversion; it owns no data (idempotency records live in Redis when REDIS_URL is set,
  * in-process otherwise). Listens on PORT (default 8080); service addresses come from *_ADDR.
  */
+import './tracing';
 import type { Server } from 'node:http';
 import { commonSchema, connectRedis, createLogger, loadConfig, onShutdown, RevocationListener, serviceAddressSchema, storageSchema, systemClock, z } from '@murmur/kit';
 import { createApp } from './app';

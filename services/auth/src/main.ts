@@ -5,6 +5,7 @@
  * (embedded PGlite under MURMUR_DATA_DIR/auth when DATABASE_URL is unset); caches verified keys
  * in Redis when REDIS_URL is set, in-process otherwise (then run exactly one replica).
  */
+import './tracing';
 import { publishRevocation, RedisCache, runServiceProcess } from '@murmur/kit';
 import { AUTH_MIGRATIONS_DIR, startAuthService } from './index';
 

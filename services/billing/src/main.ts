@@ -5,6 +5,7 @@
  * DATABASE_URL is unset); the rate-limit windows in Redis when REDIS_URL is set, in-process
  * otherwise (exact only while billing runs as one replica).
  */
+import './tracing';
 import { runServiceProcess } from '@murmur/kit';
 import { BILLING_MIGRATIONS_DIR, startBillingService } from './index';
 import { MemoryRateLimiter, RedisRateLimiter } from './rate-limiter';

@@ -5,6 +5,7 @@
  * LIBRARY_ADDR. The engine is MURMUR_CONVERSION_ENGINE (local by default; llama loads a GGUF
  * from MURMUR_MODELS_DIR; openai calls OPENAI_BASE_URL). Drains on SIGTERM.
  */
+import './tracing';
 import { createClient, runServiceProcess } from '@murmur/kit';
 import { billing, library } from '@murmur/proto';
 import { createEngine, loadConversionConfig, startConversionService } from './index';

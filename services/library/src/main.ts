@@ -3,6 +3,7 @@
  * reflection) on GRPC_LISTEN_ADDR or LIBRARY_ADDR, backed by the "library" schema of Postgres
  * (DATABASE_URL) or an embedded PGlite under MURMUR_DATA_DIR/library. Drains on SIGTERM.
  */
+import './tracing';
 import { runServiceProcess } from '@murmur/kit';
 import { LIBRARY_MIGRATIONS_DIR, startLibraryService } from './index';
 

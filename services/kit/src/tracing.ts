@@ -1,0 +1,50 @@
+/**
+ * OpenTelemetry for a Murmur process: HTTP, express, gRPC, pg and redis instrumentation and W3C
+ * trace context, so one REST or MCP call is one trace across the gateway and every service it
+ * touches. Each process loads this FIRST (its `src/tracing.ts`, imported on main.ts's first
+ * line), before http, grpc, pg or redis are required, so the instrumentations can patch them.
+ *
+ * Export follows the standard variables: OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT (or
+ * OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) is set and OTEL_TRACES_EXPORTER is not "none"; otherwise
+ * spans are still made (trace ids for logs and `traceparent`) but go nowhere.
+ *
+ * Nothing secret reaches a span: no HTTP or gRPC headers or metadata are recorded, pg records
+ * statements without their parameters, and redis records the command name only (its arguments
+ * hold cached principals and stored responses).
+ */
+import { getNodeAutoInstrumentations } from './tracing-instrumentations';
+import { NodeSDK } from '@opentelemetry/sdk-node';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import { BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
+import { addFinalShutdownStep } from './shutdown';
+
+let sdk: NodeSDK | undefined;
+
+/** Whether the standard OTEL_* variables ask for an OTLP exporter. */
+export function otlpExportConfigured(env: NodeJS.ProcessEnv = process.env): boolean {
+  if ((env.OTEL_TRACES_EXPORTER ?? '').split(',').includes('none')) return false;
+  return Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
+}
+
+/** Starts tracing once per process; `service` names it (OTEL_SERVICE_NAME wins). */
+export function startTracing(service: string): void {
+  if (sdk) return;
+  sdk = new NodeSDK({
+    resource: resourceFromAttributes({
+      [ATTR_SERVICE_NAME]: process.env.OTEL_SERVICE_NAME || `murmur-${service}`,
+      [ATTR_SERVICE_VERSION]: '0.1.0',
+    }),
+    spanProcessors: otlpExportConfigured() ? [new BatchSpanProcessor(new OTLPTraceExporter())] : [],
+    instrumentations: getNodeAutoInstrumentations(),
+  });
+  sdk.start();
+  addFinalShutdownStep(stopTracing);
+}
+
+/** Flushes and stops the exporter (the last shutdown step of a process). */
+export async function stopTracing(): Promise<void> {
+  await sdk?.shutdown().catch(() => undefined);
+  sdk = undefined;
+}
