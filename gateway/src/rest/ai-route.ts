@@ -97,7 +97,11 @@ export function aiRoute<I>(clients: Clients, store: IdempotencyStore, log: Logge
 
     const key = idempotencyKeyOf(req);
     if (key) {
-      const existing = await store.claim(owner, key, null);
+      // Without its store the pipeline cannot promise "once": refuse rather than risk charging twice.
+      const existing = await store.claim(owner, key, null).catch((err: unknown) => {
+        log.warn({ err: (err as Error).message }, 'idempotency store unavailable');
+        throw new MurmurError('service_unavailable');
+      });
       if (!existing.claimed) {
         const { record } = existing;
         if (record.state === 'running') {
