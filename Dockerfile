@@ -1,0 +1,228 @@
+# syntax=docker/dockerfile:1
+#
+# Murmur images: one target per deployable, all built from this one file at the repository root.
+#
+#   docker build --target gateway       -t murmur/gateway:0.1.0 .
+#   docker build --target auth          -t murmur/auth:0.1.0 .        (billing, library alike)
+#   docker build --target transcription -t murmur/transcription:0.1.0 .
+#   docker build --target conversion    -t murmur/conversion:0.1.0 .
+#   docker build --target migrate       -t murmur/migrate:0.1.0 .     (the Helm chart's migration Job)
+#
+# The Helm chart (deploy/helm/murmur) runs <image.repository>/<target>:<tag>, so the target names
+# are part of its contract; deploy/helm/test/dockerfile.test.ts checks this file against the
+# repository (targets, copied paths, CMD files, runtime dependencies of every workspace package).
+#
+# Stages: `manifests` (package.json files and the lock) → `build` (every dependency, `tsc -b`)
+# → one `deps-<target>` per deployable (`npm install --omit=dev --workspace=<package>`: only that
+# package's production closure, so the 700 MB of llama.cpp binaries land in conversion alone)
+# → `runtime` (node:20-bookworm-slim, no npm, user 10001) → the targets, which add their
+# node_modules, their compiled packages and nothing else. They run `node <package>/dist/main.js`
+# directly: exec form, no shell, no npm at run time.
+
+ARG NODE_IMAGE=node:20-bookworm-slim
+
+# ── package manifests: the layer cache key of every npm install below ───────────────────────────
+FROM ${NODE_IMAGE} AS manifests
+# The npm that wrote package-lock.json. node:20 ships npm 10, which rewrites the lock (it drops
+# the `libc` fields npm 11 records), and the build refuses a lock it had to change.
+ARG NPM_VERSION=11.19.1
+RUN npm install --global --no-audit --no-fund npm@${NPM_VERSION}
+WORKDIR /app
+COPY package.json package-lock.json ./
+COPY proto/package.json proto/
+COPY services/kit/package.json services/kit/
+COPY services/auth/package.json services/auth/
+COPY services/billing/package.json services/billing/
+COPY services/library/package.json services/library/
+COPY services/transcription/package.json services/transcription/
+COPY services/conversion/package.json services/conversion/
+COPY gateway/package.json gateway/
+COPY launcher/package.json launcher/
+COPY bench/package.json bench/
+# `npm install` with the committed lock, failing if it had to change it: what `npm ci` promises,
+# without npm/cli#4828 (`npm ci` rejects this lock over optional platform packages of other OSes).
+# Install scripts stay off, as on the developers' machines: every native module ships prebuilt.
+# The production installs below first drop the workspaces' devDependencies (npm installs those of
+# the named workspace even with --omit=dev: the gateway's test-only services, llama.cpp included),
+# which rewrites the lock, so they prove instead that nothing was installed the lock does not pin.
+RUN cp package-lock.json /tmp/package-lock.committed
+COPY deploy/docker/lock-subset.js /tmp/lock-subset.js
+
+# ── build: every dependency, then the TypeScript of the deployables (and what they reference) ──
+FROM manifests AS build
+RUN npm install --no-audit --no-fund --ignore-scripts \
+ && cmp package-lock.json /tmp/package-lock.committed
+COPY tsconfig.base.json tsconfig.json ./
+COPY proto proto
+COPY services services
+COPY gateway gateway
+RUN npx tsc -b gateway services/auth services/billing services/library services/transcription services/conversion
+
+# ── production dependencies, one closure per deployable ────────────────────────────────────────
+FROM manifests AS deps-gateway
+RUN npm pkg delete devDependencies --workspaces \
+ && npm install --omit=dev --no-audit --no-fund --ignore-scripts --workspace=gateway \
+ && node /tmp/lock-subset.js /tmp/package-lock.committed package-lock.json
+
+FROM manifests AS deps-auth
+RUN npm pkg delete devDependencies --workspaces \
+ && npm install --omit=dev --no-audit --no-fund --ignore-scripts --workspace=services/auth \
+ && node /tmp/lock-subset.js /tmp/package-lock.committed package-lock.json
+
+FROM manifests AS deps-billing
+RUN npm pkg delete devDependencies --workspaces \
+ && npm install --omit=dev --no-audit --no-fund --ignore-scripts --workspace=services/billing \
+ && node /tmp/lock-subset.js /tmp/package-lock.committed package-lock.json
+
+FROM manifests AS deps-library
+RUN npm pkg delete devDependencies --workspaces \
+ && npm install --omit=dev --no-audit --no-fund --ignore-scripts --workspace=services/library \
+ && node /tmp/lock-subset.js /tmp/package-lock.committed package-lock.json
+
+FROM manifests AS deps-transcription
+# CPU images: the CUDA and Vulkan builds of whisper.cpp (250 MB) stay out.
+RUN npm pkg delete devDependencies --workspaces \
+ && npm install --omit=dev --no-audit --no-fund --ignore-scripts --workspace=services/transcription \
+ && node /tmp/lock-subset.js /tmp/package-lock.committed package-lock.json \
+ && rm -rf node_modules/@fugood/node-whisper-*-cuda node_modules/@fugood/node-whisper-*-vulkan
+
+FROM manifests AS deps-conversion
+# CPU images: the CUDA and Vulkan builds of llama.cpp (600 MB) stay out.
+RUN npm pkg delete devDependencies --workspaces \
+ && npm install --omit=dev --no-audit --no-fund --ignore-scripts --workspace=services/conversion \
+ && node /tmp/lock-subset.js /tmp/package-lock.committed package-lock.json \
+ && rm -rf node_modules/@node-llama-cpp/*-cuda node_modules/@node-llama-cpp/*-cuda-ext \
+      node_modules/@node-llama-cpp/*-vulkan
+
+FROM manifests AS deps-migrate
+RUN npm pkg delete devDependencies --workspaces \
+ && npm install --omit=dev --no-audit --no-fund --ignore-scripts --workspace=services/kit \
+ && node /tmp/lock-subset.js /tmp/package-lock.committed package-lock.json
+
+# ── runtime base: Node.js without npm, yarn or corepack; an unprivileged numeric user ──────────
+FROM ${NODE_IMAGE} AS runtime
+RUN rm -rf /usr/local/lib/node_modules/npm /usr/local/lib/node_modules/corepack \
+      /usr/local/bin/npm /usr/local/bin/npx /usr/local/bin/corepack /opt/yarn-* \
+      /usr/local/bin/yarn /usr/local/bin/yarnpkg \
+ && groupadd --system --gid 10001 murmur \
+ && useradd --system --uid 10001 --gid 10001 --no-create-home --home-dir /nonexistent \
+      --shell /usr/sbin/nologin murmur
+ENV NODE_ENV=production
+WORKDIR /app
+# Numeric, so Kubernetes' runAsNonRoot can verify it without reading /etc/passwd.
+USER 10001:10001
+
+# ── gateway: REST /api/v1 and MCP /mcp on PORT (8080) ───────────────────────────────────────────
+FROM runtime AS gateway
+COPY --from=deps-gateway /app/package.json ./
+COPY --from=deps-gateway /app/node_modules node_modules
+COPY --from=build /app/proto/package.json proto/
+COPY --from=build /app/proto/dist proto/dist
+COPY --from=build /app/proto/murmur proto/murmur
+COPY --from=build /app/proto/google proto/google
+COPY --from=build /app/services/kit/package.json services/kit/
+COPY --from=build /app/services/kit/dist services/kit/dist
+COPY --from=build /app/gateway/package.json gateway/
+COPY --from=build /app/gateway/dist gateway/dist
+EXPOSE 8080
+CMD ["node", "gateway/dist/main.js"]
+
+# ── auth: gRPC :50051, schema "auth" ────────────────────────────────────────────────────────────
+FROM runtime AS auth
+COPY --from=deps-auth /app/package.json ./
+COPY --from=deps-auth /app/node_modules node_modules
+COPY --from=build /app/proto/package.json proto/
+COPY --from=build /app/proto/dist proto/dist
+COPY --from=build /app/proto/murmur proto/murmur
+COPY --from=build /app/proto/google proto/google
+COPY --from=build /app/services/kit/package.json services/kit/
+COPY --from=build /app/services/kit/dist services/kit/dist
+COPY --from=build /app/services/auth/package.json services/auth/
+COPY --from=build /app/services/auth/dist services/auth/dist
+COPY --from=build /app/services/auth/migrations services/auth/migrations
+EXPOSE 50051
+CMD ["node", "services/auth/dist/main.js"]
+
+# ── billing: gRPC :50052, schema "billing" ──────────────────────────────────────────────────────
+FROM runtime AS billing
+COPY --from=deps-billing /app/package.json ./
+COPY --from=deps-billing /app/node_modules node_modules
+COPY --from=build /app/proto/package.json proto/
+COPY --from=build /app/proto/dist proto/dist
+COPY --from=build /app/proto/murmur proto/murmur
+COPY --from=build /app/proto/google proto/google
+COPY --from=build /app/services/kit/package.json services/kit/
+COPY --from=build /app/services/kit/dist services/kit/dist
+COPY --from=build /app/services/billing/package.json services/billing/
+COPY --from=build /app/services/billing/dist services/billing/dist
+COPY --from=build /app/services/billing/migrations services/billing/migrations
+EXPOSE 50052
+CMD ["node", "services/billing/dist/main.js"]
+
+# ── library: gRPC :50053, schema "library" ──────────────────────────────────────────────────────
+FROM runtime AS library
+COPY --from=deps-library /app/package.json ./
+COPY --from=deps-library /app/node_modules node_modules
+COPY --from=build /app/proto/package.json proto/
+COPY --from=build /app/proto/dist proto/dist
+COPY --from=build /app/proto/murmur proto/murmur
+COPY --from=build /app/proto/google proto/google
+COPY --from=build /app/services/kit/package.json services/kit/
+COPY --from=build /app/services/kit/dist services/kit/dist
+COPY --from=build /app/services/library/package.json services/library/
+COPY --from=build /app/services/library/dist services/library/dist
+COPY --from=build /app/services/library/migrations services/library/migrations
+EXPOSE 50053
+CMD ["node", "services/library/dist/main.js"]
+
+# ── transcription: gRPC :50054; ffmpeg decodes, Debian's pocketsphinx recognises ───────────────
+FROM runtime AS transcription
+USER root
+RUN apt-get update \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+      ffmpeg pocketsphinx pocketsphinx-en-us \
+ && rm -rf /var/lib/apt/lists/*
+USER 10001:10001
+COPY --from=deps-transcription /app/package.json ./
+COPY --from=deps-transcription /app/node_modules node_modules
+COPY --from=build /app/proto/package.json proto/
+COPY --from=build /app/proto/dist proto/dist
+COPY --from=build /app/proto/murmur proto/murmur
+COPY --from=build /app/proto/google proto/google
+COPY --from=build /app/services/kit/package.json services/kit/
+COPY --from=build /app/services/kit/dist services/kit/dist
+COPY --from=build /app/services/transcription/package.json services/transcription/
+COPY --from=build /app/services/transcription/dist services/transcription/dist
+EXPOSE 50054
+CMD ["node", "services/transcription/dist/main.js"]
+
+# ── conversion: gRPC :50055; local engine by default, llama.cpp when a GGUF is mounted ─────────
+FROM runtime AS conversion
+COPY --from=deps-conversion /app/package.json ./
+COPY --from=deps-conversion /app/node_modules node_modules
+COPY --from=build /app/proto/package.json proto/
+COPY --from=build /app/proto/dist proto/dist
+COPY --from=build /app/proto/murmur proto/murmur
+COPY --from=build /app/proto/google proto/google
+COPY --from=build /app/services/kit/package.json services/kit/
+COPY --from=build /app/services/kit/dist services/kit/dist
+COPY --from=build /app/services/conversion/package.json services/conversion/
+COPY --from=build /app/services/conversion/dist services/conversion/dist
+EXPOSE 50055
+CMD ["node", "services/conversion/dist/main.js"]
+
+# ── migrate: the chart's pre-install/pre-upgrade Job; every service schema, then exit ──────────
+FROM runtime AS migrate
+COPY --from=deps-migrate /app/package.json ./
+COPY --from=deps-migrate /app/node_modules node_modules
+COPY --from=build /app/proto/package.json proto/
+COPY --from=build /app/proto/dist proto/dist
+COPY --from=build /app/proto/murmur proto/murmur
+COPY --from=build /app/proto/google proto/google
+COPY --from=build /app/services/kit/package.json services/kit/
+COPY --from=build /app/services/kit/dist services/kit/dist
+COPY --from=build /app/services/auth/migrations services/auth/migrations
+COPY --from=build /app/services/billing/migrations services/billing/migrations
+COPY --from=build /app/services/library/migrations services/library/migrations
+COPY deploy/docker/migrate.js deploy/docker/migrate.js
+CMD ["node", "deploy/docker/migrate.js"]

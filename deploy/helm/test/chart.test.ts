@@ -1,0 +1,303 @@
+/**
+ * The Helm chart, rendered offline by deploy/helm/render (Go text/template + sprig, strict) and
+ * validated by deploy/helm/check.js against the Kubernetes schemas, unknown fields included —
+ * for the real chart with its two value sets, and for broken copies that must fail.
+ */
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+interface K8sObject {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; annotations?: Record<string, string>; labels?: Record<string, string> };
+  // The shapes below are read loosely: check.js has already validated them against the schemas.
+  spec?: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  data?: Record<string, string>;
+  type?: string;
+}
+interface ChartResult {
+  errors: string[];
+  objects: K8sObject[];
+  values: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+}
+interface CheckModule {
+  APT_PACKAGES: string[];
+  CHART: string;
+  buildRenderer(): string;
+  checkChart(opts: { binary: string; chartDir?: string; valueFiles?: string[] }): ChartResult;
+  envoyCopyErrors(chartDir?: string): string[];
+  validateObject(obj: unknown): string[];
+}
+const check = require('../check.js') as CheckModule;
+const { servicesWithMigrations } = require('../../docker/migrate.js') as { servicesWithMigrations(): Array<{ name: string }> };
+
+const REPO = path.resolve(__dirname, '..', '..', '..');
+const SERVICES = { auth: 50051, billing: 50052, library: 50053, transcription: 50054, conversion: 50055 } as const;
+
+let binary = '';
+let defaults: ChartResult;
+let production: ChartResult;
+const scratch: string[] = [];
+
+beforeAll(() => {
+  // No skip: without Go the suite fails here, with the apt-get line to run.
+  binary = check.buildRenderer();
+  defaults = check.checkChart({ binary });
+  production = check.checkChart({ binary, valueFiles: ['values-production.yaml'] });
+}, 120_000);
+
+afterAll(() => {
+  for (const dir of scratch) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/** A scratch copy of the chart, changed by `edit`, checked like the real one. */
+function brokenCopy(edit: (dir: string) => void, valueFiles: string[] = []): ChartResult {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'murmur-chart-'));
+  scratch.push(dir);
+  fs.cpSync(check.CHART, dir, { recursive: true });
+  edit(dir);
+  return check.checkChart({ binary, chartDir: dir, valueFiles });
+}
+function replaceIn(file: string, from: string, to: string): void {
+  const text = fs.readFileSync(file, 'utf8');
+  if (!text.includes(from)) throw new Error(`${file} has no ${from}`);
+  fs.writeFileSync(file, text.replace(from, to));
+}
+const find = (r: ChartResult, kind: string, name: string): K8sObject => {
+  const o = r.objects.find((x) => x.kind === kind && x.metadata.name === name);
+  if (!o) throw new Error(`no ${kind} ${name}`);
+  return o;
+};
+const names = (r: ChartResult, kind: string): string[] => r.objects.filter((o) => o.kind === kind).map((o) => o.metadata.name).sort();
+const container = (r: ChartResult, name: string) => find(r, 'Deployment', name).spec.template.spec.containers[0];
+const envOf = (r: ChartResult, name: string): Record<string, unknown> =>
+  Object.fromEntries((container(r, name).env as Array<{ name: string; value?: string; valueFrom?: unknown }>).map((e) => [e.name, e.value ?? e.valueFrom]));
+
+describe('the chart as shipped', () => {
+  it('renders strictly and validates against the Kubernetes schemas with the default values', () => {
+    expect(defaults.errors).toEqual([]);
+    expect(defaults.objects.length).toBeGreaterThan(25);
+  });
+
+  it('renders strictly and validates with values-production.yaml', () => {
+    expect(production.errors).toEqual([]);
+  });
+
+  it('keeps files/envoy.yaml identical to deploy/envoy/envoy.yaml', () => {
+    expect(check.envoyCopyErrors()).toEqual([]);
+  });
+
+  it('runs every deployable from one template, as the Services Envoy routes to', () => {
+    const all = ['envoy', 'gateway', ...Object.keys(SERVICES)].map((n) => `murmur-${n}`).sort();
+    for (const r of [defaults, production]) {
+      expect(names(r, 'Deployment')).toEqual(all);
+      expect(names(r, 'PodDisruptionBudget')).toEqual(all);
+      expect(names(r, 'NetworkPolicy')).toEqual(all);
+      for (const [svc, port] of Object.entries(SERVICES)) {
+        expect(find(r, 'Service', `murmur-${svc}`).spec.ports.map((p: { port: number }) => p.port)).toEqual([port]);
+        expect(find(r, 'Service', `murmur-${svc}`).spec.clusterIP).toBe('None');
+      }
+      expect(find(r, 'Service', 'murmur-gateway').spec.ports[0].port).toBe(8080);
+    }
+  });
+
+  it('probes gRPC services natively, the gateway on /healthz and Envoy on its /ready', () => {
+    for (const [svc, port] of Object.entries(SERVICES)) {
+      const c = container(defaults, `murmur-${svc}`);
+      for (const probe of [c.readinessProbe, c.livenessProbe, c.startupProbe]) expect(probe.grpc).toEqual({ port });
+    }
+    expect(container(defaults, 'murmur-gateway').readinessProbe.httpGet).toEqual({ path: '/healthz', port: 'http' });
+    expect(container(defaults, 'murmur-envoy').readinessProbe.httpGet).toEqual({ path: '/ready', port: 'probes' });
+  });
+
+  it('wires each process to the others through murmur-<svc>:<port> and listens on 0.0.0.0', () => {
+    const env = envOf(defaults, 'murmur-conversion');
+    expect(env).toMatchObject({ AUTH_ADDR: 'murmur-auth:50051', BILLING_ADDR: 'murmur-billing:50052', LIBRARY_ADDR: 'murmur-library:50053', GRPC_LISTEN_ADDR: '0.0.0.0:50055' });
+    expect(envOf(defaults, 'murmur-gateway')).toMatchObject({ PORT: '8080', HOST: '0.0.0.0', TRANSCRIPTION_ADDR: 'murmur-transcription:50054' });
+  });
+
+  it('gives the database to exactly the services that have migrations, from the Secret', () => {
+    const withDb = Object.entries(production.values.components as Record<string, { database: boolean }>)
+      .filter(([, c]) => c.database)
+      .map(([n]) => n)
+      .sort();
+    expect(withDb).toEqual(servicesWithMigrations().map((s) => s.name));
+    for (const svc of withDb) {
+      expect(envOf(production, `murmur-${svc}`).DATABASE_URL).toEqual({ secretKeyRef: { name: 'murmur-production', key: 'DATABASE_URL' } });
+      expect(envOf(production, `murmur-${svc}`).MURMUR_CURSOR_SECRET).toEqual({ secretKeyRef: { name: 'murmur-production', key: 'MURMUR_CURSOR_SECRET' } });
+      // Without a database (defaults) they embed PGlite in an emptyDir.
+      expect(envOf(defaults, `murmur-${svc}`).MURMUR_DATA_DIR).toBe('/data');
+    }
+    expect(envOf(production, 'murmur-gateway').REDIS_URL).toEqual({ secretKeyRef: { name: 'murmur-production', key: 'REDIS_URL' } });
+    expect(envOf(production, 'murmur-gateway').OTEL_EXPORTER_OTLP_ENDPOINT).toBe('http://otel-collector:4318');
+  });
+
+  it('autoscales the gateway and transcription with autoscaling/v2', () => {
+    expect(names(production, 'HorizontalPodAutoscaler')).toEqual(['murmur-gateway', 'murmur-transcription']);
+    expect(find(production, 'Deployment', 'murmur-gateway').spec.replicas).toBeUndefined();
+    expect(find(production, 'HorizontalPodAutoscaler', 'murmur-transcription').apiVersion).toBe('autoscaling/v2');
+  });
+
+  it('migrates in a pre-install/pre-upgrade Job whose Secret exists before it', () => {
+    const job = find(production, 'Job', 'murmur-migrate');
+    expect(job.metadata.annotations?.['helm.sh/hook']).toBe('pre-install,pre-upgrade');
+    expect(job.spec.template.spec.containers[0].image).toBe('registry.example.com/murmur/migrate:0.1.0');
+    // With the chart's own Secret the Job gets a hook Secret of an earlier weight.
+    const own = check.checkChart({ binary, valueFiles: [writeValues({ secrets: { databaseUrl: 'postgres://u:p@db:5432/murmur', redisUrl: 'redis://r:6379' } })] });
+    expect(own.errors).toEqual([]);
+    const hookSecret = find(own, 'Secret', 'murmur-migrate');
+    expect(hookSecret.metadata.annotations?.['helm.sh/hook-weight']).toBe('-5');
+    expect(find(own, 'Job', 'murmur-migrate').spec.template.spec.containers[0].env[0].valueFrom.secretKeyRef.name).toBe('murmur-migrate');
+    // No database, nothing to migrate: each pod migrates its embedded one.
+    expect(names(defaults, 'Job')).toEqual([]);
+  });
+
+  it('admits to each service only Envoy, the gateway and the services that call it', () => {
+    const from = (r: ChartResult, n: string) =>
+      (find(r, 'NetworkPolicy', `murmur-${n}`).spec.ingress[0].from ?? []).map((f: { podSelector: { matchLabels: Record<string, string> } }) => f.podSelector.matchLabels['app.kubernetes.io/component']).sort();
+    expect(from(defaults, 'auth')).toEqual(['envoy', 'gateway']);
+    expect(from(defaults, 'billing')).toEqual(['conversion', 'envoy', 'gateway', 'transcription']);
+    expect(from(defaults, 'library')).toEqual(['conversion', 'envoy', 'gateway']);
+    expect(from(defaults, 'gateway')).toEqual(['envoy']);
+    expect(from(defaults, 'envoy')).toEqual([]);
+  });
+
+  it('exposes only HTTPS on the load balancer in production, with the given certificate', () => {
+    expect(find(production, 'Service', 'murmur-envoy-public').spec.ports).toEqual([{ name: 'https', port: 443, targetPort: 'https', protocol: 'TCP' }]);
+    const volumes = find(production, 'Deployment', 'murmur-envoy').spec.template.spec.volumes;
+    expect(volumes.find((v: { name: string }) => v.name === 'envoy-tls').secret.secretName).toBe('murmur-edge-tls');
+    expect(find(defaults, 'Secret', 'murmur-envoy-tls').type).toBe('kubernetes.io/tls');
+  });
+
+  it('runs every pod non-root on a read-only root filesystem with nothing privileged', () => {
+    for (const d of production.objects.filter((o) => o.kind === 'Deployment' || o.kind === 'Job')) {
+      const spec = d.spec.template.spec;
+      expect(spec.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 10001, seccompProfile: { type: 'RuntimeDefault' } });
+      expect(spec.containers[0].securityContext).toEqual({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, runAsNonRoot: true, capabilities: { drop: ['ALL'] } });
+      expect(spec.volumes.find((v: { name: string }) => v.name === 'tmp').emptyDir).toBeDefined();
+    }
+  });
+});
+
+function writeValues(values: unknown): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'murmur-values-'));
+  scratch.push(dir);
+  const file = path.join(dir, 'values.yaml');
+  fs.writeFileSync(file, JSON.stringify(values)); // JSON is YAML
+  return file;
+}
+
+describe('broken charts fail the check', () => {
+  it('fails the render when a template reads a value that is not there', () => {
+    const r = brokenCopy((dir) => replaceIn(path.join(dir, 'templates/hpa.yaml'), '$c.autoscaling.maxReplicas', '$c.autoscaling.maxReplica'));
+    expect(r.errors.join('\n')).toMatch(/render: .*hpa\.yaml.*map has no entry for key "maxReplica"/);
+  });
+
+  it('fails when NOTES.txt, which helm install prints, reads a value that is not there', () => {
+    const r = brokenCopy((dir) => fs.appendFileSync(path.join(dir, 'templates/NOTES.txt'), '{{ .Values.components.gateway.url }}\n'));
+    expect(r.errors.join('\n')).toMatch(/NOTES\.txt.*map has no entry for key "url"/);
+  });
+
+  it('fails the render when a value is null (Helm would print "<no value>")', () => {
+    const r = check.checkChart({ binary, valueFiles: [writeValues({ otel: { endpoint: 'http://c:4318', protocol: null } })] });
+    expect(r.errors.join('\n')).toMatch(/render: .*map has no entry for key "protocol"|values\.otel: must have required property 'protocol'/);
+  });
+
+  it('fails validation on a field Kubernetes does not know', () => {
+    const r = brokenCopy((dir) => replaceIn(path.join(dir, 'templates/deployment.yaml'), '          imagePullPolicy:', '          imagePullPolcy: Always\n          imagePullPolicy:'));
+    expect(r.errors.some((e) => /Deployment murmur-gateway: \/spec\/template\/spec\/containers\/0\/imagePullPolcy: unknown field/.test(e))).toBe(true);
+  });
+
+  it('fails on a value of the wrong type, in the values schema and again in the Kubernetes schema', () => {
+    const two = writeValues({ components: { library: { replicas: 'two' } } });
+    expect(check.checkChart({ binary, valueFiles: [two] }).errors).toContain('values.components.library.replicas: must be integer');
+    // Without values.schema.json, the rendered Deployment itself is refused.
+    const r = brokenCopy((dir) => fs.rmSync(path.join(dir, 'values.schema.json')), [two]);
+    expect(r.errors.some((e) => /Deployment murmur-library: \/spec\/replicas must be integer/.test(e))).toBe(true);
+  });
+
+  it('refuses a misspelt value key', () => {
+    const r = check.checkChart({ binary, valueFiles: [writeValues({ components: { gateway: { replica: 2 } } })] });
+    expect(r.errors).toContain('values.components.gateway: must NOT have additional properties (replica)');
+  });
+
+  it('refuses scaling a service out on per-pod storage', () => {
+    const r = check.checkChart({ binary, valueFiles: [writeValues({ components: { billing: { replicas: 3 } } })] });
+    expect(r.errors.join('\n')).toMatch(/components\.billing: more than one replica needs a shared database/);
+  });
+
+  it('refuses a NetworkPolicy naming a component that does not exist', () => {
+    const r = check.checkChart({ binary, valueFiles: [writeValues({ components: { auth: { networkPolicy: { from: ['envoy', 'gatewy'] } } } })] });
+    expect(r.errors.join('\n')).toMatch(/components\.auth\.networkPolicy\.from: no component named "gatewy"/);
+  });
+
+  it('notices an Envoy cluster routing to a port no Service has', () => {
+    const r = brokenCopy((dir) => replaceIn(path.join(dir, 'files/envoy.yaml'), 'address: murmur-billing, port_value: 50052', 'address: murmur-billing, port_value: 50059'));
+    expect(r.errors).toContain('Envoy cluster murmur-billing routes to murmur-billing:50059, not a port of Service murmur-billing');
+  });
+
+  it('notices an Envoy probe on a port Envoy does not listen on', () => {
+    const r = brokenCopy((dir) => replaceIn(path.join(dir, 'values.yaml'), '{ name: probes, containerPort: 9902, servicePort: 0 }', '{ name: probes, containerPort: 9901, servicePort: 0 }'));
+    expect(r.errors.join('\n')).toMatch(/Envoy container port probes \(9901\) is no listener on 0\.0\.0\.0/);
+  });
+
+  it('notices a migration hook reading a Secret that does not exist yet at pre-install', () => {
+    const r = brokenCopy(
+      (dir) => replaceIn(path.join(dir, 'templates/job-migrate.yaml'), '{{- $secretName := .Values.secrets.existingSecret | default (printf "%s-migrate" .Values.namePrefix) }}', '{{- $secretName := include "murmur.secretName" . }}'),
+      [writeValues({ secrets: { databaseUrl: 'postgres://u:p@db:5432/murmur' } })],
+    );
+    expect(r.errors.join('\n')).toMatch(/Job murmur-migrate: a pre-install,pre-upgrade hook needs Secret murmur-secrets as an earlier hook/);
+  });
+
+  it('notices a container that may write its root filesystem', () => {
+    const r = check.checkChart({ binary, valueFiles: [writeValues({ containerSecurityContext: { readOnlyRootFilesystem: false } })] });
+    expect(r.errors.join('\n')).toMatch(/Deployment murmur-auth: auth: root filesystem is writable/);
+  });
+
+  it('notices an image that is no target of the Dockerfile', () => {
+    const r = check.checkChart({ binary, valueFiles: [writeValues({ components: { library: { image: { repository: 'murmur/librarian' } } } })] });
+    expect(r.errors.join('\n')).toMatch(/image murmur\/librarian:0\.1\.0 is no target of the Dockerfile/);
+  });
+});
+
+describe('the strict Kubernetes validation', () => {
+  const deployment = () => ({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'x', labels: { 'any-label': 'is fine' } },
+    spec: {
+      selector: { matchLabels: { a: 'b' } },
+      template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'i', readinessProbe: { grpc: { port: 1 } } }] } },
+    },
+  });
+
+  it('accepts a valid object with free-form maps', () => {
+    expect(check.validateObject(deployment())).toEqual([]);
+  });
+
+  it('rejects unknown fields at any depth, which the models alone accept', () => {
+    const d = deployment() as ReturnType<typeof deployment> & { spec: { extra?: number; template: { spec: { containers: Array<Record<string, unknown>> } } } };
+    d.spec.extra = 1;
+    (d.spec.template.spec.containers[0]!.readinessProbe as Record<string, unknown>).grcp = {};
+    expect(check.validateObject(d)).toEqual(['/spec/extra: unknown field', '/spec/template/spec/containers/0/readinessProbe/grcp: unknown field']);
+  });
+
+  it('rejects bad enums and missing required fields', () => {
+    const d = deployment();
+    (d.spec.template.spec.containers[0] as Record<string, unknown>).imagePullPolicy = 'Sometimes';
+    delete (d.spec as Partial<typeof d.spec>).selector;
+    const errors = check.validateObject(d).join('\n');
+    expect(errors).toMatch(/imagePullPolicy must be equal to one of the allowed values/);
+    expect(errors).toMatch(/\/spec must have required property selector/);
+  });
+
+  it('fails naming the Debian packages when Go is not installed', () => {
+    const script = `try { require(${JSON.stringify(require.resolve('../check.js'))}).buildRenderer(); } catch (e) { process.stdout.write(e.message); }`;
+    const out = execFileSync(process.execPath, ['-e', script], { env: { ...process.env, PATH: '/nonexistent' }, encoding: 'utf8' });
+    expect(out).toContain('golang-go');
+    expect(out).toContain(`apt-get install -y ${check.APT_PACKAGES.join(' ')}`);
+    expect(check.APT_PACKAGES).toEqual(['golang-go', 'golang-github-masterminds-sprig-dev', 'golang-gopkg-yaml.v3-dev']);
+  });
+});
