@@ -1,10 +1,16 @@
 /** @murmur/bench — the benchmarks behind `npm run bench`, by name. */
 import type { Benchmark } from './benchmark';
 import { billingBench } from './billing-benchmark';
+import { convertBench } from './convert-benchmark';
+import { mcpBench } from './mcp';
 import { readPath } from './read-path';
+import { transcribeBench } from './transcribe';
 
 export type { Benchmark, BenchmarkReport } from './benchmark';
 export { readPath } from './read-path';
+export { mcpBench } from './mcp';
+export { convertBench } from './convert-benchmark';
+export { transcribeBench } from './transcribe';
 
 /** Every benchmark `npm run bench` knows, in the order it runs them. */
-export const BENCHMARKS: readonly Benchmark[] = [readPath, billingBench];
+export const BENCHMARKS: readonly Benchmark[] = [readPath, mcpBench, billingBench, convertBench, transcribeBench];

@@ -12,6 +12,15 @@ export interface LoadOptions {
   connections: number;
   pipelining: number;
   durationSeconds: number;
+  /** Default GET. */
+  method?: 'GET' | 'POST';
+  /** Request body, sent as-is with every request (set content-type in `headers`). */
+  body?: string;
+  /**
+   * Checks every response body; a false answer counts in `mismatches`, which a benchmark treats
+   * like a non-200 (e.g. an MCP result with isError). Keep it cheap: it runs in the load generator.
+   */
+  verifyBody?: (body: string) => boolean;
 }
 
 export interface LoadRun {
@@ -23,6 +32,8 @@ export interface LoadRun {
   non_2xx: number;
   /** Responses whose status was anything but 200 (the benchmarked route only ever answers 200). */
   non_200: number;
+  /** Responses whose body failed `verifyBody` (0 without one). */
+  mismatches: number;
   /** Connection errors, timeouts included. */
   errors: number;
   timeouts: number;
@@ -47,6 +58,9 @@ export function runLoad(opts: LoadOptions): Promise<LoadRun> {
         connections: opts.connections,
         pipelining: opts.pipelining,
         duration: opts.durationSeconds,
+        ...(opts.method ? { method: opts.method } : {}),
+        ...(opts.body !== undefined ? { body: opts.body } : {}),
+        ...(opts.verifyBody ? { verifyBody: (body: string | Buffer | undefined) => opts.verifyBody!(String(body ?? '')) } : {}),
       },
       (err: unknown, result: autocannon.Result) => {
         if (err) {
@@ -68,6 +82,7 @@ export function runLoad(opts: LoadOptions): Promise<LoadRun> {
           responses_2xx: result['2xx'],
           non_2xx: result.non2xx,
           non_200: non200,
+          mismatches: result.mismatches ?? 0,
           errors: result.errors,
           timeouts: result.timeouts,
         });

@@ -134,13 +134,19 @@ function ticksPerSecond(): number {
   return clockTicks;
 }
 
-/** utime + stime of a process in seconds, from /proc (undefined when unavailable). */
-function cpuSecondsOf(pid: number): number | undefined {
+/**
+ * utime + stime of a process in seconds, from /proc (undefined when unavailable); with
+ * `withChildren`, plus cutime + cstime: the CPU of its children that have exited and been
+ * reaped (ffmpeg and engine processes of a finished transcription).
+ */
+export function cpuSecondsOf(pid: number | 'self', withChildren = false): number | undefined {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the ")" that closes the command name; utime and stime are fields 14 and 15.
+    // Fields after the ")" that closes the command name; utime, stime, cutime, cstime are fields 14–17.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond();
+    const own = Number(fields[11]) + Number(fields[12]);
+    const children = withChildren ? Number(fields[13]) + Number(fields[14]) : 0;
+    return (own + children) / ticksPerSecond();
   } catch {
     return undefined;
   }
@@ -150,7 +156,7 @@ function cpuSecondsOf(pid: number): number | undefined {
  * Busy and stolen CPU seconds of the whole machine (all cores, from /proc/stat): busy minus
  * everything above shows what else ran on the machine during a measurement.
  */
-function machineCpuSeconds(): Record<string, number> {
+export function machineCpuSeconds(): Record<string, number> {
   try {
     const line = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '';
     // cpu user nice system idle iowait irq softirq steal …

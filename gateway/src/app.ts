@@ -5,6 +5,7 @@ import type { Clients } from './clients';
 import type { IdempotencyStore } from './idempotency/store';
 import type { VerifiedKeyCache } from './key-cache';
 import { mcpHandlers } from './mcp/handler';
+import { openApiRouter } from './openapi/route';
 import { errorHandler } from './rest/errors';
 import { requestContext } from './rest/request-context';
 import { apiRouter, notFound } from './rest/routes';
@@ -32,6 +33,7 @@ export function createApp(deps: AppDeps): Express {
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
+  app.use('/api/v1', openApiRouter(MURMUR_VERSION)); // before the API router: no key needed
   app.use('/api/v1', apiRouter(deps.clients, deps.idempotency, deps.log, deps.keyCache));
   const mcp = mcpHandlers({ clients: deps.clients, log: deps.log, allowedOrigins: deps.mcpAllowedOrigins ?? [], version: MURMUR_VERSION, keyCache: deps.keyCache });
   app.post('/mcp', mcp.checkOrigin, mcp.requireKey, mcp.post);

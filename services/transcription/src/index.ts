@@ -1,1 +1,83 @@
-export {};
+/**
+ * @murmur/transcription — audio in, transcript out: ffmpeg decoding, silence chunking, and
+ * speech engines behind one interface (pocketsphinx, whisper.cpp, any OpenAI-compatible
+ * endpoint), charged through billing by exact duration. main.ts runs it as a process; tests,
+ * the gateway's integration tests and the benchmark start it in-process with
+ * {@link startTranscriptionService}.
+ */
+import { startGrpcServer, type Logger, type PromiseClient } from '@murmur/kit';
+import type { billing, transcription } from '@murmur/proto';
+import type { SpeechEngine } from './engines/engine';
+import { transcriptionHandlers } from './server';
+import { TranscriptionService } from './service';
+
+/**
+ * Largest message accepted. Audio arrives in chunks of ≤ 1 MiB; the headroom is for a client
+ * that sends bigger ones (memory per call stays bounded by this, not by the file).
+ */
+export const TRANSCRIPTION_MAX_MESSAGE_BYTES = 8 * 1024 * 1024;
+
+export interface TranscriptionServiceDeps {
+  log: Logger;
+  /** "host:port"; port 0 picks a free one. */
+  address: string;
+  billing: PromiseClient<billing.BillingServiceClient> | Pick<PromiseClient<billing.BillingServiceClient>, 'reserve' | 'commit' | 'release'>;
+  engine: SpeechEngine;
+  /** Parent folder of each call's temp files (default the OS temp dir). */
+  tmpDir?: string;
+  /** Chunks recognised at once, across all calls (default the number of CPUs). */
+  concurrency?: number;
+  /** What ListEngines reports (default: the active engine only); main passes {@link probeEngines}. */
+  engines?: transcription.Engine[];
+  /** An upload silent for this long is abandoned (default 2 minutes). */
+  uploadIdleMs?: number;
+  /** The ffmpeg binary (default `ffmpeg` on PATH). */
+  ffmpegPath?: string;
+  /** Longest decoded audio accepted, in seconds (default 12 hours). */
+  maxAudioSeconds?: number;
+}
+
+/** A started transcription server: its port and how to stop it (the engine stays the caller's). */
+export interface RunningTranscriptionService {
+  port: number;
+  stop(): Promise<void>;
+}
+
+/** Starts the TranscriptionService gRPC server (with health and reflection). */
+export async function startTranscriptionService(deps: TranscriptionServiceDeps): Promise<RunningTranscriptionService> {
+  const service = new TranscriptionService({
+    billing: deps.billing,
+    engine: deps.engine,
+    log: deps.log,
+    ...(deps.tmpDir ? { tmpDir: deps.tmpDir } : {}),
+    ...(deps.concurrency ? { concurrency: deps.concurrency } : {}),
+    ...(deps.engines ? { engines: deps.engines } : {}),
+    ...(deps.ffmpegPath ? { ffmpegPath: deps.ffmpegPath } : {}),
+    ...(deps.maxAudioSeconds ? { maxAudioSeconds: deps.maxAudioSeconds } : {}),
+  });
+  const server = await startGrpcServer(
+    {
+      name: 'transcription',
+      log: deps.log,
+      services: [transcriptionHandlers(service, deps.uploadIdleMs ? { uploadIdleMs: deps.uploadIdleMs } : {})],
+      protoFiles: ['murmur/transcription/v1/transcription.proto'],
+      maxReceiveMessageBytes: TRANSCRIPTION_MAX_MESSAGE_BYTES,
+    },
+    deps.address,
+  );
+  return { port: server.port, stop: () => server.shutdown() };
+}
+
+export { TranscriptionService, DEFAULT_MAX_AUDIO_BYTES, DEFAULT_MAX_AUDIO_SECONDS, holdSecondsFor, type BillingPort, type TranscriptionServiceOptions } from './service';
+export { EngineError, type Recognition, type RecognizeOptions, type SpeechEngine } from './engines/engine';
+export { createPocketsphinxEngine, DEBIAN_POCKETSPHINX_MODEL_DIR, type PocketsphinxOptions } from './engines/pocketsphinx';
+export { createWhisperEngine, type WhisperOptions } from './engines/whisper';
+export { createOpenAiEngine, type OpenAiEngineOptions } from './engines/openai';
+export { createEngineFromConfig, findWhisperModel, probeEngines, transcriptionConfigSchema, type TranscriptionConfig } from './config';
+export { SilenceChunker, planChunks, type ChunkRange, type ChunkerOptions } from './chunker';
+export { stitchChunks, type TimedSegment, type ChunkTranscript } from './stitch';
+export { wordErrorRate, normalizeWords, type WerResult } from './wer';
+export { fetchModel, KNOWN_MODELS, type FetchModelOptions } from './models';
+export { BYTES_PER_SECOND, SAMPLE_RATE, wavHeader } from './pcm';
+export { decodeToPcm, spoolUpload, writeWavSlice, UndecodableAudioError, FFMPEG_FORMAT_WHITELIST } from './audio-files';
+export { mapInOrder, Semaphore } from './pool';

@@ -1,0 +1,201 @@
+/**
+ * Example values of the OpenAPI document: one realistic user's data, ids in the shape the
+ * services mint (`rec_` + 24 base32 characters). The linter checks every example against its
+ * schema, and the unit test does again with ajv, so an example cannot drift from its shape.
+ */
+import { ERROR_CODES, type ErrorCode } from '@murmur/kit';
+
+const REC_ID = 'rec_61mb5jml9kgtidvfgnuapl09';
+const REC_ID_2 = 'rec_gbaeaeoncfardmed562e4ulj';
+const FOLDER_ID = 'fld_9r1pvcfbqvdpbe5akpg3took';
+const THREAD_ID = 'thr_uvgss5i0gfbbumpe3kd1ikev';
+const ARTIFACT_ID = 'art_2186b695h6am90u52b66qd1l';
+/** A fresh request id as the gateway mints it (`req_` + 24 hex). */
+export const REQUEST_ID = 'req_5f0c2a9d8e7b6a5c4d3e2f10';
+
+const rateLimit = { limit: 10, remaining: 9, window_seconds: 60, reset_seconds: 42 };
+
+export const usageExample = {
+  object: 'usage',
+  plan: {
+    id: 'pro',
+    name: 'Pro',
+    monthly_credits: 2000,
+    rate_limit_per_minute: 10,
+    max_audio_bytes: 500_000_000,
+    max_transcript_chars: 1_000_000,
+    prepaid_credit_price_cents: 1,
+    transcription_credits_per_minute: 1,
+    conversion_credits_per_1k_chars: 1,
+  },
+  credits: { monthly_allowance: 2000, monthly_remaining: 1874, prepaid_remaining: 500, reserved: 0, resets_at: '2026-04-01T00:00:00.000Z' },
+  period: { start: '2026-03-01T00:00:00.000Z', end: '2026-04-01T00:00:00.000Z' },
+  spending: { cap_cents: 5000, spent_cents: 0 },
+  rate_limit: rateLimit,
+  counters: { credits_used: 126, transcriptions: 41, transcription_seconds: 6120, conversions: 23 },
+};
+
+export const userExample = {
+  id: 'usr_c8e07fk4gqrle084rovcvf7c',
+  object: 'user',
+  email: 'ada@example.com',
+  name: 'Ada Lovelace',
+  created_at: '2025-11-03T09:12:44.120Z',
+  plan: { id: 'pro', name: 'Pro' },
+  usage: usageExample,
+  library: { recordings: 128, thought_threads: 9, folders: 6, knowledge_bases: 2, recorded_seconds: 48211.5 },
+  api_key: { id: 'key_dhkkdm0vk036gfhi71bjhk7v', expires_at: '2026-06-01T09:12:44.120Z' },
+};
+
+const recordingSummary = {
+  id: REC_ID,
+  object: 'recording',
+  title: 'Checkout redesign planning',
+  folder_id: FOLDER_ID,
+  duration_seconds: 1843.2,
+  preview: 'Priya opened the planning meeting for the checkout redesign. We agreed to ship the new payment page in March…',
+  created_at: '2026-03-12T14:03:10.000Z',
+  updated_at: '2026-03-12T14:35:51.482Z',
+};
+
+const artifactExample = {
+  id: ARTIFACT_ID,
+  object: 'artifact',
+  kind: 'action_items',
+  format: 'markdown',
+  content: '- [ ] **Marcus**: send the revised deck to the design team (due Fri, Mar 13)\n- [ ] **Elena**: review the analytics dashboard (due Tue, Mar 17)',
+  credits_charged: 1,
+  recording_id: REC_ID,
+  created_at: '2026-03-12T14:36:02.317Z',
+};
+
+export const recordingListExample = {
+  object: 'list',
+  data: [
+    recordingSummary,
+    {
+      id: REC_ID_2,
+      object: 'recording',
+      title: 'Voice memo: gift ideas',
+      folder_id: null,
+      duration_seconds: 48,
+      preview: 'Ideas for Sam’s birthday: the pottery class, or the cookbook from the market…',
+      created_at: '2026-03-11T19:40:02.000Z',
+      updated_at: '2026-03-11T19:40:02.000Z',
+    },
+  ],
+  has_more: true,
+  next_cursor: 'eyJjIjoiMjAyNi0wMy0xMVQxOTo0MDowMi4wMDBaIiwiaSI6InJlY19nYmFlIn0.q1Xv0a8sRk2Lw7Tz',
+};
+
+export const recordingExample = {
+  ...recordingSummary,
+  transcript: {
+    text: 'Priya opened the planning meeting for the checkout redesign. We agreed to ship the new payment page in March.',
+    language: 'en',
+    segments: [
+      { start: 0, end: 4.2, text: 'Priya opened the planning meeting for the checkout redesign.' },
+      { start: 4.2, end: 7.9, text: 'We agreed to ship the new payment page in March.' },
+    ],
+  },
+  artifacts: [artifactExample],
+};
+
+const threadSummary = {
+  id: THREAD_ID,
+  object: 'thought_thread',
+  title: 'Checkout launch',
+  item_count: 3,
+  created_at: '2026-03-10T08:00:00.000Z',
+  updated_at: '2026-03-12T15:02:11.904Z',
+};
+
+export const threadListExample = { object: 'list', data: [threadSummary], has_more: false, next_cursor: null };
+
+export const threadExample = {
+  ...threadSummary,
+  items: [
+    { id: 'thi_og3q4lhcdmmjchv00g5tcaqm', kind: 'recording', text: 'Checkout redesign planning', recording_id: REC_ID, created_at: '2026-03-12T14:40:00.000Z' },
+    { id: 'thi_3v0o1m8d5kq2ha7s6u4p9n0c', kind: 'question', text: 'Who owns the analytics review?', recording_id: null, created_at: '2026-03-12T15:01:40.000Z' },
+    { id: 'thi_7b2n4q6s8u0m1k3i5g7e9c1a', kind: 'answer', text: 'Elena reviews the analytics dashboard before Tuesday.', recording_id: null, created_at: '2026-03-12T15:02:11.904Z' },
+  ],
+  context_sources: [
+    { id: 'ctx_7c3acvf69e7ddfd2vasnvad6', kind: 'folder', ref_id: FOLDER_ID, title: 'Work meetings', added_at: '2026-03-10T08:00:05.000Z' },
+  ],
+};
+
+export const folderListExample = {
+  object: 'list',
+  data: [
+    { id: FOLDER_ID, object: 'folder', name: 'Work meetings', recording_count: 42, created_at: '2025-11-03T09:20:00.000Z', updated_at: '2026-03-12T14:03:10.000Z' },
+    { id: 'fld_5v208s0m4vc6a51alif3n4ha', object: 'folder', name: 'Journal', recording_count: 17, created_at: '2025-11-05T21:02:00.000Z', updated_at: '2026-03-09T22:14:31.000Z' },
+  ],
+  has_more: false,
+  next_cursor: null,
+};
+
+export const knowledgeBaseListExample = {
+  object: 'list',
+  data: [
+    {
+      id: 'kb_pnn2ircn04a75qcqpgbt3dfu',
+      object: 'knowledge_base',
+      name: 'Product research',
+      description: 'Customer interviews and usability sessions for the checkout redesign.',
+      recording_count: 12,
+      created_at: '2026-01-15T10:00:00.000Z',
+      updated_at: '2026-03-02T16:45:12.000Z',
+    },
+  ],
+  has_more: false,
+  next_cursor: null,
+};
+
+export const artifactFromTranscriptExample = { ...artifactExample, id: 'art_ec766tad3aasevjeh7us16n4', recording_id: null };
+export const artifactOnRecordingExample = artifactExample;
+
+export const transcriptionExample = {
+  id: 'trn_hlji62ro1puvlqsgoakvk0vn',
+  object: 'transcription',
+  text: 'and mister john dashwood had then leisure to consider how much there might be prudently in his power to do for them',
+  language: 'en',
+  duration_seconds: 8.45,
+  segments: [
+    { start: 0.31, end: 4.12, text: 'and mister john dashwood had then leisure to consider' },
+    { start: 4.12, end: 8.2, text: 'how much there might be prudently in his power to do for them' },
+  ],
+  model: 'pocketsphinx-en-us',
+  credits_charged: 1,
+  recording_id: null,
+};
+
+export const transcriptionTextExample = transcriptionExample.text;
+export const transcriptionSrtExample =
+  '1\n00:00:00,310 --> 00:00:04,120\nand mister john dashwood had then leisure to consider\n\n' +
+  '2\n00:00:04,120 --> 00:00:08,200\nhow much there might be prudently in his power to do for them\n';
+export const transcriptionVttExample =
+  'WEBVTT\n\n00:00:00.310 --> 00:00:04.120\nand mister john dashwood had then leisure to consider\n\n' +
+  '00:00:04.120 --> 00:00:08.200\nhow much there might be prudently in his power to do for them\n';
+
+/** A complete (silent, zero-length) WAV file, so the JSON upload example is real base64 audio. */
+export const AUDIO_BASE64_EXAMPLE = 'UklGRiQAAABXQVZFZm10IBAAAAABAAEAgD4AAAB9AAACABAAZGF0YQAAAAA=';
+
+/** A realistic `message` and `param` per code where the default message is not the usual answer. */
+const ERROR_DETAILS: Partial<Record<ErrorCode, { message: string; param: string | null }>> = {
+  invalid_request: { message: '`limit` must be between 1 and 100.', param: 'limit' },
+  missing_audio: { message: ERROR_CODES.missing_audio.message, param: 'audio' },
+  unsupported_audio: { message: ERROR_CODES.unsupported_audio.message, param: 'audio' },
+  audio_too_large: { message: ERROR_CODES.audio_too_large.message, param: 'audio' },
+  idempotency_conflict: {
+    message: 'This Idempotency-Key was used with other parameters. Use a new key for a new request.',
+    param: 'Idempotency-Key',
+  },
+  rate_limit_exceeded: { message: 'Too many AI requests: the limit is 10 per 60 seconds. Retry in 42 seconds (Retry-After).', param: null },
+};
+
+/** The error body a client receives for `code`. */
+export function errorExample(code: ErrorCode) {
+  const spec = ERROR_CODES[code];
+  const detail = ERROR_DETAILS[code] ?? { message: spec.message, param: null };
+  return { error: { type: spec.type, code, message: detail.message, param: detail.param, request_id: REQUEST_ID } };
+}

@@ -1,0 +1,175 @@
+/**
+ * `components.schemas` of the OpenAPI document, generated with `z.toJSONSchema` (JSON Schema
+ * 2020-12, the dialect of OpenAPI 3.1) from the zod shapes in operations/shapes.ts and the
+ * convert input in operations/schemas.ts — the one description of every public JSON body, the
+ * same one MCP declares as its tools' schemas. Nothing here restates a field by hand except the
+ * transcription upload, whose body is parsed as a stream rather than by a zod schema.
+ */
+import { z } from 'zod';
+import { ERROR_CODES, type ErrorCode, type ErrorType } from '@murmur/kit';
+import * as shapes from '../operations/shapes';
+import { convertInputSchema } from '../operations/schemas';
+import { MAX_AUDIO_BYTES } from '../operations/transcribe';
+import { TRANSCRIPT_FORMATS } from '../operations/transcript-formats';
+
+/** A JSON Schema (2020-12) as plain data. */
+export type JsonSchema = Record<string, unknown>;
+
+/** Every public code the REST API answers with: all of the kit's but the MCP-only Origin refusal. */
+export const REST_ERROR_CODES = (Object.keys(ERROR_CODES) as ErrorCode[]).filter((code) => code !== 'forbidden_origin');
+
+const ERROR_TYPES = [...new Set(REST_ERROR_CODES.map((code) => ERROR_CODES[code].type))] as [ErrorType, ...ErrorType[]];
+
+/** The error body of DESIGN.md §3 with its closed sets of types and codes. */
+const errorBodyShape = shapes.errorShape.extend({
+  error: shapes.errorShape.shape.error.extend({
+    type: z.enum(ERROR_TYPES).describe('The family of the error; branch on `code` for the exact case.'),
+    code: z.enum(REST_ERROR_CODES as [ErrorCode, ...ErrorCode[]]).describe('The exact case; stable, safe to branch on.'),
+    message: z.string().describe('What went wrong and what to do next, for a human; may change.'),
+    param: z.string().nullable().describe('The offending parameter, field or header, or null.'),
+    request_id: z
+      .string()
+      .regex(/^req_[A-Za-z0-9_-]{8,64}$/)
+      .describe('The X-Request-Id of the response; quote it to support.'),
+  }),
+});
+
+/** The response shapes, by component name. */
+const OUTPUT_SHAPES: Record<string, z.ZodType> = {
+  Error: errorBodyShape,
+  User: shapes.meShape,
+  Usage: shapes.usageShape,
+  Plan: shapes.planShape,
+  RateLimit: shapes.rateLimitShape,
+  RecordingSummary: shapes.recordingSummaryShape,
+  Recording: shapes.recordingShape,
+  RecordingList: shapes.listShape(shapes.recordingSummaryShape),
+  Segment: shapes.segmentShape,
+  Artifact: shapes.artifactShape,
+  ThoughtThreadSummary: shapes.threadSummaryShape,
+  ThoughtThread: shapes.threadShape,
+  ThoughtThreadList: shapes.listShape(shapes.threadSummaryShape),
+  Folder: shapes.folderShape,
+  FolderList: shapes.listShape(shapes.folderShape),
+  KnowledgeBase: shapes.knowledgeBaseShape,
+  KnowledgeBaseList: shapes.listShape(shapes.knowledgeBaseShape),
+  Transcription: shapes.transcriptionShape,
+};
+
+const TYPED_ID = /^([a-z]+)_…$/;
+const SAFE_INT = 9007199254740991;
+
+/**
+ * What the shapes say in prose, made checkable: a time described as "ISO-8601 UTC time" is an
+ * RFC 3339 `date-time`, an id described as `rec_…` has that prefix; zod's ±2^53 bounds of every
+ * `.int()` are dropped as noise.
+ */
+function refine(schema: JsonSchema): void {
+  if (schema.type === 'string' && schema.description === 'ISO-8601 UTC time') schema.format = 'date-time';
+  const id = typeof schema.description === 'string' ? TYPED_ID.exec(schema.description) : null;
+  if (schema.type === 'string' && id) {
+    schema.pattern = `^${id[1]}_[0-9a-z]+$`;
+    schema.description = `Opaque id with the \`${id[1]}_\` prefix.`;
+  }
+  if (schema.type === 'integer' && schema.minimum === -SAFE_INT) delete schema.minimum;
+  if (schema.type === 'integer' && schema.maximum === SAFE_INT) delete schema.maximum;
+}
+
+/** The standalone keywords of a generated schema mean nothing inside an OpenAPI document. */
+function strip(schema: JsonSchema): JsonSchema {
+  const { $schema: _schema, $id: _id, ...rest } = schema;
+  return rest;
+}
+
+function generate(): Record<string, JsonSchema> {
+  const registry = z.registry<{ id: string }>();
+  for (const [id, shape] of Object.entries(OUTPUT_SHAPES)) registry.add(shape, { id });
+  const { schemas } = z.toJSONSchema(registry, {
+    target: 'draft-2020-12',
+    io: 'output',
+    uri: (id) => `#/components/schemas/${id}`,
+    override: (ctx) => refine(ctx.jsonSchema as JsonSchema),
+  });
+  const out: Record<string, JsonSchema> = {};
+  for (const [id, schema] of Object.entries(schemas)) out[id] = strip(schema as JsonSchema);
+
+  // POST /convert's body: the same zod schema the route parses with (input side), plus the one
+  // rule checkConvertSource adds: exactly one of `transcript` and `recording_id`.
+  out.ConvertRequest = {
+    ...strip(z.toJSONSchema(convertInputSchema, { target: 'draft-2020-12', io: 'input' }) as JsonSchema),
+    oneOf: [
+      { title: 'From a transcript', required: ['transcript'] },
+      { title: 'From a recording', required: ['recording_id'] },
+    ],
+  };
+  Object.assign(out, transcribeRequestSchemas());
+  return out;
+}
+
+/** The options of POST /transcribe (rest/upload-fields.ts reads them; checkTranscribeOptions checks them). */
+function transcribeOptions(): Record<string, JsonSchema> {
+  return {
+    language: {
+      type: 'string',
+      pattern: '^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$',
+      description: 'The spoken language as a code such as `en` or `pt-BR`; omitted, the engine detects it or uses its default.',
+      examples: ['en'],
+    },
+    response_format: {
+      type: 'string',
+      enum: [...TRANSCRIPT_FORMATS],
+      default: 'json',
+      description: '`json` (the transcription object), `text` (plain text), `srt` (SubRip) or `vtt` (WebVTT).',
+    },
+    save: { type: 'boolean', default: false, description: 'Store the transcript as a recording in your library; its id comes back as `recording_id`.' },
+    title: { type: 'string', maxLength: 500, description: 'Title of the saved recording (only with `save`).' },
+    folder_id: { type: 'string', description: 'Folder of yours to save the recording in (only with `save`).' },
+  };
+}
+
+function transcribeRequestSchemas(): Record<string, JsonSchema> {
+  const ordering = 'Options go before the audio: it is transcribed while it uploads.';
+  return {
+    TranscribeMultipartRequest: {
+      type: 'object',
+      description: `A multipart upload: the options as text fields, then the file part \`audio\`. ${ordering} \`save\` is \`true\`/\`false\` (or \`1\`/\`0\`).`,
+      properties: {
+        ...transcribeOptions(),
+        audio: {
+          type: 'string',
+          contentMediaType: 'application/octet-stream',
+          description: `The audio file, any common format (WAV, MP3, M4A, OGG, FLAC, WebM…), up to ${MAX_AUDIO_BYTES.toLocaleString('en-US')} bytes.`,
+        },
+      },
+      required: ['audio'],
+      additionalProperties: false,
+    },
+    TranscribeJsonRequest: {
+      type: 'object',
+      description: `A JSON body with the audio base64-encoded; put \`audio_base64\` last. ${ordering}`,
+      properties: {
+        ...transcribeOptions(),
+        audio_base64: {
+          type: 'string',
+          contentEncoding: 'base64',
+          description: `The audio, base64 (standard or URL-safe alphabet; a \`data:audio/…;base64,\` prefix is accepted), up to ${MAX_AUDIO_BYTES.toLocaleString('en-US')} bytes once decoded.`,
+        },
+      },
+      required: ['audio_base64'],
+      additionalProperties: false,
+    },
+  };
+}
+
+let cached: Record<string, JsonSchema> | undefined;
+
+/** `components.schemas`, generated once. */
+export function componentSchemas(): Record<string, JsonSchema> {
+  cached ??= generate();
+  return structuredClone(cached);
+}
+
+/** A `$ref` to a component schema. */
+export function ref(name: string): JsonSchema {
+  return { $ref: `#/components/schemas/${name}` };
+}

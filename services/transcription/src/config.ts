@@ -1,0 +1,166 @@
+/**
+ * The transcription process's own configuration and engine choice, with the start-up checks
+ * that turn a missing Debian package or model into one readable line instead of a failure on
+ * the first request.
+ *
+ * MURMUR_TRANSCRIPTION_ENGINE=auto picks whisper when a ggml model is in MURMUR_MODELS_DIR
+ * (MURMUR_WHISPER_MODEL, or the first ggml-*.bin by name), pocketsphinx otherwise; openai is
+ * only ever chosen explicitly.
+ */
+import { readdir } from 'node:fs/promises';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { z } from '@murmur/kit';
+import type { transcription } from '@murmur/proto';
+import { FFMPEG_PACKAGE } from './audio-files';
+import type { SpeechEngine } from './engines/engine';
+import { createOpenAiEngine } from './engines/openai';
+import { createPocketsphinxEngine, DEBIAN_POCKETSPHINX_MODEL_DIR, DEFAULT_VAD_THRESHOLD, pocketsphinxModelFiles, POCKETSPHINX_PACKAGES } from './engines/pocketsphinx';
+import { createWhisperEngine, whisperModelName } from './engines/whisper';
+import { commandExists } from './process';
+
+export const ENGINE_NAMES = ['pocketsphinx', 'whisper', 'openai'] as const;
+export type EngineName = (typeof ENGINE_NAMES)[number];
+
+/** The variables this service reads besides the shared ones of the kit. */
+export const transcriptionConfigSchema = {
+  MURMUR_TRANSCRIPTION_ENGINE: z.enum(['auto', ...ENGINE_NAMES]).default('auto'),
+  /** Model files (ggml-*.bin for whisper); shared with the models CLI. */
+  MURMUR_MODELS_DIR: z.string().default('./models'),
+  /** A file name in MURMUR_MODELS_DIR; default the first ggml-*.bin found. */
+  MURMUR_WHISPER_MODEL: z.string().optional(),
+  /** The ffmpeg binary (a name on PATH or a path). */
+  MURMUR_FFMPEG_PATH: z.string().default('ffmpeg'),
+  /** The pocketsphinx_continuous binary (a name on PATH or a path). */
+  MURMUR_POCKETSPHINX_PATH: z.string().default('pocketsphinx_continuous'),
+  MURMUR_POCKETSPHINX_MODEL_DIR: z.string().default(DEBIAN_POCKETSPHINX_MODEL_DIR),
+  /** pocketsphinx `-vad_threshold`; see engines/pocketsphinx.ts for the measurements behind 3.5. */
+  MURMUR_POCKETSPHINX_VAD_THRESHOLD: z.coerce.number().positive().default(DEFAULT_VAD_THRESHOLD),
+  OPENAI_BASE_URL: z.string().url().default('https://api.openai.com'),
+  OPENAI_API_KEY: z.string().optional(),
+  MURMUR_OPENAI_TRANSCRIBE_MODEL: z.string().default('whisper-1'),
+  MURMUR_OPENAI_TIMEOUT_MS: z.coerce.number().int().positive().default(300_000),
+  /** Chunks recognised at once across all calls. */
+  MURMUR_TRANSCRIBE_CONCURRENCY: z.coerce.number().int().positive().default(os.availableParallelism()),
+  /** Parent of the per-call temp folders (uploads up to 500 MB plus their PCM land here). */
+  MURMUR_TRANSCRIBE_TMP_DIR: z.string().optional(),
+  /** Longest decoded audio accepted (seconds); longer → audio_too_large. Default 12 h. */
+  MURMUR_TRANSCRIBE_MAX_AUDIO_SECONDS: z.coerce.number().int().positive().default(12 * 60 * 60),
+  /** An upload that sends nothing for this long is abandoned and its files removed. */
+  MURMUR_TRANSCRIBE_UPLOAD_IDLE_MS: z.coerce.number().int().positive().default(120_000),
+};
+
+export type TranscriptionConfig = z.infer<z.ZodObject<typeof transcriptionConfigSchema>>;
+
+/** Thrown at start-up; the message is the one line the operator reads. */
+export class StartupError extends Error {}
+
+/** The whisper model file to use, or undefined when MURMUR_MODELS_DIR holds none. */
+export async function findWhisperModel(cfg: Pick<TranscriptionConfig, 'MURMUR_MODELS_DIR' | 'MURMUR_WHISPER_MODEL'>): Promise<string | undefined> {
+  const dir = path.resolve(cfg.MURMUR_MODELS_DIR);
+  if (cfg.MURMUR_WHISPER_MODEL) return path.resolve(dir, cfg.MURMUR_WHISPER_MODEL);
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return undefined;
+  }
+  const first = names.filter((n) => /^ggml-.+\.bin$/.test(n)).sort()[0];
+  return first ? path.join(dir, first) : undefined;
+}
+
+/** The engine `auto` resolves to. */
+export async function chooseEngine(cfg: TranscriptionConfig): Promise<EngineName> {
+  if (cfg.MURMUR_TRANSCRIPTION_ENGINE !== 'auto') return cfg.MURMUR_TRANSCRIPTION_ENGINE;
+  return (await findWhisperModel(cfg)) ? 'whisper' : 'pocketsphinx';
+}
+
+const isDefaultOpenAi = (cfg: TranscriptionConfig) => new URL(cfg.OPENAI_BASE_URL).hostname === 'api.openai.com';
+
+/** Whether each engine can run here, for ListEngines (cheap: no model is loaded). */
+export async function probeEngines(cfg: TranscriptionConfig, active: EngineName): Promise<transcription.Engine[]> {
+  const pocketsphinx = await (async (): Promise<transcription.Engine> => {
+    const model = path.basename(cfg.MURMUR_POCKETSPHINX_MODEL_DIR);
+    if (!(await commandExists(cfg.MURMUR_POCKETSPHINX_PATH, []))) {
+      return { name: 'pocketsphinx', model, available: false, detail: `${cfg.MURMUR_POCKETSPHINX_PATH} is not installed: ${POCKETSPHINX_PACKAGES}` };
+    }
+    try {
+      await pocketsphinxModelFiles(cfg.MURMUR_POCKETSPHINX_MODEL_DIR);
+      return { name: 'pocketsphinx', model, available: true, detail: '' };
+    } catch (err) {
+      return { name: 'pocketsphinx', model, available: false, detail: (err as Error).message };
+    }
+  })();
+  const modelPath = await findWhisperModel(cfg);
+  const whisper: transcription.Engine = modelPath
+    ? { name: 'whisper', model: whisperModelName(modelPath), available: true, detail: '' }
+    : { name: 'whisper', model: '', available: false, detail: `no ggml-*.bin model in ${cfg.MURMUR_MODELS_DIR}; fetch one with \`npm run models -- fetch base.en\`` };
+  const openaiReady = !isDefaultOpenAi(cfg) || !!cfg.OPENAI_API_KEY;
+  const openai: transcription.Engine = {
+    name: 'openai',
+    model: cfg.MURMUR_OPENAI_TRANSCRIBE_MODEL,
+    available: openaiReady,
+    detail: openaiReady ? '' : 'set OPENAI_API_KEY (or OPENAI_BASE_URL for a local OpenAI-compatible server)',
+  };
+  // The active engine passed its start-up checks, whatever the cheap probe says.
+  return [pocketsphinx, whisper, openai].map((e) => (e.name === active ? { ...e, available: true, detail: '' } : e));
+}
+
+/**
+ * Checks ffmpeg and the chosen engine and creates it. Fails with a {@link StartupError} naming
+ * the Debian package, model file or variable that is missing.
+ */
+export async function createEngineFromConfig(
+  cfg: TranscriptionConfig,
+  hooks: { onNativeError?: (line: string) => void } = {},
+): Promise<{ engine: SpeechEngine; name: EngineName }> {
+  if (!(await commandExists(cfg.MURMUR_FFMPEG_PATH))) {
+    throw new StartupError(`ffmpeg is not installed (it decodes every upload); install it: ${FFMPEG_PACKAGE}`);
+  }
+  const name = await chooseEngine(cfg);
+  switch (name) {
+    case 'pocketsphinx': {
+      if (!(await commandExists(cfg.MURMUR_POCKETSPHINX_PATH, []))) {
+        throw new StartupError(`pocketsphinx is not installed (the default speech engine); install it: ${POCKETSPHINX_PACKAGES}`);
+      }
+      try {
+        await pocketsphinxModelFiles(cfg.MURMUR_POCKETSPHINX_MODEL_DIR);
+      } catch (err) {
+        throw new StartupError((err as Error).message);
+      }
+      return { name, engine: createPocketsphinxEngine({
+          binary: cfg.MURMUR_POCKETSPHINX_PATH,
+          modelDir: cfg.MURMUR_POCKETSPHINX_MODEL_DIR,
+          vadThreshold: cfg.MURMUR_POCKETSPHINX_VAD_THRESHOLD,
+        }) };
+    }
+    case 'whisper': {
+      const modelPath = await findWhisperModel(cfg);
+      if (!modelPath) {
+        throw new StartupError(`MURMUR_TRANSCRIPTION_ENGINE=whisper but ${cfg.MURMUR_MODELS_DIR} holds no ggml-*.bin model; fetch one with \`npm run models -- fetch base.en\``);
+      }
+      try {
+        const engine = await createWhisperEngine({
+          modelPath,
+          threads: cfg.MURMUR_TRANSCRIBE_CONCURRENCY,
+          ...(hooks.onNativeError ? { onNativeError: hooks.onNativeError } : {}),
+        });
+        return { name, engine };
+      } catch (err) {
+        throw new StartupError((err as Error).message);
+      }
+    }
+    case 'openai': {
+      if (isDefaultOpenAi(cfg) && !cfg.OPENAI_API_KEY) {
+        throw new StartupError('MURMUR_TRANSCRIPTION_ENGINE=openai needs OPENAI_API_KEY (or OPENAI_BASE_URL pointing at an OpenAI-compatible server)');
+      }
+      const engine = createOpenAiEngine({
+        baseUrl: cfg.OPENAI_BASE_URL,
+        model: cfg.MURMUR_OPENAI_TRANSCRIBE_MODEL,
+        timeoutMs: cfg.MURMUR_OPENAI_TIMEOUT_MS,
+        ...(cfg.OPENAI_API_KEY ? { apiKey: cfg.OPENAI_API_KEY } : {}),
+      });
+      return { name, engine };
+    }
+  }
+}

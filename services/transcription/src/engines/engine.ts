@@ -1,0 +1,50 @@
+/**
+ * The one interface every speech engine implements. The service hands an engine one chunk at
+ * a time (≤ ~30 s, a 16 kHz mono s16le WAV file) and stitches the results; an engine never
+ * sees a whole upload, so each can stay simple and memory stays bounded.
+ */
+import type { TimedSegment } from '../stitch';
+
+export interface RecognizeOptions {
+  /** BCP-47 hint ("en", "de-AT"); empty to let the engine decide. */
+  language: string;
+  /** Aborted when the caller cancels or another chunk failed: stop work and reject. */
+  signal: AbortSignal;
+}
+
+/** One chunk's transcript; segment times are relative to the start of the chunk, in seconds. */
+export interface Recognition {
+  text: string;
+  segments: TimedSegment[];
+  /** The language the engine recognised, when it reports one (ISO 639-1). */
+  language?: string;
+}
+
+export interface SpeechEngine {
+  /** "pocketsphinx", "whisper" or "openai". */
+  readonly name: string;
+  /** The model in use, e.g. "en-us", "ggml-base.en", "whisper-1". */
+  readonly model: string;
+  /** Recognises one WAV chunk. Failures reject with any Error (the service maps them). */
+  recognize(wavPath: string, opts: RecognizeOptions): Promise<Recognition>;
+  /** False for a language the engine cannot recognise (checked before any audio is read). */
+  supportsLanguage?(language: string): boolean;
+  /** Frees native resources (whisper's model). */
+  close?(): Promise<void>;
+}
+
+/**
+ * An engine failure whose message is safe to log: it names what went wrong (exit code, HTTP
+ * status) and never carries audio or transcript text.
+ */
+export class EngineError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'EngineError';
+  }
+}
+
+/** True for "en", "en-US", "EN_gb" …; the empty hint counts as English for English-only engines. */
+export function isEnglish(language: string): boolean {
+  return language === '' || /^en([-_][a-z0-9]+)*$/i.test(language);
+}

@@ -1,0 +1,46 @@
+/**
+ * The transcription service process: gRPC murmur.transcription.v1.TranscriptionService (plus
+ * health and reflection) on GRPC_LISTEN_ADDR or TRANSCRIPTION_ADDR. Stateless: no database.
+ * It decodes uploads with ffmpeg into per-call temp folders (MURMUR_TRANSCRIBE_TMP_DIR),
+ * recognises them with the engine of MURMUR_TRANSCRIPTION_ENGINE (pocketsphinx, whisper or an
+ * OpenAI-compatible endpoint) and charges through billing at BILLING_ADDR. Start-up fails with
+ * one line naming the Debian package or model that is missing. Drains on SIGTERM.
+ */
+import './tracing';
+import { createClient, loadConfig, runServiceProcess } from '@murmur/kit';
+import { billing } from '@murmur/proto';
+import { createEngineFromConfig, probeEngines, transcriptionConfigSchema } from './config';
+import { startTranscriptionService } from './index';
+
+runServiceProcess({
+  name: 'transcription',
+  migrationsDir: null,
+  address: (cfg) => cfg.TRANSCRIPTION_ADDR,
+  start: async ({ cfg, log }, address) => {
+    const own = loadConfig(transcriptionConfigSchema);
+    const { engine, name } = await createEngineFromConfig(own, { onNativeError: (line) => log.warn({ engine: 'whisper' }, line) });
+    const engines = await probeEngines(own, name);
+    log.info({ engine: name, model: engine.model, concurrency: own.MURMUR_TRANSCRIBE_CONCURRENCY }, 'speech engine ready');
+    // Billing calls are short; the audio work itself is bounded by the client's deadline.
+    const billingClient = createClient(billing.BillingServiceClient, cfg.BILLING_ADDR, { deadlineMs: cfg.GRPC_DEADLINE_MS });
+    const server = await startTranscriptionService({
+      log,
+      address,
+      billing: billingClient,
+      engine,
+      engines,
+      concurrency: own.MURMUR_TRANSCRIBE_CONCURRENCY,
+      uploadIdleMs: own.MURMUR_TRANSCRIBE_UPLOAD_IDLE_MS,
+      ffmpegPath: own.MURMUR_FFMPEG_PATH,
+      maxAudioSeconds: own.MURMUR_TRANSCRIBE_MAX_AUDIO_SECONDS,
+      ...(own.MURMUR_TRANSCRIBE_TMP_DIR ? { tmpDir: own.MURMUR_TRANSCRIBE_TMP_DIR } : {}),
+    });
+    return {
+      async stop() {
+        await server.stop();
+        billingClient.close();
+        await engine.close?.();
+      },
+    };
+  },
+});

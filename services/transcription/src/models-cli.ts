@@ -1,0 +1,106 @@
+/**
+ * `npm run models -- fetch base.en [--sha256 <hex>] [--force]` and `npm run models -- list`:
+ * downloads whisper.cpp models into MURMUR_MODELS_DIR (default ./models) from
+ * MURMUR_MODELS_BASE_URL, with progress on stderr and checksums verified (see models.ts).
+ */
+import { readdir, stat } from 'node:fs/promises';
+import * as path from 'node:path';
+import { loadConfig, z } from '@murmur/kit';
+import { DEFAULT_MODELS_BASE_URL, fetchModel, KNOWN_MODELS } from './models';
+
+const schema = {
+  MURMUR_MODELS_DIR: z.string().default('./models'),
+  MURMUR_MODELS_BASE_URL: z.string().url().default(DEFAULT_MODELS_BASE_URL),
+};
+
+const USAGE = `usage: npm run models -- fetch <name> [--sha256 <hex>] [--force]
+       npm run models -- list
+names: ${Object.keys(KNOWN_MODELS).join(', ')} (or any ggml-<name>.bin on the server, with --sha256)`;
+
+const mib = (n: number) => (n / (1024 * 1024)).toFixed(1);
+
+/** Progress as one rewritten line on a terminal, a line per 10% otherwise. */
+function progressPrinter(file: string, out: NodeJS.WritableStream & { isTTY?: boolean }) {
+  let lastDecile = -1;
+  let lastDraw = 0;
+  return (received: number, total: number | undefined) => {
+    const pct = total ? Math.floor((received / total) * 100) : undefined;
+    const line = `${file}  ${mib(received)}${total ? ` / ${mib(total)}` : ''} MiB${pct !== undefined ? `  ${pct}%` : ''}`;
+    if (out.isTTY) {
+      const now = Date.now();
+      if (now - lastDraw < 100 && received !== total) return;
+      lastDraw = now;
+      out.write(`\r${line}`);
+      if (received === total) out.write('\n');
+    } else {
+      const decile = pct !== undefined ? Math.floor(pct / 10) : Math.floor(received / (50 * 1024 * 1024));
+      if (decile !== lastDecile) {
+        lastDecile = decile;
+        out.write(`${line}\n`);
+      }
+    }
+  };
+}
+
+/** Runs the CLI; returns the exit code (tests call it directly). */
+export async function runModelsCli(argv: string[], env: NodeJS.ProcessEnv = process.env, stderr: NodeJS.WritableStream & { isTTY?: boolean } = process.stderr): Promise<number> {
+  const cfg = loadConfig(schema, env);
+  const [command, ...rest] = argv;
+  try {
+    if (command === 'list') {
+      let names: string[] = [];
+      try {
+        names = (await readdir(cfg.MURMUR_MODELS_DIR)).filter((n) => n.endsWith('.bin'));
+      } catch {
+        // no folder yet: nothing installed
+      }
+      stderr.write(`models in ${path.resolve(cfg.MURMUR_MODELS_DIR)}:\n`);
+      for (const n of names) stderr.write(`  ${n}  ${mib((await stat(path.join(cfg.MURMUR_MODELS_DIR, n))).size)} MiB\n`);
+      if (names.length === 0) stderr.write('  (none)\n');
+      stderr.write(`fetchable: ${Object.entries(KNOWN_MODELS).map(([n, m]) => `${n} (${m.size})`).join(', ')}\n`);
+      return 0;
+    }
+    if (command !== 'fetch') {
+      stderr.write(`${USAGE}\n`);
+      return 2;
+    }
+    let name: string | undefined;
+    let sha256: string | undefined;
+    let force = false;
+    for (let i = 0; i < rest.length; i++) {
+      const arg = rest[i]!;
+      if (arg === '--sha256') sha256 = rest[++i];
+      else if (arg.startsWith('--sha256=')) sha256 = arg.slice('--sha256='.length);
+      else if (arg === '--force') force = true;
+      else if (!arg.startsWith('-') && !name) name = arg;
+      else {
+        stderr.write(`unknown argument ${arg}\n${USAGE}\n`);
+        return 2;
+      }
+    }
+    if (!name) {
+      stderr.write(`${USAGE}\n`);
+      return 2;
+    }
+    const file = name.startsWith('ggml-') ? name : `ggml-${name}.bin`;
+    stderr.write(`fetching ${file} from ${cfg.MURMUR_MODELS_BASE_URL} into ${path.resolve(cfg.MURMUR_MODELS_DIR)}\n`);
+    const result = await fetchModel({
+      name,
+      dir: cfg.MURMUR_MODELS_DIR,
+      baseUrl: cfg.MURMUR_MODELS_BASE_URL,
+      force,
+      ...(sha256 !== undefined ? { sha256 } : {}),
+      onProgress: progressPrinter(file, stderr),
+    });
+    if (result.alreadyPresent) stderr.write(`${result.path} is already there (use --force to download it again)\n`);
+    else stderr.write(`saved ${result.path} (${mib(result.bytes)} MiB; verified ${result.verified.join(', ')})\n`);
+    return 0;
+  } catch (err) {
+    stderr.write(`models: ${(err as Error).message}\n`);
+    return 1;
+  }
+}
+
+if (require.main === module) {
+  runModelsCli(process.argv.slice(2)).then((code) => process.exit(code));
+}

@@ -1,0 +1,279 @@
+/**
+ * The transcription pipeline, one call at a time: spool the upload to a temp file (size limit
+ * enforced while it streams) → decode it with ffmpeg to 16 kHz mono PCM on disk while the
+ * silence chunker plans ≤ 30 s chunks → the exact duration is known, so billing reserves the
+ * exact price → chunks are recognised in parallel (bounded by the cores, shared by every
+ * call) → stitched → billing commits. Any failure after the reservation releases it; a client
+ * that goes away kills ffmpeg and the engines and releases too. The temp folder is removed
+ * whatever happens. Memory does not depend on the size of the upload.
+ *
+ * Logs carry ids, sizes, durations and timings — never audio or transcript text.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { MurmurError, newId, type Logger, type PromiseClient } from '@murmur/kit';
+import { billing, type transcription } from '@murmur/proto';
+import { decodeToPcm, spoolUpload, UndecodableAudioError, writeWavSlice } from './audio-files';
+import { SilenceChunker, type ChunkRange } from './chunker';
+import type { SpeechEngine } from './engines/engine';
+import { BYTES_PER_SECOND } from './pcm';
+import { mapInOrder, Semaphore } from './pool';
+import { stitchChunks, type ChunkTranscript, type StitchedTranscript } from './stitch';
+
+/** The three billing RPCs a transcription uses. */
+export type BillingPort = Pick<PromiseClient<billing.BillingServiceClient>, 'reserve' | 'commit' | 'release'>;
+
+/** Limit when the caller sends max_bytes 0: DESIGN.md §3's 500 MB. */
+export const DEFAULT_MAX_AUDIO_BYTES = 500 * 1024 * 1024;
+
+/**
+ * Longest audio decoded: 12 hours (1.4 GB of PCM on disk). 500 MB of low-bitrate Opus can
+ * hold days of audio; without this bound one upload could fill the temp disk.
+ */
+export const DEFAULT_MAX_AUDIO_SECONDS = 12 * 60 * 60;
+
+export interface TranscriptionServiceOptions {
+  billing: BillingPort;
+  engine: SpeechEngine;
+  log: Logger;
+  /** Parent of each call's temp folder (default the OS temp dir). */
+  tmpDir?: string;
+  /** Chunks recognised at once across all calls (default: the number of CPUs). */
+  concurrency?: number;
+  /** What ListEngines reports (default: just the active engine). */
+  engines?: transcription.Engine[];
+  ffmpegPath?: string;
+  /** Longest decoded audio accepted (default {@link DEFAULT_MAX_AUDIO_SECONDS}). */
+  maxAudioSeconds?: number;
+}
+
+/** A call's config message, as ts-proto decodes it. */
+export type TranscribeConfig = transcription.TranscribeConfig;
+
+export interface CallSignal {
+  /** Aborted when the client cancels or the deadline passes. */
+  signal: AbortSignal;
+}
+
+const LANGUAGE_TAG = /^[A-Za-z]{2,3}([-_][A-Za-z0-9]{1,8})*$/;
+
+/** Billing's longest hold (24 h). */
+const MAX_HOLD_SECONDS = 24 * 60 * 60;
+
+/** Seconds the reservation is held: generous, so a slow long file is never expired mid-work. */
+export function holdSecondsFor(durationSeconds: number): number {
+  return Math.min(MAX_HOLD_SECONDS, Math.ceil(600 + 2 * durationSeconds));
+}
+
+export class TranscriptionService {
+  private readonly semaphore: Semaphore;
+  private readonly concurrency: number;
+  private readonly tmpDir: string;
+
+  constructor(private readonly opts: TranscriptionServiceOptions) {
+    this.concurrency = Math.max(1, Math.floor(opts.concurrency ?? os.availableParallelism()));
+    this.semaphore = new Semaphore(this.concurrency);
+    this.tmpDir = opts.tmpDir ?? os.tmpdir();
+  }
+
+  listEngines(): transcription.ListEnginesResponse {
+    const { engine } = this.opts;
+    const engines = this.opts.engines ?? [{ name: engine.name, model: engine.model, available: true, detail: '' }];
+    return { engines, active: engine.name };
+  }
+
+  private tooLong(): MurmurError {
+    const seconds = this.opts.maxAudioSeconds ?? DEFAULT_MAX_AUDIO_SECONDS;
+    const round = (n: number) => Math.round(n * 10) / 10;
+    const limit = seconds >= 3600 ? `${round(seconds / 3600)} hours` : seconds >= 60 ? `${round(seconds / 60)} minutes` : `${seconds} seconds`;
+    return new MurmurError('audio_too_large', `The audio is longer than ${limit}. Split it into shorter files.`, { param: 'audio' });
+  }
+
+  /** Validates the config message before any audio is read. */
+  validate(config: TranscribeConfig): void {
+    if (!config.userId) throw new MurmurError('invalid_request', 'user_id is required.', { param: 'user_id' });
+    if (config.maxBytes < 0) throw new MurmurError('invalid_request', 'max_bytes must not be negative.', { param: 'max_bytes' });
+    if (config.language && !LANGUAGE_TAG.test(config.language)) {
+      throw new MurmurError('invalid_request', 'language must be a language code such as "en" or "en-US".', { param: 'language' });
+    }
+    const { engine } = this.opts;
+    if (config.language && engine.supportsLanguage && !engine.supportsLanguage(config.language)) {
+      throw new MurmurError('invalid_request', `The ${engine.name} engine does not recognise language "${config.language}". Omit language or send "en".`, {
+        param: 'language',
+      });
+    }
+  }
+
+  async transcribe(config: TranscribeConfig, audio: AsyncIterable<Uint8Array>, call: CallSignal): Promise<transcription.TranscribeResponse> {
+    this.validate(config);
+    const { log, engine } = this.opts;
+    const id = newId('trn');
+    const started = Date.now();
+    const dir = await mkdtemp(path.join(this.tmpDir, 'murmur-trn-'));
+    try {
+      const maxBytes = config.maxBytes > 0 ? config.maxBytes : DEFAULT_MAX_AUDIO_BYTES;
+      const uploadFile = path.join(dir, `upload${safeExtension(config.filename)}`);
+      const uploadBytes = await spoolUpload(audio, uploadFile, maxBytes);
+      call.signal.throwIfAborted();
+
+      const { pcmFile, duration, chunks } = await this.decode(uploadFile, dir, call.signal, id);
+      const decodedAt = Date.now();
+      log.info({ transcription_id: id, upload_bytes: uploadBytes, duration_seconds: duration, chunks: chunks.length, decode_ms: decodedAt - started }, 'audio decoded');
+      call.signal.throwIfAborted();
+
+      const { reservation } = await this.opts.billing.reserve({
+        userId: config.userId,
+        operation: billing.Operation.OPERATION_TRANSCRIBE,
+        credits: 0,
+        // A caller without an Idempotency-Key still gets one reservation per call.
+        idempotencyKey: config.idempotencyKey || id,
+        admissionId: config.admissionId,
+        audioSeconds: duration,
+        transcriptChars: 0,
+        holdSeconds: holdSecondsFor(duration),
+      });
+      if (!reservation) throw new Error('billing answered Reserve without a reservation');
+      if (reservation.state === billing.ReservationState.RESERVATION_STATE_RELEASED || reservation.state === billing.ReservationState.RESERVATION_STATE_EXPIRED) {
+        // The key belongs to a call that already failed: recognising again could never be charged.
+        throw new MurmurError('idempotency_conflict', undefined, { param: 'idempotency_key' });
+      }
+      const release = async (reason: string) => {
+        try {
+          await this.opts.billing.release({ reservationId: reservation.id, userId: config.userId, reason });
+          log.info({ transcription_id: id, reservation_id: reservation.id, reason }, 'reservation released');
+        } catch (err) {
+          // Billing expires the hold by itself after hold_seconds; log and carry on.
+          log.error({ transcription_id: id, reservation_id: reservation.id, reason, err: (err as Error).message }, 'release failed');
+        }
+      };
+
+      let recognized: { transcript: StitchedTranscript; language: string };
+      try {
+        recognized = await this.recognize(chunks, pcmFile, dir, config.language, call.signal);
+      } catch (err) {
+        if (call.signal.aborted) {
+          await release('cancelled');
+          throw err;
+        }
+        await release('engine_failed');
+        log.error({ transcription_id: id, engine: engine.name, err: (err as Error).message }, 'engine failed');
+        throw new MurmurError('transcription_failed');
+      }
+      const recognizedAt = Date.now();
+
+      let charged: number;
+      try {
+        const committed = await this.opts.billing.commit({
+          reservationId: reservation.id,
+          userId: config.userId,
+          credits: reservation.credits,
+          usageSeconds: Math.ceil(duration),
+        });
+        charged = committed.reservation?.credits ?? reservation.credits;
+      } catch (err) {
+        await release('commit_failed');
+        throw err;
+      }
+      const { transcript, language } = recognized;
+      log.info(
+        {
+          transcription_id: id,
+          reservation_id: reservation.id,
+          duration_seconds: duration,
+          chunks: chunks.length,
+          segments: transcript.segments.length,
+          characters: transcript.text.length,
+          credits: charged,
+          recognize_ms: recognizedAt - decodedAt,
+          total_ms: Date.now() - started,
+        },
+        'transcribed',
+      );
+      return {
+        id,
+        text: transcript.text,
+        language: language || normalizeLanguage(config.language),
+        durationSeconds: Math.round(duration * 1000) / 1000,
+        segments: transcript.segments.map((s) => ({ startSeconds: s.start, endSeconds: s.end, text: s.text })),
+        model: `${engine.name}/${engine.model}`,
+        creditsCharged: charged,
+      };
+    } catch (err) {
+      if (call.signal.aborted && !(err instanceof MurmurError)) {
+        log.info({ transcription_id: id }, 'cancelled by the client');
+        throw new MurmurError('service_unavailable', 'The call was cancelled.');
+      }
+      throw err;
+    } finally {
+      await rm(dir, { recursive: true, force: true, maxRetries: 3 });
+    }
+  }
+
+  /** ffmpeg → PCM on disk, planning the chunks on the way; undecodable → unsupported_audio. */
+  private async decode(uploadFile: string, dir: string, signal: AbortSignal, id: string): Promise<{ pcmFile: string; duration: number; chunks: ChunkRange[] }> {
+    const pcmFile = path.join(dir, 'audio.pcm');
+    const chunker = new SilenceChunker();
+    const chunks: ChunkRange[] = [];
+    const maxPcmBytes = (this.opts.maxAudioSeconds ?? DEFAULT_MAX_AUDIO_SECONDS) * BYTES_PER_SECOND;
+    let decoded = 0;
+    try {
+      const pcmBytes = await decodeToPcm(uploadFile, pcmFile, {
+        signal,
+        onPcm: (block) => {
+          decoded += block.length;
+          if (decoded > maxPcmBytes) throw this.tooLong();
+          chunks.push(...chunker.push(block));
+        },
+        ...(this.opts.ffmpegPath ? { ffmpegPath: this.opts.ffmpegPath } : {}),
+      });
+      chunks.push(...chunker.finish());
+      return { pcmFile, duration: pcmBytes / BYTES_PER_SECOND, chunks };
+    } catch (err) {
+      if (err instanceof UndecodableAudioError) {
+        this.opts.log.info({ transcription_id: id, reason: err.message }, 'audio could not be decoded');
+        throw new MurmurError('unsupported_audio', undefined, { param: 'audio' });
+      }
+      throw err;
+    }
+  }
+
+  /** Recognises the chunks in parallel (shared semaphore) and stitches them in order. */
+  private async recognize(
+    chunks: ChunkRange[],
+    pcmFile: string,
+    dir: string,
+    language: string,
+    signal: AbortSignal,
+  ): Promise<{ transcript: StitchedTranscript; language: string }> {
+    let reported = '';
+    const results = await mapInOrder(chunks, { limit: this.concurrency, semaphore: this.semaphore, signal }, async (chunk, index, chunkSignal): Promise<ChunkTranscript> => {
+      const wav = path.join(dir, `chunk-${index}.wav`);
+      await writeWavSlice(pcmFile, chunk.startByte, chunk.endByte, wav);
+      try {
+        const recognition = await this.opts.engine.recognize(wav, { language, signal: chunkSignal });
+        if (!reported && recognition.language) reported = recognition.language;
+        return {
+          offset: chunk.startByte / BYTES_PER_SECOND,
+          duration: (chunk.endByte - chunk.startByte) / BYTES_PER_SECOND,
+          text: recognition.text,
+          segments: recognition.segments,
+        };
+      } finally {
+        await rm(wav, { force: true });
+      }
+    });
+    return { transcript: stitchChunks(results), language: reported };
+  }
+}
+
+/** "en-US" → "en": the response carries ISO 639-1 like the engines report. */
+function normalizeLanguage(language: string): string {
+  return (language.split(/[-_]/)[0] ?? '').toLowerCase();
+}
+
+/** The upload keeps a short alphanumeric extension of the original name, a hint for ffmpeg's probe. */
+export function safeExtension(filename: string): string {
+  const m = /\.([A-Za-z0-9]{1,8})$/.exec(filename);
+  return m ? `.${m[1]!.toLowerCase()}` : '';
+}

@@ -1,0 +1,151 @@
+/**
+ * A real billing service (test database: real Postgres when DATABASE_URL is set, PGlite
+ * otherwise) and a real transcription service on 127.0.0.1:0, with gRPC clients, plus helpers
+ * to stream a file into Transcribe the way the gateway does.
+ */
+import { once } from 'node:events';
+import { createReadStream } from 'node:fs';
+import { readdir } from 'node:fs/promises';
+import { createClient, createLogger, MurmurError, newId, openTestDatabase, type Database, type PromiseClient } from '@murmur/kit';
+import { BILLING_MIGRATIONS_DIR, startBillingService } from '@murmur/billing';
+import { billing, transcription } from '@murmur/proto';
+import type { SpeechEngine } from '../src/engines/engine';
+import { startTranscriptionService, type BillingPort } from '../src/index';
+import { tempDir } from './fixtures';
+
+export type TranscriptionClient = PromiseClient<transcription.TranscriptionServiceClient>;
+export type BillingClient = PromiseClient<billing.BillingServiceClient>;
+
+export interface Stack {
+  db: Database;
+  billing: BillingClient;
+  client: TranscriptionClient;
+  /** Parent of the service's per-call temp folders: empty whenever no call runs. */
+  tmpDir: string;
+  /** Billing releases seen by the service, resolved once billing answered. */
+  releases: Array<{ reservationId: string; reason: string }>;
+  /** Resolves when the next release has been answered by billing. */
+  nextRelease(): Promise<{ reservationId: string; reason: string }>;
+  stop(): Promise<void>;
+}
+
+export async function startStack(opts: { engine: SpeechEngine; concurrency?: number; maxAudioSeconds?: number }): Promise<Stack> {
+  const log = createLogger('transcription-test', process.env.TEST_LOG_LEVEL ?? 'silent');
+  const db = await openTestDatabase('billing', BILLING_MIGRATIONS_DIR);
+  const billingServer = await startBillingService({ db, log, address: '127.0.0.1:0' });
+  const billingClient = createClient(billing.BillingServiceClient, `127.0.0.1:${billingServer.port}`, { deadlineMs: 30_000 });
+  const releases: Stack['releases'] = [];
+  let waiters: Array<(r: { reservationId: string; reason: string }) => void> = [];
+  // The service's view of billing, with releases observable by the tests.
+  const port: BillingPort = {
+    reserve: (req, o) => billingClient.reserve(req, o),
+    commit: (req, o) => billingClient.commit(req, o),
+    release: async (req, o) => {
+      const res = await billingClient.release(req, o);
+      const seen = { reservationId: req.reservationId, reason: req.reason };
+      releases.push(seen);
+      const w = waiters;
+      waiters = [];
+      w.forEach((fn) => fn(seen));
+      return res;
+    },
+  };
+  const tmp = await tempDir('murmur-trn-test-');
+  const server = await startTranscriptionService({
+    log,
+    address: '127.0.0.1:0',
+    billing: port,
+    engine: opts.engine,
+    tmpDir: tmp.dir,
+    concurrency: opts.concurrency ?? 2,
+    maxAudioSeconds: opts.maxAudioSeconds ?? 600,
+  });
+  const client = createClient(transcription.TranscriptionServiceClient, `127.0.0.1:${server.port}`, { deadlineMs: 120_000 });
+  return {
+    db,
+    billing: billingClient,
+    client,
+    tmpDir: tmp.dir,
+    releases,
+    nextRelease: () => new Promise((resolve) => waiters.push(resolve)),
+    async stop() {
+      client.close();
+      await server.stop();
+      billingClient.close();
+      await billingServer.stop();
+      await db.close();
+      await tmp.remove();
+    },
+  };
+}
+
+export const newUser = (): string => newId('usr');
+
+export function config(userId: string, overrides: Partial<transcription.TranscribeConfig> = {}): transcription.TranscribeConfig {
+  return { userId, language: '', idempotencyKey: newId('idem'), maxBytes: 0, filename: '', contentType: '', admissionId: '', ...overrides };
+}
+
+const configMessage = (cfg: transcription.TranscribeConfig): transcription.TranscribeRequest => ({ payload: { $case: 'config', value: cfg } });
+const audioMessage = (chunk: Buffer): transcription.TranscribeRequest => ({ payload: { $case: 'audioChunk', value: chunk } });
+
+/** Opens a Transcribe call and sends its config; the caller writes audio and ends it. */
+export function openTranscribe(client: TranscriptionClient, cfg: transcription.TranscribeConfig) {
+  const call = client.transcribe();
+  call.stream.write(configMessage(cfg));
+  return {
+    ...call,
+    async write(chunk: Buffer) {
+      if (!call.stream.write(audioMessage(chunk))) await once(call.stream, 'drain');
+    },
+  };
+}
+
+/** Streams `file` in 256 KiB messages (like the gateway) and returns the response. */
+export async function transcribeFile(client: TranscriptionClient, file: string, cfg: transcription.TranscribeConfig): Promise<transcription.TranscribeResponse> {
+  const call = openTranscribe(client, cfg);
+  call.response.catch(() => undefined);
+  for await (const chunk of createReadStream(file, { highWaterMark: 256 * 1024 })) await call.write(chunk as Buffer);
+  call.stream.end();
+  return call.response;
+}
+
+/** Streams an in-memory buffer. */
+export async function transcribeBuffer(client: TranscriptionClient, data: Buffer, cfg: transcription.TranscribeConfig): Promise<transcription.TranscribeResponse> {
+  const call = openTranscribe(client, cfg);
+  call.response.catch(() => undefined);
+  for (let i = 0; i < data.length; i += 256 * 1024) await call.write(data.subarray(i, i + 256 * 1024));
+  call.stream.end();
+  return call.response;
+}
+
+/** The MurmurError a call failed with (fails the test when it succeeded). */
+export async function failure(call: Promise<unknown>): Promise<MurmurError> {
+  const outcome = await call.then(
+    () => undefined,
+    (err: unknown) => err,
+  );
+  if (!(outcome instanceof MurmurError)) throw new Error(`expected a MurmurError, got ${outcome === undefined ? 'success' : String(outcome)}`);
+  return outcome;
+}
+
+/** The user's usage as billing reports it. */
+export async function usageOf(billingClient: BillingClient, userId: string): Promise<billing.Usage> {
+  const { usage } = await billingClient.getUsage({ userId });
+  if (!usage) throw new Error('no usage');
+  return usage;
+}
+
+/** The temp folders the service left behind (none, if it cleans up). */
+export async function leftovers(dir: string): Promise<string[]> {
+  return readdir(dir);
+}
+
+/** Segments in order, each with start ≤ end and starting at or after the previous end. */
+export function assertMonotonic(segments: transcription.Segment[]): void {
+  let cursor = 0;
+  for (const s of segments) {
+    expect(s.startSeconds).toBeGreaterThanOrEqual(cursor);
+    expect(s.endSeconds).toBeGreaterThanOrEqual(s.startSeconds);
+    cursor = s.endSeconds;
+  }
+}
