@@ -71,6 +71,10 @@ describe('tracing across processes', () => {
       HOST: '127.0.0.1',
       GRPC_LISTEN_ADDR: '',
       LOG_LEVEL: 'warn',
+      // Each child keeps its own embedded Postgres in a fresh folder: this test must not meet the
+      // rows of other runs (CI sets DATABASE_URL/REDIS_URL for the in-process suites).
+      DATABASE_URL: '',
+      REDIS_URL: '',
       MURMUR_DATA_DIR: dataDir,
       OTEL_EXPORTER_OTLP_ENDPOINT: otlp,
       OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',

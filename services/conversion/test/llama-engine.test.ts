@@ -23,7 +23,7 @@ beforeAll(async () => {
   engine = createEngine(
     loadConversionConfig({ MURMUR_CONVERSION_ENGINE: 'llama', MURMUR_MODELS_DIR: modelsDir, MURMUR_LLAMA_THREADS: '1', MURMUR_LLAMA_MAX_TOKENS: '512' }),
   );
-  h = await startHarness({ engineTimeoutMs: 30_000 });
+  h = await startHarness({ engineTimeoutMs: 120_000 });
   h.engine.current = engine;
 });
 afterAll(async () => {
