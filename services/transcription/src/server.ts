@@ -17,31 +17,36 @@ export const DEFAULT_UPLOAD_IDLE_MS = 120_000;
  */
 export async function* readUntil<T>(source: AsyncIterable<T>, signal: AbortSignal, idleMs = DEFAULT_UPLOAD_IDLE_MS): AsyncGenerator<T> {
   const it = source[Symbol.asyncIterator]();
-  let onAbort: (() => void) | undefined;
-  const aborted = new Promise<never>((_, reject) => {
-    onAbort = () => reject(signal.reason ?? new Error('aborted'));
-    if (signal.aborted) onAbort();
-    else signal.addEventListener('abort', onAbort, { once: true });
-  });
-  aborted.catch(() => undefined);
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    for (;;) {
-      const idle = new Promise<never>((_, reject) => {
-        timer = setTimeout(
-          () => reject(new MurmurError('invalid_request', `No audio arrived for ${Math.round(idleMs / 1000)} s; the upload was abandoned. Send the file again.`, { param: 'audio' })),
-          idleMs,
-        );
-      });
-      idle.catch(() => undefined);
-      const next = await Promise.race([it.next(), aborted, idle]);
-      clearTimeout(timer);
-      if (next.done) return;
-      yield next.value;
-    }
-  } finally {
-    clearTimeout(timer);
-    if (onAbort) signal.removeEventListener('abort', onAbort);
+  for (;;) {
+    // A fresh race per message, with every listener and timer removed once it settles: a race
+    // against one promise living as long as the call would keep a reaction (and so the message)
+    // per chunk, and the whole upload would stay in memory.
+    const next = await new Promise<IteratorResult<T>>((resolve, reject) => {
+      const onAbort = () => {
+        clearTimeout(timer);
+        reject(signal.reason ?? new Error('aborted'));
+      };
+      const timer = setTimeout(() => {
+        signal.removeEventListener('abort', onAbort);
+        reject(new MurmurError('invalid_request', `No audio arrived for ${Math.round(idleMs / 1000)} s; the upload was abandoned. Send the file again.`, { param: 'audio' }));
+      }, idleMs);
+      if (signal.aborted) return onAbort();
+      signal.addEventListener('abort', onAbort, { once: true });
+      it.next().then(
+        (result) => {
+          clearTimeout(timer);
+          signal.removeEventListener('abort', onAbort);
+          resolve(result);
+        },
+        (err: unknown) => {
+          clearTimeout(timer);
+          signal.removeEventListener('abort', onAbort);
+          reject(err);
+        },
+      );
+    });
+    if (next.done) return;
+    yield next.value;
   }
 }
 
