@@ -8,9 +8,16 @@ log="$data/start.log"
 port=${SMOKE_PORT:-18080}
 export MURMUR_DATA_DIR="$data/store" PORT="$port"
 export AUTH_ADDR=127.0.0.1:51051 BILLING_ADDR=127.0.0.1:51052 LIBRARY_ADDR=127.0.0.1:51053
-npm start >"$log" 2>&1 &
+export TRANSCRIPTION_ADDR=127.0.0.1:51054 CONVERSION_ADDR=127.0.0.1:51055
+# Its own process group, so the whole tree (npm, launcher, six services) stops together.
+setsid npm start >"$log" 2>&1 &
 pid=$!
-cleanup() { kill -TERM "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; rm -rf "$data"; }
+cleanup() {
+  kill -TERM -- "-$pid" 2>/dev/null || true
+  for _ in $(seq 1 20); do kill -0 -- "-$pid" 2>/dev/null || break; sleep 0.5; done
+  kill -KILL -- "-$pid" 2>/dev/null || true
+  rm -rf "$data"
+}
 trap cleanup EXIT
 key=""
 for _ in $(seq 1 180); do
