@@ -6,6 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import { performance } from 'node:perf_hooks';
 import * as readline from 'node:readline';
 import { Supervisor, type ChildSpec } from '@murmur/launcher';
 
@@ -218,4 +219,25 @@ export function cpuPercent(before: CpuSnapshot, after: CpuSnapshot): Record<stri
     out.postgres = percent(used);
   }
   return out;
+}
+
+/**
+ * CPU seconds all of our processes used (the services and the bench process, each with its
+ * reaped children: ffmpeg and pocketsphinx), and the machine's busy seconds, for one run.
+ */
+export function cpuMeter(pids: Record<string, number>) {
+  const read = () => {
+    let ours = cpuSecondsOf('self', true) ?? 0;
+    for (const pid of Object.values(pids)) ours += cpuSecondsOf(pid, true) ?? 0;
+    return { ours, busy: machineCpuSeconds().machine_busy ?? 0, at: performance.now() };
+  };
+  return async <T>(work: () => Promise<T>): Promise<{ value: T; cpu_seconds: number; other_cpu_percent: number }> => {
+    const before = read();
+    const value = await work();
+    const after = read();
+    const wall = (after.at - before.at) / 1000;
+    const ours = after.ours - before.ours;
+    const other = wall > 0 ? Math.max(0, ((after.busy - before.busy - ours) / wall) * 100) : 0;
+    return { value, cpu_seconds: Math.round(ours * 1000) / 1000, other_cpu_percent: Math.round(other * 10) / 10 };
+  };
 }

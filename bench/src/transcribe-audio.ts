@@ -14,9 +14,16 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
-import { BYTES_PER_SECOND, SilenceChunker, stitchChunks, type ChunkRange, type ChunkTranscript, type SpeechEngine } from '@murmur/transcription';
-import { decodeToPcm, writeWavSlice } from '@murmur/transcription/dist/audio-files';
-import { mapInOrder, Semaphore } from '@murmur/transcription/dist/pool';
+import {
+  BYTES_PER_SECOND,
+  decodeAndCut,
+  PIECE_SECONDS,
+  planRecognition,
+  recognizeChunks,
+  Semaphore,
+  type ChunkRange,
+  type SpeechEngine,
+} from '@murmur/transcription';
 
 const exec = promisify(execFile);
 
@@ -80,38 +87,35 @@ export interface RawTranscription {
   duration_seconds: number;
 }
 
+/** How the raw path cuts a file: the engine's plan (as the service does), 30 s pieces, or one chunk. */
+export type RawPlan = 'engine' | 'pieces' | 'single';
+
 /**
- * The raw engine path on a file, exactly as the service does it after the upload is spooled:
- * ffmpeg decodes to 16 kHz PCM on disk while the silence chunker plans ≤ 30 s chunks (or, with
- * `singlePass`, one chunk for everything), chunks are cut out as WAV and recognised at most
- * `concurrency` at a time, and the results are stitched. No gRPC, no billing, no upload.
+ * The raw engine path on a file, exactly as the service does it after the upload is spooled,
+ * with the package's own functions: ffmpeg decodes to 16 kHz PCM on disk while the silence
+ * chunker cuts ≤ 30 s pieces, the pieces become chunks (`engine`: planRecognition with the
+ * engine's longest chunk, like the service; `pieces`: every piece as it is; `single`: one
+ * chunk for everything), chunks are recognised at most `concurrency` at a time, and stitched.
+ * No gRPC, no billing, no upload.
  */
-export async function rawTranscribe(file: string, engine: SpeechEngine, opts: { concurrency: number; singlePass?: boolean; tmpDir: string }): Promise<RawTranscription> {
+export async function rawTranscribe(file: string, engine: SpeechEngine, opts: { concurrency: number; plan?: RawPlan; tmpDir: string }): Promise<RawTranscription> {
   const dir = await mkdtemp(path.join(opts.tmpDir, 'raw-'));
   const signal = new AbortController().signal;
   try {
     const started = performance.now();
-    const pcm = path.join(dir, 'audio.pcm');
-    const chunker = new SilenceChunker();
-    const chunks: ChunkRange[] = [];
-    const onPcm = opts.singlePass ? undefined : (block: Buffer) => void chunks.push(...chunker.push(block));
-    const bytes = await decodeToPcm(file, pcm, { signal, ...(onPcm ? { onPcm } : {}) });
-    if (opts.singlePass) chunks.push({ startByte: 0, endByte: bytes });
-    else chunks.push(...chunker.finish());
+    const decoded = await decodeAndCut(file, dir, { signal });
+    const plan = opts.plan ?? 'engine';
+    const bytes = decoded.durationSeconds * BYTES_PER_SECOND;
+    const chunks: ChunkRange[] =
+      plan === 'single'
+        ? [{ startByte: 0, endByte: bytes, peakRms: Math.max(0, ...decoded.pieces.map((p) => p.peakRms)) }]
+        : plan === 'pieces'
+          ? decoded.pieces
+          : planRecognition(decoded.pieces, { maxChunkSeconds: engine.maxChunkSeconds ?? PIECE_SECONDS, concurrency: opts.concurrency });
     const decodeMs = performance.now() - started;
     const semaphore = new Semaphore(opts.concurrency);
-    const results = await mapInOrder(chunks, { limit: opts.concurrency, semaphore, signal }, async (chunk, index, chunkSignal): Promise<ChunkTranscript> => {
-      const wav = path.join(dir, `chunk-${index}.wav`);
-      await writeWavSlice(pcm, chunk.startByte, chunk.endByte, wav);
-      try {
-        const r = await engine.recognize(wav, { language: '', signal: chunkSignal });
-        return { offset: chunk.startByte / BYTES_PER_SECOND, duration: (chunk.endByte - chunk.startByte) / BYTES_PER_SECOND, text: r.text, segments: r.segments };
-      } finally {
-        await rm(wav, { force: true });
-      }
-    });
-    const text = stitchChunks(results).text;
-    return { text, ms: performance.now() - started, decode_ms: decodeMs, chunks: chunks.length, duration_seconds: bytes / BYTES_PER_SECOND };
+    const { transcript } = await recognizeChunks(chunks, decoded.pcmFile, dir, { engine, language: '', signal, semaphore, limit: opts.concurrency });
+    return { text: transcript.text, ms: performance.now() - started, decode_ms: decodeMs, chunks: chunks.length, duration_seconds: decoded.durationSeconds };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

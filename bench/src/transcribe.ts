@@ -20,18 +20,12 @@ import { existsSync, readdirSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { performance } from 'node:perf_hooks';
-import {
-  createOpenAiEngine,
-  createPocketsphinxEngine,
-  createWhisperEngine,
-  wordErrorRate,
-  type SpeechEngine,
-  type WerResult,
-} from '@murmur/transcription';
+import { createPocketsphinxEngine, wordErrorRate, type SpeechEngine } from '@murmur/transcription';
 import { machineInfo, type Benchmark, type BenchmarkReport } from './benchmark';
+import { measureLongAudio } from './transcribe-long';
+import { measureWer } from './transcribe-wer';
 import { median } from './convert';
-import { cpuSecondsOf, machineCpuSeconds } from './processes';
+import { cpuMeter } from './processes';
 import { NOISE_PERCENT } from './rounds';
 import { RssSampler, type RssReport } from './rss';
 import { createBenchUser, describe, redisNote, startStack, type BenchUser, type Stack } from './stack';
@@ -52,7 +46,6 @@ import {
 } from './transcribe-audio';
 
 const CONCURRENCY = os.availableParallelism();
-const DEFAULT_WHISPER_MODEL = '/work/shared/models/for-tests-ggml-tiny.en.bin';
 
 const SETTINGS = {
   engine: 'pocketsphinx',
@@ -102,26 +95,6 @@ async function transcribeE2e(stack: Stack, user: BenchUser, audio: Buffer, filen
   return { ms: r.total_ms, text: body.text, duration_seconds: body.duration_seconds ?? 0, credits_charged: body.credits_charged ?? 0, model: body.model ?? '' };
 }
 
-/**
- * CPU seconds all of our processes used (the services and the bench process, each with its
- * reaped children: ffmpeg and pocketsphinx), and the machine's busy seconds, for one run.
- */
-function cpuMeter(pids: Record<string, number>) {
-  const read = () => {
-    let ours = cpuSecondsOf('self', true) ?? 0;
-    for (const pid of Object.values(pids)) ours += cpuSecondsOf(pid, true) ?? 0;
-    return { ours, busy: machineCpuSeconds().machine_busy ?? 0, at: performance.now() };
-  };
-  return async <T>(work: () => Promise<T>): Promise<{ value: T; cpu_seconds: number; other_cpu_percent: number }> => {
-    const before = read();
-    const value = await work();
-    const after = read();
-    const wall = (after.at - before.at) / 1000;
-    const ours = after.ours - before.ours;
-    const other = wall > 0 ? Math.max(0, ((after.busy - before.busy - ours) / wall) * 100) : 0;
-    return { value, cpu_seconds: round(ours, 3), other_cpu_percent: round(other, 1) };
-  };
-}
 
 /** (a) e2e vs raw, interleaved (the order alternates per round), medians; CPU per run beside wall time. */
 async function measureOverhead(stack: Stack, users: BenchUser[], file: string, reference: string, engine: SpeechEngine, tmp: string, log: (line: string) => void) {
@@ -252,114 +225,6 @@ async function bigUpload(stack: Stack, user: BenchUser, kind: 'multipart' | 'bas
   return result;
 }
 
-/** Pooled WER over several (reference, hypothesis) pairs: all edits ÷ all reference words. */
-function pooled(results: WerResult[]): number {
-  const words = results.reduce((a, r) => a + r.referenceWords, 0);
-  const edits = results.reduce((a, r) => a + r.substitutions + r.deletions + r.insertions, 0);
-  return words === 0 ? 0 : round(edits / words, 4);
-}
-
-/** The whisper model to try: BENCH_WHISPER_MODEL, else the first ggml-*.bin of MURMUR_MODELS_DIR, else the shared test model. */
-function whisperModelPath(): string | undefined {
-  if (process.env.BENCH_WHISPER_MODEL) return process.env.BENCH_WHISPER_MODEL;
-  const dir = process.env.MURMUR_MODELS_DIR;
-  if (dir && existsSync(dir)) {
-    const first = readdirSync(dir)
-      .filter((n) => /^ggml-.+\.bin$/.test(n))
-      .sort()[0];
-    if (first) return path.join(dir, first);
-  }
-  return existsSync(DEFAULT_WHISPER_MODEL) ? DEFAULT_WHISPER_MODEL : undefined;
-}
-
-/** (d) WER of every engine that can run here, on the LibriVox set. */
-async function measureWer(pocketsphinx: SpeechEngine, setFile: string, log: (line: string) => void) {
-  const utterances = librivoxUtterances();
-  const reference = utterances.map((u) => u.text).join(' ');
-  const signal = new AbortController().signal;
-  const engines: Record<string, Record<string, unknown>> = {};
-
-  // pocketsphinx: each utterance on its own (the usual test-set WER), and the set as one file.
-  {
-    const started = performance.now();
-    const per: WerResult[] = [];
-    const perUtterance: Record<string, number> = {};
-    for (const u of utterances) {
-      const r = await pocketsphinx.recognize(u.wav, { language: 'en', signal });
-      const w = wordErrorRate(u.text, r.text);
-      per.push(w);
-      perUtterance[u.id] = round(w.wer, 4);
-    }
-    const whole = await pocketsphinx.recognize(setFile, { language: 'en', signal });
-    engines.pocketsphinx = {
-      available: true,
-      model: pocketsphinx.model,
-      wer: pooled(per),
-      wer_set_as_one_file: round(wordErrorRate(reference, whole.text).wer, 4),
-      per_utterance: perUtterance,
-      seconds: round((performance.now() - started) / 1000),
-    };
-    log(`(d) pocketsphinx WER ${pooled(per)} (pooled over ${utterances.length} utterances)`);
-  }
-
-  // whisper.cpp on the set as one file (one chunk): a real model would be judged here too.
-  const modelPath = whisperModelPath();
-  if (!modelPath) {
-    engines.whisper = { available: false, detail: 'no ggml model: set BENCH_WHISPER_MODEL or MURMUR_MODELS_DIR' };
-  } else {
-    try {
-      const started = performance.now();
-      const whisper = await createWhisperEngine({ modelPath, threads: CONCURRENCY });
-      try {
-        const r = await whisper.recognize(setFile, { language: 'en', signal });
-        const w = wordErrorRate(reference, r.text);
-        const testModel = /for-tests/.test(path.basename(modelPath));
-        engines.whisper = {
-          available: true,
-          model: whisper.model,
-          model_path: modelPath,
-          wer: round(w.wer, 4),
-          hypothesis_words: w.referenceWords - w.deletions + w.insertions,
-          text_empty: r.text.trim() === '',
-          seconds: round((performance.now() - started) / 1000),
-          ...(testModel
-            ? {
-                note: "whisper.cpp's own test model (real file format, no weights): it loads and runs the whole whisper path but returns an empty transcript, so WER is 1.0 by construction. It says nothing about Whisper's accuracy; no real Whisper weights can be had on this machine.",
-              }
-            : {}),
-        };
-        log(`(d) whisper (${whisper.model}) WER ${round(w.wer, 4)}${r.text.trim() === '' ? ' (empty transcript)' : ''}`);
-      } finally {
-        await whisper.close?.();
-      }
-    } catch (err) {
-      engines.whisper = { available: false, model_path: modelPath, detail: describe(err) };
-    }
-  }
-
-  // openai: only against an endpoint the operator configured.
-  if (process.env.OPENAI_API_KEY || process.env.OPENAI_BASE_URL) {
-    try {
-      const openai = createOpenAiEngine({
-        baseUrl: process.env.OPENAI_BASE_URL ?? 'https://api.openai.com',
-        model: process.env.MURMUR_OPENAI_TRANSCRIBE_MODEL ?? 'whisper-1',
-        timeoutMs: 120_000,
-        ...(process.env.OPENAI_API_KEY ? { apiKey: process.env.OPENAI_API_KEY } : {}),
-      });
-      const r = await openai.recognize(setFile, { language: 'en', signal });
-      engines.openai = { available: true, model: openai.model, wer: round(wordErrorRate(reference, r.text).wer, 4) };
-    } catch (err) {
-      engines.openai = { available: false, detail: describe(err) };
-    }
-  } else {
-    engines.openai = { available: false, detail: 'not run: needs OPENAI_API_KEY or OPENAI_BASE_URL (an OpenAI-compatible transcription endpoint); none is reachable here' };
-  }
-  return {
-    test_set: `${utterances.length} LibriVox utterances of pocketsphinx-testdata (${reference.split(' ').length} reference words); pocketsphinx: pooled over the utterances, each recognised alone; whisper and openai: the set concatenated into one ~25 s file (one chunk)`,
-    normalisation: 'wordErrorRate of @murmur/transcription: lower case, punctuation dropped, digits spelled',
-    engines,
-  };
-}
 
 async function runTranscribe(log: (line: string) => void): Promise<BenchmarkReport> {
   const timestamp = new Date().toISOString();
@@ -418,44 +283,15 @@ async function runTranscribe(log: (line: string) => void): Promise<BenchmarkRepo
     const projectedSingle30 = overhead ? (overhead.raw_ms.median / 1000 / overhead.file.seconds) * CONCURRENCY * SETTINGS.long_minutes * 60 : Infinity;
     const forced = Number(process.env.BENCH_TRANSCRIBE_LONG_MINUTES ?? '');
     const minutes = forced > 0 ? forced : projectedSingle30 > SETTINGS.single_pass_budget_seconds ? SETTINGS.long_minutes_fallback : SETTINGS.long_minutes;
-    const loops = Math.max(1, Math.round((minutes * 60) / setSeconds));
-    const longFile = path.join(tmp.dir, 'long.wav');
-    await loopWav(setFile, loops, longFile);
-    log(`(c) ${round((loops * setSeconds) / 60, 2)}-minute file (${loops} × the LibriVox set): chunked-parallel, then single-pass…`);
+    const why =
+      forced > 0
+        ? `BENCH_TRANSCRIBE_LONG_MINUTES=${forced}`
+        : minutes === SETTINGS.long_minutes
+          ? 'single-pass of 30 minutes fits the budget'
+          : `single-pass of ${SETTINGS.long_minutes} minutes was projected at ${round(projectedSingle30)} s from (a)'s raw speed × ${CONCURRENCY} cores, over the ${SETTINGS.single_pass_budget_seconds} s budget of a bench run: a ${SETTINGS.long_minutes_fallback}-minute file is measured instead (set BENCH_TRANSCRIBE_LONG_MINUTES=30 to force the full length)`;
     let long: Record<string, unknown> = {};
     try {
-      const metered = cpuMeter({});
-      const p = await metered(() => rawTranscribe(longFile, engine, { concurrency: CONCURRENCY, tmpDir: tmp.dir }));
-      const s1 = await metered(() => rawTranscribe(longFile, engine, { concurrency: 1, singlePass: true, tmpDir: tmp.dir }));
-      const parallel = p.value;
-      const single = s1.value;
-      const reference = repeat(loops);
-      long = {
-        minutes: round((loops * setSeconds) / 60, 2),
-        requested_minutes: SETTINGS.long_minutes,
-        why:
-          forced > 0
-            ? `BENCH_TRANSCRIBE_LONG_MINUTES=${forced}`
-            : minutes === SETTINGS.long_minutes
-              ? 'single-pass of 30 minutes fits the budget'
-              : `single-pass of ${SETTINGS.long_minutes} minutes was projected at ${round(projectedSingle30)} s from (a)'s raw speed × ${CONCURRENCY} cores, over the ${SETTINGS.single_pass_budget_seconds} s budget of a bench run: a ${SETTINGS.long_minutes_fallback}-minute file is measured instead (set BENCH_TRANSCRIBE_LONG_MINUTES=30 to force the full length)`,
-        chunked_parallel: {
-          seconds: round(parallel.ms / 1000),
-          chunks: parallel.chunks,
-          concurrency: CONCURRENCY,
-          cpu_seconds: p.cpu_seconds,
-          other_cpu_percent: p.other_cpu_percent,
-          wer: round(wordErrorRate(reference, parallel.text).wer, 4),
-        },
-        single_pass: { seconds: round(single.ms / 1000), chunks: 1, concurrency: 1, cpu_seconds: s1.cpu_seconds, other_cpu_percent: s1.other_cpu_percent, wer: round(wordErrorRate(reference, single.text).wer, 4) },
-        parallel_over_single: round(parallel.ms / single.ms, 3),
-        speedup: round(single.ms / parallel.ms, 2),
-        /** CPU of chunked ÷ single-pass: what chunking costs in work (one engine process and model load per chunk). */
-        cpu_parallel_over_single: s1.cpu_seconds > 0 ? round(p.cpu_seconds / s1.cpu_seconds, 3) : 0,
-        noisy: Math.max(p.other_cpu_percent, s1.other_cpu_percent) > NOISE_PERCENT,
-        method: 'both in the bench process with the package functions: decodeToPcm (+ SilenceChunker for chunked) → writeWavSlice → pocketsphinx recognize (mapInOrder/Semaphore) → stitchChunks; single-pass = one chunk covering the whole file, concurrency 1',
-      };
-      log(`(c) chunked-parallel ${round(parallel.ms / 1000)} s (${parallel.chunks} chunks), single-pass ${round(single.ms / 1000)} s → ratio ${round(parallel.ms / single.ms, 3)}`);
+      long = { requested_minutes: SETTINGS.long_minutes, ...(await measureLongAudio({ engine, setFile, setSeconds, setReference, minutes, why, tmpDir: tmp.dir, log })) };
     } catch (err) {
       failures.push(`(c) ${describe(err)}`);
     }
@@ -526,12 +362,26 @@ async function runTranscribe(log: (line: string) => void): Promise<BenchmarkRepo
       const u = uploads[k];
       if (u) rows.push([`(b) 500 MB ${k}: gateway / transcription peak RSS`, `${f(u.rss.gateway?.peak_mb, 0)} MB / ${f(u.rss.transcription?.peak_mb, 0)} MB`, `${u.status}, ${f(u.total_seconds, 0)} s`]);
     }
-    const lp = long as { minutes?: number; chunked_parallel?: { seconds: number }; single_pass?: { seconds: number }; parallel_over_single?: number; cpu_parallel_over_single?: number };
+    const lp = long as {
+      minutes?: number;
+      engine_plan?: { seconds: number; chunks: number };
+      pieces_30s?: { seconds: number; chunks: number };
+      single_pass?: { seconds: number };
+      parallel_over_single?: number;
+      pieces_over_single?: number;
+      cpu_plan_over_single?: number;
+      cpu_pieces_over_single?: number;
+    };
     if (lp.minutes !== undefined) {
       rows.push([
-        `(c) ${f(lp.minutes, 1)} min: chunked-parallel / single-pass`,
-        `${f(lp.chunked_parallel?.seconds)} s / ${f(lp.single_pass?.seconds)} s`,
-        `${f(lp.parallel_over_single, 3)}; CPU ${f(lp.cpu_parallel_over_single, 3)}`,
+        `(c) ${f(lp.minutes, 1)} min: engine plan (${lp.engine_plan?.chunks} chunks) / single-pass`,
+        `${f(lp.engine_plan?.seconds)} s / ${f(lp.single_pass?.seconds)} s`,
+        `${f(lp.parallel_over_single, 3)}; CPU ${f(lp.cpu_plan_over_single, 3)}`,
+      ]);
+      rows.push([
+        `(c) ${f(lp.minutes, 1)} min: 30 s pieces (${lp.pieces_30s?.chunks} chunks) / single-pass`,
+        `${f(lp.pieces_30s?.seconds)} s / ${f(lp.single_pass?.seconds)} s`,
+        `${f(lp.pieces_over_single, 3)}; CPU ${f(lp.cpu_pieces_over_single, 3)}`,
       ]);
     }
     for (const [name, e] of Object.entries(wer?.engines ?? {})) {

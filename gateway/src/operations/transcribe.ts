@@ -63,14 +63,20 @@ export async function transcribe(
   charge: ChargeContext,
 ) {
   const { stream, response } = ctx.clients.transcription.transcribe({ signal: charge.signal, deadlineMs: TRANSCRIBE_DEADLINE_MS });
-  let done = false;
+  // Aborted once the service has answered: a write waiting for 'drain' stops waiting then. (One
+  // signal rather than a race against the answer per write: each race would stay attached to the
+  // call-long promise until the end of the upload.)
+  const answered = new AbortController();
   const settled = response.then(
     (r) => ({ ok: true as const, r }),
     (e: unknown) => ({ ok: false as const, e }),
   );
-  void settled.then(() => (done = true));
+  void settled.then(() => answered.abort());
   const write = async (msg: Parameters<typeof stream.write>[0]) => {
-    if (!stream.write(msg)) await Promise.race([once(stream, 'drain'), settled]);
+    if (stream.write(msg) || answered.signal.aborted) return;
+    await once(stream, 'drain', { signal: answered.signal }).catch((err: unknown) => {
+      if (!answered.signal.aborted) throw err;
+    });
   };
   try {
     await write({
@@ -89,7 +95,7 @@ export async function transcribe(
     });
     for await (const chunk of audio as AsyncIterable<Buffer>) {
       // The service answered early (e.g. audio_too_large): stop reading the upload.
-      if (done) break;
+      if (answered.signal.aborted) break;
       for (let at = 0; at < chunk.length; at += CHUNK_BYTES) {
         await write({ payload: { $case: 'audioChunk', value: chunk.subarray(at, at + CHUNK_BYTES) } });
       }

@@ -27,6 +27,8 @@ export interface ChunkerOptions {
 export interface ChunkRange {
   startByte: number;
   endByte: number;
+  /** The loudest frame's RMS energy in the range (s16 units; 0 for digital silence). */
+  peakRms: number;
 }
 
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
@@ -49,6 +51,13 @@ export function frameRms(frame: Buffer): number {
     }
   }
   return Math.sqrt(sum / samples);
+}
+
+/** The largest of the first `count` energies (0 for none). */
+function peak(energies: readonly number[], count: number): number {
+  let max = 0;
+  for (let i = 0; i < count && i < energies.length; i++) max = Math.max(max, energies[i] ?? 0);
+  return max;
 }
 
 /** Plans chunk boundaries over a PCM stream; feed it with {@link push}, end with {@link finish}. */
@@ -99,7 +108,7 @@ export class SilenceChunker {
     if (this.carry.length > 0) this.energies.push(frameRms(this.carry));
     const out = this.cut(true);
     const start = this.startFrame * this.frameBytes;
-    if (this.totalBytes > start) out.push({ startByte: start, endByte: this.totalBytes });
+    if (this.totalBytes > start) out.push({ startByte: start, endByte: this.totalBytes, peakRms: peak(this.energies, this.energies.length) });
     this.energies = [];
     return out;
   }
@@ -113,7 +122,7 @@ export class SilenceChunker {
       // Wait for a little lookahead past the limit so the boundary at the limit is scored fairly.
       if (!final && this.energies.length < this.maxFrames + this.half) break;
       const b = this.quietestBoundary();
-      out.push({ startByte: this.startFrame * this.frameBytes, endByte: (this.startFrame + b) * this.frameBytes });
+      out.push({ startByte: this.startFrame * this.frameBytes, endByte: (this.startFrame + b) * this.frameBytes, peakRms: peak(this.energies, b) });
       this.energies = this.energies.slice(b);
       this.startFrame += b;
     }

@@ -81,3 +81,5 @@ export { fetchModel, KNOWN_MODELS, type FetchModelOptions } from './models';
 export { BYTES_PER_SECOND, SAMPLE_RATE, wavHeader } from './pcm';
 export { decodeToPcm, spoolUpload, writeWavSlice, UndecodableAudioError, FFMPEG_FORMAT_WHITELIST } from './audio-files';
 export { mapInOrder, Semaphore } from './pool';
+export { decodeAndCut, recognizeChunks, type DecodedAudio, type DecodeOptions, type RecognizeChunksOptions } from './pipeline';
+export { isSilent, planRecognition, PIECE_SECONDS, SILENT_PEAK_RMS, type PlanOptions } from './plan';

@@ -1,8 +1,9 @@
 /**
  * The transcription pipeline, one call at a time: spool the upload to a temp file (size limit
  * enforced while it streams) → decode it with ffmpeg to 16 kHz mono PCM on disk while the
- * silence chunker plans ≤ 30 s chunks → the exact duration is known, so billing reserves the
- * exact price → chunks are recognised in parallel (bounded by the cores, shared by every
+ * silence chunker cuts ≤ 30 s pieces → the exact duration is known, so billing reserves the
+ * exact price → the pieces become the engine's chunks (plan.ts: silence skipped, joined up to
+ * the engine's longest chunk) → recognised in parallel (bounded by the cores, shared by every
  * call) → stitched → billing commits. Any failure after the reservation releases it; a client
  * that goes away kills ffmpeg and the engines and releases too. The temp folder is removed
  * whatever happens. Memory does not depend on the size of the upload.
@@ -14,12 +15,13 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { MurmurError, newId, type Logger, type PromiseClient } from '@murmur/kit';
 import { billing, type transcription } from '@murmur/proto';
-import { decodeToPcm, spoolUpload, UndecodableAudioError, writeWavSlice } from './audio-files';
-import { SilenceChunker, type ChunkRange } from './chunker';
+import { spoolUpload, UndecodableAudioError } from './audio-files';
 import type { SpeechEngine } from './engines/engine';
 import { BYTES_PER_SECOND } from './pcm';
-import { mapInOrder, Semaphore } from './pool';
-import { stitchChunks, type ChunkTranscript, type StitchedTranscript } from './stitch';
+import { decodeAndCut, recognizeChunks, type DecodedAudio } from './pipeline';
+import { PIECE_SECONDS, planRecognition } from './plan';
+import { Semaphore } from './pool';
+import type { StitchedTranscript } from './stitch';
 
 /** The three billing RPCs a transcription uses. */
 export type BillingPort = Pick<PromiseClient<billing.BillingServiceClient>, 'reserve' | 'commit' | 'release'>;
@@ -117,9 +119,13 @@ export class TranscriptionService {
       const uploadBytes = await spoolUpload(audio, uploadFile, maxBytes);
       call.signal.throwIfAborted();
 
-      const { pcmFile, duration, chunks } = await this.decode(uploadFile, dir, call.signal, id);
+      const { pcmFile, durationSeconds: duration, pieces } = await this.decode(uploadFile, dir, call.signal, id);
+      const chunks = planRecognition(pieces, { maxChunkSeconds: engine.maxChunkSeconds ?? PIECE_SECONDS, concurrency: this.concurrency });
       const decodedAt = Date.now();
-      log.info({ transcription_id: id, upload_bytes: uploadBytes, duration_seconds: duration, chunks: chunks.length, decode_ms: decodedAt - started }, 'audio decoded');
+      log.info(
+        { transcription_id: id, upload_bytes: uploadBytes, duration_seconds: duration, pieces: pieces.length, chunks: chunks.length, decode_ms: decodedAt - started },
+        'audio decoded',
+      );
       call.signal.throwIfAborted();
 
       const { reservation } = await this.opts.billing.reserve({
@@ -150,7 +156,7 @@ export class TranscriptionService {
 
       let recognized: { transcript: StitchedTranscript; language: string };
       try {
-        recognized = await this.recognize(chunks, pcmFile, dir, config.language, call.signal);
+        recognized = await recognizeChunks(chunks, pcmFile, dir, { engine, language: config.language, signal: call.signal, semaphore: this.semaphore, limit: this.concurrency });
       } catch (err) {
         if (call.signal.aborted) {
           await release('cancelled');
@@ -210,25 +216,15 @@ export class TranscriptionService {
     }
   }
 
-  /** ffmpeg → PCM on disk, planning the chunks on the way; undecodable → unsupported_audio. */
-  private async decode(uploadFile: string, dir: string, signal: AbortSignal, id: string): Promise<{ pcmFile: string; duration: number; chunks: ChunkRange[] }> {
-    const pcmFile = path.join(dir, 'audio.pcm');
-    const chunker = new SilenceChunker();
-    const chunks: ChunkRange[] = [];
-    const maxPcmBytes = (this.opts.maxAudioSeconds ?? DEFAULT_MAX_AUDIO_SECONDS) * BYTES_PER_SECOND;
-    let decoded = 0;
+  /** ffmpeg → PCM on disk, cutting pieces on the way; undecodable → unsupported_audio. */
+  private async decode(uploadFile: string, dir: string, signal: AbortSignal, id: string): Promise<DecodedAudio> {
     try {
-      const pcmBytes = await decodeToPcm(uploadFile, pcmFile, {
+      return await decodeAndCut(uploadFile, dir, {
         signal,
-        onPcm: (block) => {
-          decoded += block.length;
-          if (decoded > maxPcmBytes) throw this.tooLong();
-          chunks.push(...chunker.push(block));
-        },
+        maxPcmBytes: (this.opts.maxAudioSeconds ?? DEFAULT_MAX_AUDIO_SECONDS) * BYTES_PER_SECOND,
+        tooLong: () => this.tooLong(),
         ...(this.opts.ffmpegPath ? { ffmpegPath: this.opts.ffmpegPath } : {}),
       });
-      chunks.push(...chunker.finish());
-      return { pcmFile, duration: pcmBytes / BYTES_PER_SECOND, chunks };
     } catch (err) {
       if (err instanceof UndecodableAudioError) {
         this.opts.log.info({ transcription_id: id, reason: err.message }, 'audio could not be decoded');
@@ -236,34 +232,6 @@ export class TranscriptionService {
       }
       throw err;
     }
-  }
-
-  /** Recognises the chunks in parallel (shared semaphore) and stitches them in order. */
-  private async recognize(
-    chunks: ChunkRange[],
-    pcmFile: string,
-    dir: string,
-    language: string,
-    signal: AbortSignal,
-  ): Promise<{ transcript: StitchedTranscript; language: string }> {
-    let reported = '';
-    const results = await mapInOrder(chunks, { limit: this.concurrency, semaphore: this.semaphore, signal }, async (chunk, index, chunkSignal): Promise<ChunkTranscript> => {
-      const wav = path.join(dir, `chunk-${index}.wav`);
-      await writeWavSlice(pcmFile, chunk.startByte, chunk.endByte, wav);
-      try {
-        const recognition = await this.opts.engine.recognize(wav, { language, signal: chunkSignal });
-        if (!reported && recognition.language) reported = recognition.language;
-        return {
-          offset: chunk.startByte / BYTES_PER_SECOND,
-          duration: (chunk.endByte - chunk.startByte) / BYTES_PER_SECOND,
-          text: recognition.text,
-          segments: recognition.segments,
-        };
-      } finally {
-        await rm(wav, { force: true });
-      }
-    });
-    return { transcript: stitchChunks(results), language: reported };
   }
 }
 

@@ -66,6 +66,18 @@ describe('planChunks', () => {
     }
   });
 
+  it('reports the loudest frame of each chunk: 0 for digital silence', () => {
+    const audio = pcm([['pause', 29], ['pause', 0.5], ['speech', 10], ['pause', 25], ['hiss', 1]]);
+    const got = planChunks(audio);
+    expect(got.map((c) => c.endByte - c.startByte).reduce((a, b) => a + b, 0)).toBe(audio.length);
+    const peaks = got.map((c) => c.peakRms);
+    expect(peaks[0]).toBe(0);
+    // A 8000-amplitude sine has an RMS of 8000/√2 ≈ 5657 over whole periods; a frame cut mid-period varies by ~1 %.
+    expect(Math.abs(Math.max(...peaks) - 8000 / Math.SQRT2)).toBeLessThan(0.02 * 5657);
+    expect(peaks[peaks.length - 1]).toBeGreaterThan(100);
+    expect(peaks[peaks.length - 1]).toBeLessThan(200);
+  });
+
   it('honours a shorter limit and search window', () => {
     const audio = pcm([['speech', 8], ['pause', 0.4], ['speech', 5]]);
     const got = seconds(planChunks(audio, { maxChunkSeconds: 10, searchSeconds: 3 }));

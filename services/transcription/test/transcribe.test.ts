@@ -329,5 +329,33 @@ describe('Transcribe timing', () => {
     }
     expect(r.creditsCharged).toBe(2);
   });
-});
 
+  it('sends only audible pieces to the engine, at their place on the timeline', async () => {
+    const seen: number[] = [];
+    behaviour = async (wav) => {
+      seen.push((await stat(wav)).size);
+      return { text: 'beep', segments: [{ start: 5, end: 6, text: 'beep' }] };
+    };
+    // 65 s of digital silence, a 20 s tone, 70 s of silence: only the piece at 60–90 s is heard.
+    const pcm = synthPcm([['silence', 65], ['tone', 20], ['silence', 70]]);
+    const r = await transcribeBuffer(stack.client, Buffer.concat([wavHeader(pcm.length), pcm]), config(newUser()));
+    expect(r.durationSeconds).toBeCloseTo(155, 2);
+    expect(seen).toEqual([44 + 30 * 32_000]);
+    expect(r.segments).toEqual([{ startSeconds: 65, endSeconds: 66, text: 'beep' }]);
+    expect(r.creditsCharged).toBe(3);
+  });
+
+  it('charges a silent file by its duration and answers an empty transcript without running the engine', async () => {
+    let recognised = false;
+    behaviour = async () => {
+      recognised = true;
+      return { text: 'invented', segments: [] };
+    };
+    const pcm = synthPcm([['silence', 70]]);
+    const user = newUser();
+    const r = await transcribeBuffer(stack.client, Buffer.concat([wavHeader(pcm.length), pcm]), config(user));
+    expect(recognised).toBe(false);
+    expect(r).toMatchObject({ text: '', segments: [], creditsCharged: 2 });
+    expect(await usageOf(stack.billing, user)).toMatchObject({ creditsUsed: 2, creditsReserved: 0, transcriptions: 1 });
+  });
+});

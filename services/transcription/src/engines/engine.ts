@@ -1,7 +1,8 @@
 /**
  * The one interface every speech engine implements. The service hands an engine one chunk at
- * a time (≤ ~30 s, a 16 kHz mono s16le WAV file) and stitches the results; an engine never
- * sees a whole upload, so each can stay simple and memory stays bounded.
+ * a time (a 16 kHz mono s16le WAV file of at most {@link SpeechEngine.maxChunkSeconds}, cut at
+ * silences) and stitches the results; an engine never sees a whole upload, so each can stay
+ * simple and memory stays bounded.
  */
 import type { TimedSegment } from '../stitch';
 
@@ -25,6 +26,12 @@ export interface SpeechEngine {
   readonly name: string;
   /** The model in use, e.g. "en-us", "ggml-base.en", "whisper-1". */
   readonly model: string;
+  /**
+   * The longest chunk this engine should get, in seconds (default 30, Whisper's window). An
+   * engine with a fixed cost per call and its own segmentation of long audio (PocketSphinx)
+   * sets more: the service then joins silence-cut pieces up to this length.
+   */
+  readonly maxChunkSeconds?: number;
   /** Recognises one WAV chunk. Failures reject with any Error (the service maps them). */
   recognize(wavPath: string, opts: RecognizeOptions): Promise<Recognition>;
   /** False for a language the engine cannot recognise (checked before any audio is read). */

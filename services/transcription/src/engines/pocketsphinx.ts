@@ -32,6 +32,15 @@ import { EngineError, isEnglish, type Recognition, type RecognizeOptions, type S
 export const DEBIAN_POCKETSPHINX_MODEL_DIR = '/usr/share/pocketsphinx/model/en-us';
 export const POCKETSPHINX_PACKAGES = 'apt-get install pocketsphinx pocketsphinx-en-us';
 export const DEFAULT_VAD_THRESHOLD = 3.5;
+/**
+ * Each process pays ~0.3 s of CPU to start and load the model (5 % of a 30 s chunk's work),
+ * and recognises better with more context (its noise and cepstral-mean estimates settle over
+ * the first seconds; LibriVox ×12: WER 0.296 in 75 s runs, 0.316 in 30 s pieces, 0.293 in one
+ * pass), while its own voice activity detection segments long audio. So it gets runs of
+ * silence-cut pieces of up to 90 s (plan.ts keeps enough of them to balance the cores).
+ * Measured in `npm run bench -- transcribe` (c).
+ */
+export const POCKETSPHINX_MAX_CHUNK_SECONDS = 90;
 
 export interface PocketsphinxOptions {
   /** Default `pocketsphinx_continuous` (on PATH). */
@@ -40,6 +49,8 @@ export interface PocketsphinxOptions {
   modelDir?: string;
   /** `-vad_threshold` (default 3.5, see above). */
   vadThreshold?: number;
+  /** Longest chunk handed to one process, in seconds (default {@link POCKETSPHINX_MAX_CHUNK_SECONDS}). */
+  maxChunkSeconds?: number;
 }
 
 /** One recognised word with its times in seconds. */
@@ -114,6 +125,7 @@ export function createPocketsphinxEngine(opts: PocketsphinxOptions = {}): Speech
   return {
     name: 'pocketsphinx',
     model: path.basename(modelDir) || 'en-us',
+    maxChunkSeconds: opts.maxChunkSeconds ?? POCKETSPHINX_MAX_CHUNK_SECONDS,
     supportsLanguage: isEnglish,
     async recognize(wavPath: string, { signal }: RecognizeOptions): Promise<Recognition> {
       signal.throwIfAborted();

@@ -1,0 +1,77 @@
+/**
+ * A two-hour recording through POST /api/v1/transcribe: gateway → transcription service
+ * (ffmpeg, silence cutting, pocketsphinx) → billing, as a developer would send it. Five
+ * LibriVox utterances sit at known places across two hours of silence — one just before the
+ * one-hour mark, one in the last minute — in a FLAC file (1.9 MB). The whole 2 h is decoded,
+ * cut and charged (120 credits); only the audible pieces reach the engine. Every utterance's
+ * words must come back at its own place on the timeline.
+ */
+import { readFile } from 'node:fs/promises';
+import * as path from 'node:path';
+import { ffmpeg, librivoxUtterances, probeSeconds, tempDir } from '../../services/transcription/test/fixtures';
+import { wordErrorRate } from '../../services/transcription/src/wer';
+import { get, startSystem, type TestSystem } from './support/system';
+
+type Json = Record<string, any>;
+
+const TOTAL_SECONDS = 2 * 60 * 60;
+/** Where each utterance starts: 26 s in, across 30 min, 3 s before 1 h, 1.5 h, the last minute. */
+const OFFSETS = [26, 1795, 3597, 5400, 7170];
+
+let sys: TestSystem;
+let tmp: Awaited<ReturnType<typeof tempDir>>;
+
+beforeAll(async () => {
+  [sys, tmp] = await Promise.all([startSystem({ ai: true }), tempDir('murmur-two-hours-')]);
+});
+afterAll(async () => {
+  await sys?.stop();
+  await tmp?.remove();
+});
+
+it('transcribes a 2-hour FLAC with every utterance at its place and charges 120 credits', async () => {
+  const utterances = librivoxUtterances();
+  const file = path.join(tmp.dir, 'two-hours.flac');
+  const delayed = utterances.map((_, i) => `[${i}]adelay=${OFFSETS[i]! * 1000}:all=1[d${i}]`).join(';');
+  const mix = `${utterances.map((_, i) => `[d${i}]`).join('')}[n]amix=inputs=${utterances.length + 1}:duration=longest:normalize=0`;
+  await ffmpeg([
+    ...utterances.flatMap((u) => ['-i', u.wav]),
+    '-f', 'lavfi', '-t', String(TOTAL_SECONDS), '-i', 'anullsrc=r=16000:cl=mono',
+    '-filter_complex', `${delayed};[${utterances.length}]anull[n];${mix}`,
+    '-ac', '1', '-c:a', 'flac', file,
+  ]);
+  expect(Math.abs((await probeSeconds(file)) - TOTAL_SECONDS)).toBeLessThan(0.2);
+
+  const { user, key } = await sys.newUser('t-two-hours@example.com');
+  await sys.clients.billing.adjustCredits({ userId: user.id, monthlyCredits: 500, prepaidCredits: 0, note: 'two-hour test' });
+  const form = new FormData();
+  form.append('language', 'en');
+  form.append('audio', new Blob([await readFile(file)], { type: 'audio/flac' }), 'two-hours.flac');
+  const res = await fetch(`${sys.baseUrl}/api/v1/transcribe`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form });
+  const body = (await res.json()) as Json;
+  expect(res.status).toBe(200);
+  expect(body).toMatchObject({ object: 'transcription', credits_charged: 120, language: 'en' });
+  expect(Math.abs(body.duration_seconds - TOTAL_SECONDS)).toBeLessThan(0.2);
+
+  const segments = body.segments as Array<{ start: number; end: number; text: string }>;
+  let last = 0;
+  for (const s of segments) {
+    expect(s.start).toBeGreaterThanOrEqual(last);
+    expect(s.end).toBeGreaterThanOrEqual(s.start);
+    last = s.end;
+  }
+  expect(wordErrorRate(utterances.map((u) => u.text).join(' '), body.text).wer).toBeLessThanOrEqual(0.45);
+  // Each utterance's words lie in its own window (±0.5 s), nothing anywhere else.
+  const windows = await Promise.all(utterances.map(async (u, i) => [OFFSETS[i]! - 0.5, OFFSETS[i]! + (await probeSeconds(u.wav)) + 0.5] as const));
+  for (const [i, u] of utterances.entries()) {
+    const [lo, hi] = windows[i]!;
+    const inside = segments.filter((s) => s.start >= lo && s.end <= hi);
+    const w = wordErrorRate(u.text, inside.map((s) => s.text).join(' '));
+    expect(w.referenceWords - w.substitutions - w.deletions).toBeGreaterThanOrEqual(w.referenceWords / 2);
+  }
+  expect(segments.filter((s) => !windows.some(([lo, hi]) => s.start >= lo && s.end <= hi))).toEqual([]);
+
+  const usage = (await get(sys.baseUrl, '/api/v1/usage', key)).body as Json;
+  expect(usage.counters.transcriptions).toBe(1);
+  expect(usage.credits.monthly_remaining).toBe(380);
+});

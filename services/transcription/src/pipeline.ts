@@ -1,0 +1,86 @@
+/**
+ * The two halves of a transcription, on files in one call's temp folder: decode (ffmpeg → PCM
+ * on disk while the silence chunker cuts pieces) and recognise (chunks through the engine,
+ * bounded by a shared semaphore, stitched in order). The service runs them around billing;
+ * the benchmark runs them bare to measure what the platform adds.
+ */
+import { rm } from 'node:fs/promises';
+import * as path from 'node:path';
+import { decodeToPcm, writeWavSlice } from './audio-files';
+import { SilenceChunker, type ChunkRange } from './chunker';
+import type { SpeechEngine } from './engines/engine';
+import { BYTES_PER_SECOND } from './pcm';
+import { mapInOrder, type Semaphore } from './pool';
+import { stitchChunks, type ChunkTranscript, type StitchedTranscript } from './stitch';
+
+export interface DecodedAudio {
+  /** 16 kHz mono s16le PCM. */
+  pcmFile: string;
+  durationSeconds: number;
+  /** Silence-cut pieces of ≤ 30 s covering the whole PCM, in order. */
+  pieces: ChunkRange[];
+}
+
+export interface DecodeOptions {
+  signal: AbortSignal;
+  /** Stop decoding past this many PCM bytes, throwing `tooLong()`. */
+  maxPcmBytes?: number;
+  tooLong?: () => Error;
+  ffmpegPath?: string;
+}
+
+/** Decodes `input` into `dir`/audio.pcm, cutting pieces on the way (see {@link decodeToPcm}). */
+export async function decodeAndCut(input: string, dir: string, opts: DecodeOptions): Promise<DecodedAudio> {
+  const pcmFile = path.join(dir, 'audio.pcm');
+  const chunker = new SilenceChunker();
+  const pieces: ChunkRange[] = [];
+  let decoded = 0;
+  const bytes = await decodeToPcm(input, pcmFile, {
+    signal: opts.signal,
+    onPcm: (block) => {
+      decoded += block.length;
+      if (opts.maxPcmBytes !== undefined && decoded > opts.maxPcmBytes) throw opts.tooLong?.() ?? new Error('the audio is too long');
+      pieces.push(...chunker.push(block));
+    },
+    ...(opts.ffmpegPath ? { ffmpegPath: opts.ffmpegPath } : {}),
+  });
+  pieces.push(...chunker.finish());
+  return { pcmFile, durationSeconds: bytes / BYTES_PER_SECOND, pieces };
+}
+
+export interface RecognizeChunksOptions {
+  engine: SpeechEngine;
+  language: string;
+  signal: AbortSignal;
+  /** Slots shared with every other running call. */
+  semaphore: Semaphore;
+  /** This call's chunks in flight at most. */
+  limit: number;
+}
+
+/** Recognises `chunks` of the PCM (each cut out as a WAV, removed after) and stitches them. */
+export async function recognizeChunks(
+  chunks: readonly ChunkRange[],
+  pcmFile: string,
+  dir: string,
+  opts: RecognizeChunksOptions,
+): Promise<{ transcript: StitchedTranscript; language: string }> {
+  let reported = '';
+  const results = await mapInOrder(chunks, { limit: opts.limit, semaphore: opts.semaphore, signal: opts.signal }, async (chunk, index, chunkSignal): Promise<ChunkTranscript> => {
+    const wav = path.join(dir, `chunk-${index}.wav`);
+    await writeWavSlice(pcmFile, chunk.startByte, chunk.endByte, wav);
+    try {
+      const recognition = await opts.engine.recognize(wav, { language: opts.language, signal: chunkSignal });
+      if (!reported && recognition.language) reported = recognition.language;
+      return {
+        offset: chunk.startByte / BYTES_PER_SECOND,
+        duration: (chunk.endByte - chunk.startByte) / BYTES_PER_SECOND,
+        text: recognition.text,
+        segments: recognition.segments,
+      };
+    } finally {
+      await rm(wav, { force: true });
+    }
+  });
+  return { transcript: stitchChunks(results), language: reported };
+}
