@@ -3,7 +3,7 @@
  * a data-URL prefix), what it refuses, and that the bytes do not depend on where the text is
  * split — every split of a sample, and seeded random splits of random inputs.
  */
-import { MurmurError } from '@murmur/kit';
+import { MurmurError, seededRandom } from '@murmur/kit';
 import { Base64Decoder } from '../src/rest/base64-decoder';
 
 function decode(pieces: string[]): { bytes: Buffer; mediaType: string | undefined } {
@@ -23,17 +23,6 @@ function failure(pieces: string[]): MurmurError {
   throw new Error(`decoded without error: ${JSON.stringify(pieces)}`);
 }
 
-/** Mulberry32: a small seeded PRNG, so a failing case can be replayed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function randomSplit(text: string, rand: () => number): string[] {
   const pieces: string[] = [];
@@ -127,7 +116,7 @@ describe('Base64Decoder', () => {
   });
 
   it('round-trips random bytes in random encodings and random splits (seeded)', () => {
-    const rand = prng(20240607);
+    const rand = seededRandom(20240607);
     for (let round = 0; round < 500; round++) {
       const raw = Buffer.from(Array.from({ length: Math.floor(rand() * 200) }, () => Math.floor(rand() * 256)));
       let text = rand() < 0.5 ? raw.toString('base64') : raw.toString('base64url');

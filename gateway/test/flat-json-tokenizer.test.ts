@@ -4,7 +4,7 @@
  * splits random documents at random byte boundaries (inside escapes, UTF-8 sequences and
  * literals) and compares the events with JSON.parse.
  */
-import { MurmurError } from '@murmur/kit';
+import { MurmurError, seededRandom } from '@murmur/kit';
 import { FlatJsonTokenizer, type JsonScalar } from '../src/rest/flat-json-tokenizer';
 
 type Event = ['member', string, JsonScalar] | ['stream', string, string];
@@ -51,16 +51,6 @@ function bytesOneByOne(text: string): Buffer[] {
   return [...Buffer.from(text, 'utf8')].map((b) => Buffer.from([b]));
 }
 
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe('FlatJsonTokenizer', () => {
   const valid: Array<[string, string, Event[]]> = [
@@ -147,7 +137,7 @@ describe('FlatJsonTokenizer', () => {
   });
 
   it('decodes escape-dense streamed strings split into equal-sized pieces', () => {
-    const rand = prng(99);
+    const rand = seededRandom(99);
     const atoms = ['\\/', '\\u0041', '\\r\\n', 'B', 'cd', '\\\\', '\\"'];
     for (let round = 0; round < 200; round++) {
       const escaped = Array.from({ length: 1 + Math.floor(rand() * 40) }, () => atoms[Math.floor(rand() * atoms.length)]).join('');
@@ -169,7 +159,7 @@ describe('FlatJsonTokenizer', () => {
   });
 
   it('matches JSON.parse on random flat objects split at random bytes (seeded)', () => {
-    const rand = prng(7);
+    const rand = seededRandom(7);
     const alphabet = ['a', 'Z', '0', ' ', '/', '"', '\\', '\n', '\t', '\u0001', 'é', '€', '😀', '\ud800'];
     const randomString = () => Array.from({ length: Math.floor(rand() * 12) }, () => alphabet[Math.floor(rand() * alphabet.length)]).join('');
     // A serialiser that escapes more variously than JSON.stringify does.

@@ -5,6 +5,7 @@
  * library service's internal write RPCs. The same options always give the same plan, so a demo
  * account can be rebuilt identically and a failing test reproduced.
  */
+import { seededRandom } from '@murmur/kit';
 import {
   ACTION_TEMPLATES, BANKS, BOOKS, COMPANIES, CONTACT_ROLES, DUES, FOLDER_NAMES, FOLLOW_UPS, HIRING_ROLES, IDEAS,
   KB_THEMES, KIND_SPECS, MONTHS, PEOPLE, PROJECTS, SURNAMES, WEEKDAYS, type FolderName, type KindSpec, type RecordingKind,
@@ -63,7 +64,7 @@ export function buildSeedPlan(opts: { recordings: number; now: Date; seed?: numb
     throw new RangeError(`recordings must be an integer from 0 to ${MAX_SEED_RECORDINGS}, got ${n}`);
   }
   if (!Number.isFinite(now)) throw new RangeError('now must be a valid date');
-  const rng = mulberry32(opts.seed ?? DEFAULT_SEED);
+  const rng = seededRandom(opts.seed ?? DEFAULT_SEED);
 
   const folderNames: FolderName[] = [...FOLDER_NAMES.slice(0, 4), ...shuffled(rng, FOLDER_NAMES.slice(4)).slice(0, int(rng, 0, 2))];
   const folderKeyOf = new Map(folderNames.map((name) => [name, `folder:${slug(name)}`] as const));
@@ -306,17 +307,6 @@ function shortDate(at: number): string {
 
 type Rng = () => number;
 
-/** mulberry32: a tiny, well-distributed 32-bit PRNG; plenty for content, never for secrets. */
-function mulberry32(seed: number): Rng {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const int = (rng: Rng, lo: number, hi: number) => lo + Math.floor(rng() * (hi - lo + 1));
 const chance = (rng: Rng, p: number) => rng() < p;

@@ -9,6 +9,7 @@ import type { NextFunction, Request, Response } from 'express';
 import express from 'express';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import { MurmurError, type Logger } from '@murmur/kit';
 import type { Clients } from '../clients';
 import type { VerifiedKeyCache } from '../key-cache';
@@ -48,6 +49,8 @@ function jsonRpcError(res: Response, status: number, code: number, message: stri
 
 export function mcpHandlers(opts: McpOptions) {
   const json = express.json({ limit: BODY_LIMIT, type: () => true });
+  // One validator for every request's server (each would otherwise build its own Ajv).
+  const jsonSchemaValidator = new AjvJsonSchemaValidator();
 
   const checkOrigin = (req: Request, _res: Response, next: NextFunction) => {
     const origin = req.get('origin');
@@ -67,7 +70,7 @@ export function mcpHandlers(opts: McpOptions) {
       jsonRpcError(res, 400, -32600, 'Invalid Request: JSON-RPC batches are not supported; send one message per request.');
       return;
     }
-    const server = new McpServer({ name: 'murmur', version: opts.version }, { capabilities: { tools: {}, logging: {} } });
+    const server = new McpServer({ name: 'murmur', version: opts.version }, { capabilities: { tools: {}, logging: {} }, jsonSchemaValidator });
     // Input that fails a tool's schema becomes the contract's invalid_request result.
     (server as unknown as { createToolError: (m: string) => unknown }).createToolError = (message: string) =>
       toolError(new MurmurError('invalid_request', message.replace(/^MCP error -?\d+: /, '')));

@@ -5,11 +5,12 @@
  */
 import { Readable } from 'node:stream';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { billing } from '@murmur/proto';
 import { invalidParam } from '@murmur/kit';
 import * as ops from '../operations';
-import { runTool } from './tool-result';
+import { runTool, type ToolResult } from './tool-result';
 
 const page = {
   limit: z.number().int().min(1).max(ops.MAX_PAGE_LIMIT).optional().describe(`Items per page, 1–${ops.MAX_PAGE_LIMIT} (default ${ops.DEFAULT_PAGE_LIMIT}).`),
@@ -32,8 +33,30 @@ function decodeBase64(text: string): Buffer {
   return Buffer.from(clean, 'base64');
 }
 
-export function registerTools(server: McpServer, ctx: ops.OperationContext): void {
-  server.registerTool(
+/** A tool: its definition (built once) and how to register it for one request's caller. */
+interface ToolDefinition {
+  name: string;
+  register(server: McpServer, ctx: ops.OperationContext): void;
+}
+
+function defineTool<In extends z.ZodRawShape, Out extends z.ZodRawShape>(
+  name: string,
+  config: { title: string; description: string; inputSchema: In; outputSchema: Out; annotations: ToolAnnotations },
+  run: (ctx: ops.OperationContext, args: z.output<z.ZodObject<In>>) => Promise<ToolResult>,
+): ToolDefinition {
+  // Objects made once (the SDK would wrap a raw shape in a new z.object on every call).
+  const built = { ...config, inputSchema: z.object(config.inputSchema), outputSchema: z.object(config.outputSchema) };
+  return {
+    name,
+    register: (server, ctx) => {
+      server.registerTool(name, built, ((args: z.output<z.ZodObject<In>>) => run(ctx, args)) as never);
+    },
+  };
+}
+
+/** Every tool, built once: the schemas are made at load time, not per request. */
+const TOOLS: readonly ToolDefinition[] = [
+  defineTool(
     'list_recordings',
     {
       title: 'List recordings',
@@ -49,7 +72,7 @@ export function registerTools(server: McpServer, ctx: ops.OperationContext): voi
       outputSchema: ops.listShape(ops.recordingSummaryShape).shape,
       annotations: { title: 'List recordings', ...READ },
     },
-    (args) =>
+    (ctx, args) =>
       runTool(() =>
         ops.listRecordings(ctx, {
           ...args,
@@ -57,9 +80,9 @@ export function registerTools(server: McpServer, ctx: ops.OperationContext): voi
           created_before: args.created_before ? new Date(args.created_before) : undefined,
         }),
       ),
-  );
+  ),
 
-  server.registerTool(
+  defineTool(
     'get_recording',
     {
       title: 'Get a recording',
@@ -68,10 +91,10 @@ export function registerTools(server: McpServer, ctx: ops.OperationContext): voi
       outputSchema: ops.recordingShape.shape,
       annotations: { title: 'Get a recording', ...READ },
     },
-    (args) => runTool(() => ops.getRecording(ctx, args.recording_id)),
-  );
+    (ctx, args) => runTool(() => ops.getRecording(ctx, args.recording_id)),
+  ),
 
-  server.registerTool(
+  defineTool(
     'list_thought_threads',
     {
       title: 'List Thought Threads',
@@ -80,10 +103,10 @@ export function registerTools(server: McpServer, ctx: ops.OperationContext): voi
       outputSchema: ops.listShape(ops.threadSummaryShape).shape,
       annotations: { title: 'List Thought Threads', ...READ },
     },
-    (args) => runTool(() => ops.listThoughtThreads(ctx, args)),
-  );
+    (ctx, args) => runTool(() => ops.listThoughtThreads(ctx, args)),
+  ),
 
-  server.registerTool(
+  defineTool(
     'get_thought_thread',
     {
       title: 'Get a Thought Thread',
@@ -92,10 +115,10 @@ export function registerTools(server: McpServer, ctx: ops.OperationContext): voi
       outputSchema: ops.threadShape.shape,
       annotations: { title: 'Get a Thought Thread', ...READ },
     },
-    (args) => runTool(() => ops.getThoughtThread(ctx, args.thread_id)),
-  );
+    (ctx, args) => runTool(() => ops.getThoughtThread(ctx, args.thread_id)),
+  ),
 
-  server.registerTool(
+  defineTool(
     'list_folders',
     {
       title: 'List folders',
@@ -104,10 +127,10 @@ export function registerTools(server: McpServer, ctx: ops.OperationContext): voi
       outputSchema: ops.listShape(ops.folderShape).shape,
       annotations: { title: 'List folders', ...READ },
     },
-    (args) => runTool(() => ops.listFolders(ctx, args)),
-  );
+    (ctx, args) => runTool(() => ops.listFolders(ctx, args)),
+  ),
 
-  server.registerTool(
+  defineTool(
     'get_usage',
     {
       title: 'Get usage and limits',
@@ -116,10 +139,10 @@ export function registerTools(server: McpServer, ctx: ops.OperationContext): voi
       outputSchema: ops.usageShape.shape,
       annotations: { title: 'Get usage and limits', ...READ },
     },
-    () => runTool(() => ops.getUsage(ctx)),
-  );
+    (ctx) => runTool(() => ops.getUsage(ctx)),
+  ),
 
-  server.registerTool(
+  defineTool(
     'transcribe',
     {
       title: 'Transcribe audio',
@@ -136,7 +159,7 @@ export function registerTools(server: McpServer, ctx: ops.OperationContext): voi
       outputSchema: ops.transcriptionShape.shape,
       annotations: { title: 'Transcribe audio', ...AI },
     },
-    (args) =>
+    (ctx, args) =>
       runTool(async () => {
         const options = await ops.checkTranscribeOptions(ctx, { language: args.language, save: args.save, title: args.title, folder_id: args.folder_id });
         const audio = decodeBase64(args.audio_base64);
@@ -146,9 +169,9 @@ export function registerTools(server: McpServer, ctx: ops.OperationContext): voi
           idempotencyKey: `mcp_${crypto.randomUUID()}`,
         });
       }),
-  );
+  ),
 
-  server.registerTool(
+  defineTool(
     'convert',
     {
       title: 'Convert a transcript',
@@ -158,11 +181,16 @@ export function registerTools(server: McpServer, ctx: ops.OperationContext): voi
       outputSchema: ops.artifactShape.shape,
       annotations: { title: 'Convert a transcript', ...AI },
     },
-    (args) =>
+    (ctx, args) =>
       runTool(async () => {
         ops.checkConvertSource(args);
         const admission = await ops.admit(ctx, billing.Operation.OPERATION_CONVERT);
         return ops.convert(ctx, args, { admissionId: admission.admissionId, idempotencyKey: `mcp_${crypto.randomUUID()}` });
       }),
-  );
+  ),
+];
+
+/** Registers every tool on a request's server, bound to that request's caller. */
+export function registerTools(server: McpServer, ctx: ops.OperationContext): void {
+  for (const tool of TOOLS) tool.register(server, ctx);
 }

@@ -10,6 +10,7 @@ export * from './grpc-client';
 export * from './grpc-server';
 export * from './ids';
 export * from './log';
+export * from './random';
 export * from './redis';
 export * from './shutdown';
 export * from './testing';

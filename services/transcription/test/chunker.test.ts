@@ -1,3 +1,4 @@
+import { seededRandom } from '@murmur/kit';
 import { frameRms, planChunks, SilenceChunker, type ChunkRange } from '../src/chunker';
 import { BYTES_PER_SECOND } from '../src/pcm';
 
@@ -91,8 +92,7 @@ describe('SilenceChunker on two hours of audio, streamed', () => {
   it('cuts 2 h into contiguous chunks of at most 30 s, in the pauses, holding only one window of energies', () => {
     // Deterministic "speech" with a pause of 0.3–0.8 s every 2–4.5 s; blocks of 64 KiB are
     // generated on the fly, so neither the test nor the chunker ever holds the whole audio.
-    let seed = 42;
-    const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+    const random = seededRandom(42);
     const loud = tone(1);
     const quiet = silence(1);
     const total = 2 * 60 * 60 * BYTES_PER_SECOND;

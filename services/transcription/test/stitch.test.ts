@@ -1,3 +1,4 @@
+import { seededRandom } from '@murmur/kit';
 import { cleanText, stitchChunks, type ChunkTranscript } from '../src/stitch';
 
 const chunk = (offset: number, duration: number, text: string, segments: Array<[number, number, string]> = []): ChunkTranscript => ({
@@ -46,8 +47,7 @@ describe('stitchChunks', () => {
   });
 
   it('is monotonic and non-overlapping for arbitrary engine output', () => {
-    let seed = 7;
-    const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+    const random = seededRandom(7);
     const chunks = Array.from({ length: 50 }, (_, i) =>
       chunk(i * 30, 30, 'w', Array.from({ length: 6 }, () => [random() * 40 - 5, random() * 40 - 5, 'w'] as [number, number, string])),
     );

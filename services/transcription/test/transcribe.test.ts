@@ -5,6 +5,7 @@
  * index after the audio, as ffmpeg writes it by default; fake engines only where a failure
  * has to be provoked.
  */
+import { seededRandom } from '@murmur/kit';
 import { stat } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { transcription } from '@murmur/proto';
@@ -201,9 +202,9 @@ describe('Transcribe errors', () => {
 
   it('answers unsupported_audio for bytes that are no audio, and charges nothing', async () => {
     const user = newUser();
-    let seed = 1;
+    const random = seededRandom(1);
     const noise = Buffer.alloc(200_000);
-    for (let i = 0; i < noise.length; i++) noise[i] = (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) & 0xff;
+    for (let i = 0; i < noise.length; i++) noise[i] = Math.floor(random() * 256);
     const err = await failure(transcribeBuffer(stack.client, noise, config(user, { filename: 'voice.mp3' })));
     expect([err.code, err.param]).toEqual(['unsupported_audio', 'audio']);
     expect(await usageOf(stack.billing, user)).toMatchObject({ creditsReserved: 0, creditsUsed: 0 });

@@ -18,6 +18,7 @@
  * `general.alignment` (32), then the tensor data, each tensor aligned to 32 bytes.
  */
 import * as fs from 'node:fs';
+import { seededRandom } from '@murmur/kit';
 
 enum ValueType {
   UINT32 = 4,
@@ -142,17 +143,6 @@ export function encodeGguf(metadata: [string, Value][], tensors: GgufTensor[]): 
   return w.result();
 }
 
-/** mulberry32: small seeded PRNG for reproducible weights. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export interface TinyLlamaOptions {
   seed?: number;
@@ -215,7 +205,7 @@ function preference(prev: Cls, next: string): number {
 
 /** Writes the tiny model to `file`; returns its vocabulary size. */
 export function writeTinyLlamaGguf(file: string, opts: TinyLlamaOptions = {}): { vocabSize: number } {
-  const rand = prng(opts.seed ?? 1234);
+  const rand = seededRandom(opts.seed ?? 1234);
   const small = (n: number, scale: number) => Float32Array.from({ length: n }, () => (rand() * 2 - 1) * scale);
   const ones = (n: number) => new Float32Array(n).fill(1);
   const { tokens, types } = tinyVocabulary();
