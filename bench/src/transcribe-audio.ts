@@ -5,15 +5,11 @@
  * billing, no upload), a streaming HTTP POST with backpressure, and 500 MB upload bodies
  * generated on the fly (multipart and base64 JSON) that never sit in memory.
  */
-import { execFile } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import * as http from 'node:http';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { promisify } from 'node:util';
 import {
   BYTES_PER_SECOND,
   decodeAndCut,
@@ -24,42 +20,11 @@ import {
   type ChunkRange,
   type SpeechEngine,
 } from '@murmur/transcription';
+import { ffmpeg, type Utterance } from '@murmur/transcription/dist/speech-fixtures';
 
-const exec = promisify(execFile);
+export { LIBRIVOX_DIR, librivoxUtterances, ffmpeg, probeSeconds, tempDir, type Utterance } from '@murmur/transcription/dist/speech-fixtures';
 
-/** Debian's pocketsphinx-testdata: five utterances of LibriVox "Sense and Sensibility", 16 kHz mono, with transcripts. */
-export const LIBRIVOX_DIR = '/usr/share/pocketsphinx/test/data/librivox';
 
-export interface Utterance {
-  id: string;
-  wav: string;
-  text: string;
-}
-
-/** The LibriVox utterances and their reference transcripts (the package's `transcription` file). */
-export function librivoxUtterances(): Utterance[] {
-  let lines: string[];
-  try {
-    lines = readFileSync(path.join(LIBRIVOX_DIR, 'transcription'), 'utf8').split('\n');
-  } catch {
-    throw new Error(`${LIBRIVOX_DIR} is missing: apt-get install pocketsphinx-testdata (the speech the transcribe benchmark uses)`);
-  }
-  return lines
-    .map((line) => /^<s> (.*) <\/s> \((.*)\)$/.exec(line.trim()))
-    .filter((m): m is RegExpExecArray => m !== null)
-    .map((m) => ({ id: m[2]!, text: m[1]!, wav: path.join(LIBRIVOX_DIR, `${m[2]!}.wav`) }));
-}
-
-/** ffmpeg, quiet, overwriting. */
-export async function ffmpeg(args: string[]): Promise<void> {
-  await exec('ffmpeg', ['-nostdin', '-hide_banner', '-loglevel', 'error', '-y', ...args], { maxBuffer: 16 * 1024 * 1024 });
-}
-
-/** Seconds of audio in a file, by ffprobe. */
-export async function probeSeconds(file: string): Promise<number> {
-  const { stdout } = await exec('ffprobe', ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', file]);
-  return Number(stdout.trim());
-}
 
 /** The utterances one after another as one 16 kHz mono WAV. */
 export async function concatUtterances(utterances: readonly Utterance[], out: string): Promise<void> {
@@ -71,12 +36,6 @@ export async function concatUtterances(utterances: readonly Utterance[], out: st
 /** `input` played `times` times in a row, as a 16 kHz mono WAV. */
 export async function loopWav(input: string, times: number, out: string): Promise<void> {
   await ffmpeg(['-stream_loop', String(times - 1), '-i', input, '-ar', '16000', '-ac', '1', '-c:a', 'pcm_s16le', out]);
-}
-
-/** A temp folder removed by the returned function. */
-export async function tempDir(prefix: string): Promise<{ dir: string; remove(): Promise<void> }> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), prefix));
-  return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
 }
 
 export interface RawTranscription {

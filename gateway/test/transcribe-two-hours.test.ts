@@ -8,7 +8,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
-import { ffmpeg, librivoxUtterances, probeSeconds, tempDir } from '../../services/transcription/test/fixtures';
+import { librivoxUtterances, placeUtterances, probeSeconds, tempDir, wordsAtTheirPlaces } from '../../services/transcription/src/speech-fixtures';
 import { wordErrorRate } from '../../services/transcription/src/wer';
 import { get, startSystem, type TestSystem } from './support/system';
 
@@ -32,14 +32,7 @@ afterAll(async () => {
 it('transcribes a 2-hour FLAC with every utterance at its place and charges 120 credits', async () => {
   const utterances = librivoxUtterances();
   const file = path.join(tmp.dir, 'two-hours.flac');
-  const delayed = utterances.map((_, i) => `[${i}]adelay=${OFFSETS[i]! * 1000}:all=1[d${i}]`).join(';');
-  const mix = `${utterances.map((_, i) => `[d${i}]`).join('')}[n]amix=inputs=${utterances.length + 1}:duration=longest:normalize=0`;
-  await ffmpeg([
-    ...utterances.flatMap((u) => ['-i', u.wav]),
-    '-f', 'lavfi', '-t', String(TOTAL_SECONDS), '-i', 'anullsrc=r=16000:cl=mono',
-    '-filter_complex', `${delayed};[${utterances.length}]anull[n];${mix}`,
-    '-ac', '1', '-c:a', 'flac', file,
-  ]);
+  await placeUtterances(utterances, OFFSETS, file, { totalSeconds: TOTAL_SECONDS, background: 'anullsrc=r=16000:cl=mono', codec: ['-c:a', 'flac'] });
   expect(Math.abs((await probeSeconds(file)) - TOTAL_SECONDS)).toBeLessThan(0.2);
 
   const { user, key } = await sys.newUser('t-two-hours@example.com');
@@ -62,14 +55,9 @@ it('transcribes a 2-hour FLAC with every utterance at its place and charges 120 
   }
   expect(wordErrorRate(utterances.map((u) => u.text).join(' '), body.text).wer).toBeLessThanOrEqual(0.45);
   // Each utterance's words lie in its own window (±0.5 s), nothing anywhere else.
-  const windows = await Promise.all(utterances.map(async (u, i) => [OFFSETS[i]! - 0.5, OFFSETS[i]! + (await probeSeconds(u.wav)) + 0.5] as const));
-  for (const [i, u] of utterances.entries()) {
-    const [lo, hi] = windows[i]!;
-    const inside = segments.filter((s) => s.start >= lo && s.end <= hi);
-    const w = wordErrorRate(u.text, inside.map((s) => s.text).join(' '));
-    expect(w.referenceWords - w.substitutions - w.deletions).toBeGreaterThanOrEqual(w.referenceWords / 2);
-  }
-  expect(segments.filter((s) => !windows.some(([lo, hi]) => s.start >= lo && s.end <= hi))).toEqual([]);
+  const placed = await wordsAtTheirPlaces(segments, utterances, OFFSETS);
+  for (const u of placed.utterances) expect(u.found).toBeGreaterThanOrEqual(u.referenceWords / 2);
+  expect(placed.outside).toEqual([]);
 
   const usage = (await get(sys.baseUrl, '/api/v1/usage', key)).body as Json;
   expect(usage.counters.transcriptions).toBe(1);

@@ -4,31 +4,11 @@
  * pocketsphinx-testdata package supplies human recordings with their transcripts.
  */
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import * as os from 'node:os';
-import * as path from 'node:path';
 import { promisify } from 'node:util';
 
 const exec = promisify(execFile);
 
-/** Debian's pocketsphinx-testdata: five utterances of LibriVox "Sense and Sensibility", 16 kHz mono. */
-export const LIBRIVOX_DIR = '/usr/share/pocketsphinx/test/data/librivox';
-
-export interface Utterance {
-  id: string;
-  wav: string;
-  text: string;
-}
-
-/** The LibriVox utterances with their reference transcripts (from the package's `transcription`). */
-export function librivoxUtterances(): Utterance[] {
-  const lines = readFileSync(path.join(LIBRIVOX_DIR, 'transcription'), 'utf8').split('\n');
-  return lines
-    .map((line) => /^<s> (.*) <\/s> \((.*)\)$/.exec(line.trim()))
-    .filter((m): m is RegExpExecArray => m !== null)
-    .map((m) => ({ id: m[2]!, text: m[1]!, wav: path.join(LIBRIVOX_DIR, `${m[2]!}.wav`) }));
-}
+export { LIBRIVOX_DIR, librivoxUtterances, ffmpeg, placeUtterances, probeSeconds, tempDir, wordsAtTheirPlaces, type Utterance } from '../src/speech-fixtures';
 
 /** Sentences espeak-ng speaks for the accuracy tests. */
 export const ESPEAK_SENTENCES = [
@@ -48,27 +28,10 @@ export async function run(cmd: string, args: string[]): Promise<void> {
   await exec(cmd, args, { maxBuffer: 16 * 1024 * 1024 });
 }
 
-/** ffmpeg, quiet, overwriting. */
-export async function ffmpeg(args: string[]): Promise<void> {
-  await run('ffmpeg', ['-nostdin', '-hide_banner', '-loglevel', 'error', '-y', ...args]);
-}
-
 /** Speaks `text` with espeak-ng (US English, 150 words a minute) into a WAV file. */
 export async function speak(file: string, text: string): Promise<string> {
   await run('espeak-ng', ['-v', 'en-us', '-s', '150', '-w', file, text]);
   return file;
-}
-
-/** Seconds of audio in a file, by ffprobe. */
-export async function probeSeconds(file: string): Promise<number> {
-  const { stdout } = await exec('ffprobe', ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', file]);
-  return Number(stdout.trim());
-}
-
-/** A temp folder removed by the returned function. */
-export async function tempDir(prefix: string): Promise<{ dir: string; remove(): Promise<void> }> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), prefix));
-  return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
 }
 
 /** 16 kHz mono PCM: a 440 Hz tone for "speech" parts, digital silence for pauses. */

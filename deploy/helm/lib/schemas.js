@@ -1,0 +1,92 @@
+'use strict';
+// Values against values.schema.json; manifests parsed as Kubernetes does and validated against
+// the Kubernetes OpenAPI schemas, unknown fields refused.
+const fs = require('node:fs');
+const path = require('node:path');
+const YAML = require('yaml');
+const Ajv = require('ajv');
+
+// ── 2–4. values, rendering, schemas ─────────────────────────────────────────────────────────────
+
+/** The chart's values.schema.json verdict on the merged values: a list of error lines. */
+function validateValues(chartDir, values) {
+  const file = path.join(chartDir, 'values.schema.json');
+  if (!fs.existsSync(file)) return [];
+  const ajv = new Ajv({ allErrors: true, strict: false });
+  const validate = ajv.compile(JSON.parse(fs.readFileSync(file, 'utf8')));
+  if (validate(values)) return [];
+  return (validate.errors || []).map((e) => `values${e.instancePath.replace(/\//g, '.')}: ${e.message}${e.params && e.params.additionalProperty ? ` (${e.params.additionalProperty})` : ''}`);
+}
+
+/** Parses a multi-document YAML stream the way the API server's client does (YAML 1.1). */
+function parseManifests(text) {
+  const docs = [];
+  let source = '';
+  for (const doc of YAML.parseAllDocuments(text, { version: '1.1', uniqueKeys: true, prettyErrors: true })) {
+    const comment = (doc.commentBefore || '').trim();
+    const m = /Source: (\S+)/.exec(comment);
+    if (m) source = m[1];
+    if (doc.errors.length > 0) throw new Error(`${source}: ${doc.errors.map((e) => e.message).join('; ')}`);
+    const obj = doc.toJS({ maxAliasCount: 0 });
+    if (obj === null || obj === undefined) continue;
+    docs.push({ source, obj });
+  }
+  return docs;
+}
+
+/**
+ * Wraps `value` so that reads of its properties are recorded: the generated validators of
+ * kubernetes-models read every property their schema declares (and enumerate the keys of
+ * free-form maps such as labels), so a key nobody read is a field Kubernetes does not know.
+ */
+function track(value, at, seen) {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map((v, i) => track(v, `${at}/${i}`, seen));
+  const rec = { at, keys: Object.keys(value), read: new Set(), open: false };
+  seen.push(rec);
+  const target = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, track(v, `${at}/${k}`, seen)]));
+  return new Proxy(target, {
+    get(t, k, r) {
+      if (typeof k === 'string') rec.read.add(k);
+      return Reflect.get(t, k, r);
+    },
+    has(t, k) {
+      if (typeof k === 'string') rec.read.add(k);
+      return Reflect.has(t, k);
+    },
+    ownKeys(t) {
+      rec.open = true;
+      return Reflect.ownKeys(t);
+    },
+  });
+}
+
+/** Schema errors of one Kubernetes object, unknown fields included. */
+function validateObject(obj) {
+  if (!obj || typeof obj !== 'object' || typeof obj.apiVersion !== 'string' || typeof obj.kind !== 'string') {
+    return ['not a Kubernetes object (apiVersion and kind are required)'];
+  }
+  const [group, version] = obj.apiVersion.includes('/') ? obj.apiVersion.split('/') : ['', obj.apiVersion];
+  let Model;
+  try {
+    Model = require(`kubernetes-models/${group ? `${group}/` : ''}${version}/${obj.kind}`)[obj.kind];
+  } catch {
+    return [`no Kubernetes schema for ${obj.apiVersion} ${obj.kind}`];
+  }
+  if (!Model) return [`no Kubernetes schema for ${obj.apiVersion} ${obj.kind}`];
+  const seen = [];
+  const errors = [];
+  try {
+    Model.prototype.validate.call(track(obj, '', seen));
+  } catch (err) {
+    const details = err && Array.isArray(err.errors) ? err.errors.map((e) => `${e.instancePath || '/'} ${e.message}`) : [String(err && err.message)];
+    errors.push(...details);
+  }
+  for (const rec of seen) {
+    if (rec.open) continue;
+    for (const k of rec.keys) if (!rec.read.has(k)) errors.push(`${rec.at}/${k}: unknown field`);
+  }
+  return errors;
+}
+
+module.exports = { parseManifests, validateObject, validateValues };
