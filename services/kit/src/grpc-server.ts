@@ -92,10 +92,13 @@ function toServiceError(err: unknown, log: Logger, method: string): Partial<grpc
   return toGrpcError(new MurmurError('internal_error', 'internal error'));
 }
 
+/** The reason of every cancelled call's signal: one object, not a DOMException with a stack per call. */
+const CANCELLED = new Error('the call was cancelled by the client or its deadline passed');
+
 function callContext(call: grpc.ServerUnaryCall<unknown, unknown> | grpc.ServerReadableStream<unknown, unknown>): HandlerContext {
   const header = call.metadata.get('x-request-id')[0];
   const controller = new AbortController();
-  call.on('cancelled', () => controller.abort());
+  call.on('cancelled', () => controller.abort(CANCELLED));
   return {
     metadata: call.metadata,
     requestId: acceptRequestId(typeof header === 'string' ? header : undefined),

@@ -37,6 +37,11 @@ export function startTracing(service: string): void {
       [ATTR_SERVICE_VERSION]: '0.1.0',
     }),
     spanProcessors: otlpExportConfigured() ? [new BatchSpanProcessor(new OTLPTraceExporter())] : [],
+    // Traces only. Left to itself the SDK also records metrics and pushes them (and an OTLP log
+    // pipeline) to localhost:4318 every minute, endpoint or not; the standard variables still
+    // turn them on when an operator asks.
+    ...(process.env.OTEL_METRICS_EXPORTER ? {} : { metricReaders: [] }),
+    ...(process.env.OTEL_LOGS_EXPORTER ? {} : { logRecordProcessors: [] }),
     instrumentations: getNodeAutoInstrumentations(),
   });
   sdk.start();
