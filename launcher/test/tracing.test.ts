@@ -37,6 +37,8 @@ function freePort(): Promise<number> {
 
 describe('tracing across processes', () => {
   const spans: Span[] = [];
+  /** Every path the collector was sent something on. */
+  const paths = new Set<string>();
   let receiver: http.Server;
   let supervisor: Supervisor;
   let base: string;
@@ -45,6 +47,7 @@ describe('tracing across processes', () => {
 
   beforeAll(async () => {
     receiver = http.createServer((req, res) => {
+      paths.add(req.url ?? '');
       let body = '';
       req.on('data', (d: Buffer) => (body += d.toString()));
       req.on('end', () => {
@@ -79,6 +82,8 @@ describe('tracing across processes', () => {
       OTEL_EXPORTER_OTLP_ENDPOINT: otlp,
       OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
       OTEL_BSP_SCHEDULE_DELAY: '200',
+      // Were metrics on (the SDK's default), they would reach the collector every 200 ms.
+      OTEL_METRIC_EXPORT_INTERVAL: '200',
       MURMUR_TRANSCRIPTION_ENGINE: 'pocketsphinx',
     };
     const spec = (name: string, script: string) => ({ name, command: process.execPath, args: [path.join(ROOT, script)], env });
@@ -192,5 +197,10 @@ describe('tracing across processes', () => {
     );
     expect(JSON.parse(body).result.isError).toBeFalsy();
     checkTree(trace, /POST/);
+  });
+
+  it('sends the collector traces only: no metrics, no logs', async () => {
+    await new Promise((r) => setTimeout(r, 1000));
+    expect([...paths]).toEqual(['/v1/traces']);
   });
 });
