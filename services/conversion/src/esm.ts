@@ -1,11 +1,13 @@
 /**
- * Loads an ES module from this CommonJS package. A literal `import()` is not safe here: the
- * test transform (swc → CommonJS) rewrites it into `require()`, which cannot load ESM on
- * Node 20. A function built at run time keeps a real dynamic import under tsc and swc alike.
+ * Loads an ES module (node-llama-cpp) from this CommonJS package. `import()` stays a real
+ * dynamic import under tsc (module node16) and under the tests' swc transform
+ * (`module.ignoreDynamic` in jest.config.js), which would otherwise turn it into `require()`.
+ *
+ * (It used to be `new Function('specifier', 'return import(specifier)')`: under jest, code made
+ * by `new Function` resolved its import() against whichever test file's environment compiled that
+ * source first — after the rest of the suite, a torn-down one — so the llama.cpp tests failed
+ * unless they ran in a jest process of their own.)
  */
-// eslint-disable-next-line @typescript-eslint/no-implied-eval
-const dynamicImport = new Function('specifier', 'return import(specifier)') as (specifier: string) => Promise<unknown>;
-
 export function importEsm<T>(specifier: string): Promise<T> {
-  return dynamicImport(specifier) as Promise<T>;
+  return import(specifier) as Promise<T>;
 }
