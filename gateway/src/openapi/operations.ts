@@ -1,0 +1,230 @@
+/** Every operation of `/api/v1`: what it takes, answers, and which errors its pipeline can give. */
+import { MAX_AUDIO_BYTES } from '../operations/transcribe';
+import * as ex from './examples';
+import { AI_CALL, COMMON_HEADERS, errorResponses, EVERY_CALL, header, IDEMPOTENT_REPLAYED, jsonResponse, rateLimitHeaders } from './responses';
+import { ref } from './schemas';
+import type { Json, OpenApiDocument, OperationObject } from './types';
+
+const param = (name: string) => ({ $ref: `#/components/parameters/${name}` });
+const PAGE_PARAMS = [param('limit'), param('cursor')];
+
+interface Operation extends OperationObject {
+  method: 'get' | 'post';
+  path: string;
+}
+
+function read(
+  path: string,
+  operationId: string,
+  tag: string,
+  summary: string,
+  description: string,
+  schemaName: string,
+  example: unknown,
+  opts: { parameters?: Json[]; notFound?: boolean } = {},
+): Operation {
+  return {
+    method: 'get',
+    path,
+    operationId,
+    tags: [tag],
+    summary,
+    description,
+    parameters: [...(opts.parameters ?? []), param('X-Request-Id')],
+    responses: {
+      '200': jsonResponse(summary, schemaName, example),
+      ...errorResponses(opts.notFound ? [...EVERY_CALL, 'not_found'] : EVERY_CALL),
+    },
+  };
+}
+
+const PAGING =
+  ' Newest first, paged: pass `next_cursor` as `cursor` (with the same filters) until `has_more` is false. ' +
+  'Unknown or repeated query parameters are refused with 400.';
+
+export function operations(): Operation[] {
+  const idParam = (what: string, example: string): Json => ({
+    name: 'id',
+    in: 'path',
+    required: true,
+    description: `The ${what}’s id.`,
+    schema: { type: 'string' },
+    example,
+  });
+  return [
+    read('/me', 'getMe', 'Account', 'Your profile, plan and usage', 'The key owner’s profile: plan, usage, library counts, and the id and expiry of the key this call was made with.', 'User', ex.userExample),
+    read(
+      '/usage',
+      'getUsage',
+      'Account',
+      'Plan limits and current usage',
+      'Plan limits, monthly and prepaid AI Credits, the reset time, the spending cap and this month’s spend, the rate-limit window, and counters for the period.',
+      'Usage',
+      ex.usageExample,
+    ),
+    read('/recordings', 'listRecordings', 'Library', 'List recordings', `Your recordings, optionally searched and filtered.${PAGING}`, 'RecordingList', ex.recordingListExample, {
+      parameters: [...PAGE_PARAMS, param('q'), param('folder_id'), param('created_after'), param('created_before')],
+    }),
+    read('/recordings/{id}', 'getRecording', 'Library', 'Get a recording', 'One recording with its transcript (null until transcribed) and its artifacts.', 'Recording', ex.recordingExample, {
+      parameters: [idParam('recording', ex.recordingExample.id)],
+      notFound: true,
+    }),
+    read('/thought-threads', 'listThoughtThreads', 'Library', 'List Thought Threads', `Your Thought Threads.${PAGING}`, 'ThoughtThreadList', ex.threadListExample, {
+      parameters: PAGE_PARAMS,
+    }),
+    read('/thought-threads/{id}', 'getThoughtThread', 'Library', 'Get a Thought Thread', 'One Thought Thread with its items and context sources.', 'ThoughtThread', ex.threadExample, {
+      parameters: [idParam('Thought Thread', ex.threadExample.id)],
+      notFound: true,
+    }),
+    read('/folders', 'listFolders', 'Library', 'List folders', `Your folders with their recording counts.${PAGING}`, 'FolderList', ex.folderListExample, { parameters: PAGE_PARAMS }),
+    read('/knowledge-bases', 'listKnowledgeBases', 'Library', 'List knowledge bases', `Your knowledge bases.${PAGING}`, 'KnowledgeBaseList', ex.knowledgeBaseListExample, {
+      parameters: PAGE_PARAMS,
+    }),
+    convertOperation(),
+    transcribeOperation(),
+    openApiOperation(),
+  ];
+}
+
+const AI_PIPELINE =
+  'Billing admits the call before the body is read — credits, spending cap and the rate limit (10 AI requests a minute per user) — ' +
+  'so a refused call uploads nothing and is charged nothing. With an `Idempotency-Key` the first response (a success, or the 5xx of a ' +
+  'failed engine) is kept 24 hours and replayed for the same key and parameters with `Idempotent-Replayed: true`, charging nothing again.';
+
+function convertOperation(): Operation {
+  return {
+    method: 'post',
+    path: '/convert',
+    operationId: 'convert',
+    tags: ['AI'],
+    summary: 'Convert a transcript into an artifact',
+    description:
+      'Turns a transcript — given inline as `transcript`, or a recording of yours named by `recording_id` (exactly one of the two) — into an artifact: ' +
+      '`summary`, `email`, `spreadsheet`, `action_items`, `meeting_notes` or `key_points`, as Markdown or, with `outputFormat: "plain"`, plain text ' +
+      '(a spreadsheet becomes CSV). With `recording_id` the artifact is stored on that recording. Charged by transcript size. ' +
+      AI_PIPELINE,
+    parameters: [param('Idempotency-Key'), param('X-Request-Id')],
+    requestBody: {
+      required: true,
+      content: {
+        'application/json': {
+          schema: ref('ConvertRequest'),
+          examples: {
+            transcript: {
+              summary: 'An inline transcript',
+              value: { transcript: 'Priya opened the planning meeting for the checkout redesign. Marcus will send the revised deck by Friday.', kind: 'action_items' },
+            },
+            recording: { summary: 'A recording of yours, as plain text', value: { recording_id: ex.recordingExample.id, kind: 'summary', outputFormat: 'plain' } },
+          },
+        },
+      },
+    },
+    responses: {
+      '200': {
+        description: 'The artifact.',
+        headers: { ...COMMON_HEADERS, ...rateLimitHeaders(true), 'Idempotent-Replayed': IDEMPOTENT_REPLAYED },
+        content: {
+          'application/json': {
+            schema: ref('Artifact'),
+            examples: {
+              transcript: { summary: 'From an inline transcript', value: ex.artifactFromTranscriptExample },
+              recording: { summary: 'Stored on a recording', value: ex.artifactOnRecordingExample },
+            },
+          },
+        },
+      },
+      ...errorResponses([...AI_CALL, 'conversion_failed'], { ai: true, replayable: true }),
+    },
+  };
+}
+
+function transcribeOperation(): Operation {
+  const formatHeaders = (what: string, example: string): Json =>
+    header(`${what} Sent with \`response_format\` text, srt and vtt, whose body has no room for it.`, { type: 'string' }, false, example);
+  return {
+    method: 'post',
+    path: '/transcribe',
+    operationId: 'transcribe',
+    tags: ['AI'],
+    summary: 'Transcribe audio',
+    description:
+      `Transcribes an audio file of up to ${MAX_AUDIO_BYTES.toLocaleString('en-US')} bytes (500 MB), sent as multipart/form-data (file part \`audio\`) ` +
+      'or as JSON with `audio_base64`. The upload is streamed: transcription starts while it arrives, so send the options **before** the audio ' +
+      '(an option after it is accepted only when it changes nothing). With `save: true` the transcript is stored as a recording. ' +
+      'Charged by audio duration. ' +
+      AI_PIPELINE,
+    parameters: [param('Idempotency-Key'), param('X-Request-Id')],
+    requestBody: {
+      required: true,
+      content: {
+        'multipart/form-data': {
+          schema: ref('TranscribeMultipartRequest'),
+          encoding: { audio: { contentType: 'audio/*, video/*, application/octet-stream' } },
+        },
+        'application/json': {
+          schema: ref('TranscribeJsonRequest'),
+          example: { language: 'en', response_format: 'json', audio_base64: ex.AUDIO_BASE64_EXAMPLE },
+        },
+      },
+    },
+    responses: {
+      '200': {
+        description: 'The transcription, in the `response_format` asked for.',
+        headers: {
+          ...COMMON_HEADERS,
+          ...rateLimitHeaders(true),
+          'Idempotent-Replayed': IDEMPOTENT_REPLAYED,
+          'X-Transcription-Id': formatHeaders('The transcription’s id (`trn_…`).', ex.transcriptionExample.id),
+          'X-Credits-Charged': header(
+            'AI Credits charged. Sent with `response_format` text, srt and vtt, whose body has no room for it.',
+            { type: 'integer', minimum: 0 },
+            false,
+            1,
+          ),
+          'X-Recording-Id': formatHeaders('The saved recording’s id (`rec_…`), with `save: true`.', ex.recordingExample.id),
+        },
+        content: {
+          'application/json': { schema: ref('Transcription'), example: ex.transcriptionExample },
+          'text/plain': { schema: { type: 'string' }, example: ex.transcriptionTextExample },
+          'application/x-subrip': { schema: { type: 'string' }, example: ex.transcriptionSrtExample },
+          'text/vtt': { schema: { type: 'string' }, example: ex.transcriptionVttExample },
+        },
+      },
+      ...errorResponses([...AI_CALL, 'missing_audio', 'audio_too_large', 'unsupported_audio', 'transcription_failed'], { ai: true, replayable: true }),
+    },
+  };
+}
+
+function openApiOperation(): Operation {
+  return {
+    method: 'get',
+    path: '/openapi.json',
+    operationId: 'getOpenApiDocument',
+    tags: ['Meta'],
+    summary: 'This OpenAPI document',
+    description: 'The OpenAPI 3.1 description of this API. Needs no API key; cacheable for five minutes.',
+    security: [],
+    parameters: [param('X-Request-Id')],
+    responses: {
+      '200': {
+        description: 'The OpenAPI document.',
+        headers: {
+          ...COMMON_HEADERS,
+          'Cache-Control': header('Shared caches may keep the document for five minutes.', { type: 'string', const: 'public, max-age=300' }, true, 'public, max-age=300'),
+        },
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              description: 'An OpenAPI 3.1 document (https://spec.openapis.org/oas/v3.1.1).',
+              required: ['openapi', 'info', 'paths'],
+              properties: { openapi: { type: 'string', pattern: '^3\\.1\\.\\d+$' }, info: { type: 'object' }, paths: { type: 'object' } },
+            },
+            example: { openapi: '3.1.1', info: { title: 'Murmur API', version: '0.1.0' }, paths: {} },
+          },
+        },
+      },
+      ...errorResponses(['invalid_request', 'internal_error']),
+    },
+  };
+}

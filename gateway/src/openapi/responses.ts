@@ -1,0 +1,105 @@
+/** The pieces of responses every operation shares: headers, error responses, JSON bodies. */
+import { ERROR_CODES, type ErrorCode } from '@murmur/kit';
+import * as ex from './examples';
+import { ref, REST_ERROR_CODES, type JsonSchema } from './schemas';
+import type { Json, ResponseObject } from './types';
+
+export const AUTH_CODES: ErrorCode[] = ['missing_api_key', 'invalid_api_key', 'expired_api_key'];
+/** What any authenticated call can answer besides its own errors. */
+export const EVERY_CALL: ErrorCode[] = [...AUTH_CODES, 'invalid_request', 'internal_error', 'service_unavailable'];
+export const AI_CALL: ErrorCode[] = [
+  ...EVERY_CALL,
+  'insufficient_tokens',
+  'spending_cap_reached',
+  'not_found',
+  'idempotency_conflict',
+  'rate_limit_exceeded',
+];
+
+const STATUS_DESCRIPTIONS: Record<number, string> = {
+  400: 'The request is not valid: a query parameter, a body field or a header (named in `param`).',
+  401: 'No API key, or a malformed, unknown, revoked or expired one. `WWW-Authenticate` carries the challenge.',
+  402: 'No AI Credits are left, or this month’s spending cap is reached. Refused before the body is read; nothing was charged.',
+  404: 'No such resource — or one that belongs to someone else: both answer the same.',
+  409: 'The Idempotency-Key was used with other parameters, or its first request is still running.',
+  413: 'The audio is larger than 500 MB (a file, or base64 once decoded); refused while it uploads.',
+  415: 'The audio could not be decoded.',
+  429: 'Over the AI rate limit (transcribe and convert together, REST and MCP together). Wait `Retry-After` seconds.',
+  500: 'A bug on our side, logged with the request id; retry.',
+  502: 'The engine failed; the credits reserved for the call were returned. Retry with a new Idempotency-Key (the failure is replayed for the old one).',
+  503: 'A Murmur service is unavailable; nothing was charged. Retry in a few seconds.',
+};
+
+export const REQUEST_ID_PATTERN = '^req_[A-Za-z0-9_-]{8,64}$';
+
+export function header(description: string, schema: JsonSchema, required: boolean, example: unknown): Json {
+  return { description, required, schema, example };
+}
+
+/** On every response; `traceparent` whenever the gateway runs with tracing (main.ts starts it first). */
+export const COMMON_HEADERS: Record<string, Json> = {
+  'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' },
+  traceparent: { $ref: '#/components/headers/traceparent' },
+};
+
+/** RateLimit-* (the IETF RateLimit fields in their widely deployed separate form). */
+export function rateLimitHeaders(required: boolean): Record<string, Json> {
+  const when = required ? '' : ' Present once billing has admitted the call (not on a 400 for a malformed Idempotency-Key, nor on a 503 from billing itself).';
+  return {
+    'RateLimit-Limit': header(`AI requests allowed per window (per user).${when}`, { type: 'integer', minimum: 0 }, required, 10),
+    'RateLimit-Remaining': header(`AI requests left in the current window.${when}`, { type: 'integer', minimum: 0 }, required, 9),
+    'RateLimit-Reset': header(`Seconds until a request slot frees up.${when}`, { type: 'integer', minimum: 0 }, required, 42),
+  };
+}
+
+export const IDEMPOTENT_REPLAYED = header(
+  'Present, `true`, when this is the stored response of an earlier request with the same Idempotency-Key and parameters; nothing was charged again.',
+  { type: 'string', enum: ['true'] },
+  false,
+  'true',
+);
+
+/** The error responses of one operation, one per status, each listing the codes it can carry. */
+export function errorResponses(codes: readonly ErrorCode[], opts: { ai?: boolean; replayable?: boolean } = {}): Record<string, ResponseObject> {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of REST_ERROR_CODES.filter((c) => codes.includes(c))) {
+    const status = ERROR_CODES[code].http;
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  const out: Record<string, ResponseObject> = {};
+  for (const [status, statusCodes] of [...byStatus].sort(([a], [b]) => a - b)) {
+    const headers: Record<string, Json> = { ...COMMON_HEADERS };
+    if (status === 401) {
+      headers['WWW-Authenticate'] = header(
+        'The Bearer challenge: `Bearer realm="murmur"`, plus `error="invalid_token"` when a key was sent.',
+        { type: 'string', pattern: '^Bearer realm="murmur"(, error="invalid_token")?$' },
+        true,
+        'Bearer realm="murmur", error="invalid_token"',
+      );
+    }
+    if (status === 429) {
+      headers['Retry-After'] = header('Seconds to wait before retrying.', { type: 'integer', minimum: 1 }, true, 42);
+    }
+    // 401, 402 and 409 are answered before billing admits the call, so they carry no window.
+    if (opts.ai && ![401, 402, 409].includes(status)) Object.assign(headers, rateLimitHeaders(status === 429));
+    if (opts.replayable && status >= 500 && status !== 503) headers['Idempotent-Replayed'] = IDEMPOTENT_REPLAYED;
+    // One example per code this operation can answer with at this status: the codes a client
+    // must expect here (the checker in gateway/test holds real responses to exactly these).
+    const examples = Object.fromEntries(statusCodes.map((code) => [code, { summary: code, value: ex.errorExample(code) }]));
+    const codeList = statusCodes.map((code) => `\`${code}\``).join(', ');
+    out[String(status)] = {
+      description: `${STATUS_DESCRIPTIONS[status] ?? 'An error.'} Codes: ${codeList}.`,
+      headers,
+      content: { 'application/json': { schema: ref('Error'), examples } },
+    };
+  }
+  return out;
+}
+
+export function jsonResponse(description: string, schemaName: string, example: unknown): ResponseObject {
+  return {
+    description,
+    headers: { ...COMMON_HEADERS },
+    content: { 'application/json': { schema: ref(schemaName), example } },
+  };
+}
