@@ -1,10 +1,12 @@
 /**
  * Test support: a database of its own for each test file — a fresh schema on the real
- * Postgres when DATABASE_URL is set (CI), an in-memory PGlite otherwise.
+ * Postgres when DATABASE_URL is set (CI), an in-memory PGlite otherwise — and the error a call
+ * failed with.
  */
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { openDatabase, type Database } from './db';
+import { MurmurError } from './errors';
 
 export async function openTestDatabase(service: string, migrationsDir: string): Promise<Database> {
   const url = process.env.DATABASE_URL || undefined;
@@ -21,4 +23,14 @@ export async function openTestDatabase(service: string, migrationsDir: string): 
     }
   };
   return db;
+}
+
+/** The MurmurError a call failed with (fails the test when it succeeded or failed otherwise). */
+export async function failure(call: Promise<unknown>): Promise<MurmurError> {
+  const outcome = await call.then(
+    () => undefined,
+    (err: unknown) => err,
+  );
+  if (!(outcome instanceof MurmurError)) throw new Error(`expected a MurmurError, got ${outcome === undefined ? 'success' : String(outcome)}`);
+  return outcome;
 }

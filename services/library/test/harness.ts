@@ -1,5 +1,5 @@
 /** Starts a real library gRPC server on 127.0.0.1:0 over a test database, with a client. */
-import { createClient, createLogger, ManualClock, MurmurError, newId, openTestDatabase, type Database, type PromiseClient } from '@murmur/kit';
+import { createClient, createLogger, ManualClock, newId, openTestDatabase, type Database, type PromiseClient } from '@murmur/kit';
 import { LIBRARY_MAX_MESSAGE_BYTES, LIBRARY_MIGRATIONS_DIR, startLibraryService } from '@murmur/library';
 import { library } from '@murmur/proto';
 
@@ -32,14 +32,7 @@ export async function startHarness(): Promise<Harness> {
 /** A fresh owner, so tests sharing one database never see each other's rows. */
 export const newOwner = (): string => newId('usr');
 
-/** The MurmurError a call failed with (fails the test when it succeeded). */
-export async function failure(call: Promise<unknown>): Promise<MurmurError> {
-  const outcome = await call.then(
-    () => undefined,
-    (err: unknown) => err,
-  );
-  if (!(outcome instanceof MurmurError)) throw new Error(`expected a MurmurError, got ${outcome === undefined ? 'success' : String(outcome)}`);
-  return outcome;
-}
+/** The MurmurError a call failed with: kit's, re-exported for the tests here. */
+export { failure } from '@murmur/kit';
 
 export const page = (limit = 0, cursor = '') => ({ limit, cursor });

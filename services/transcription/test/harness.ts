@@ -6,7 +6,7 @@
 import { once } from 'node:events';
 import { createReadStream } from 'node:fs';
 import { readdir } from 'node:fs/promises';
-import { createClient, createLogger, MurmurError, newId, openTestDatabase, type Database, type PromiseClient } from '@murmur/kit';
+import { createClient, createLogger, newId, openTestDatabase, type Database, type PromiseClient } from '@murmur/kit';
 import { BILLING_MIGRATIONS_DIR, startBillingService } from '@murmur/billing';
 import { billing, transcription } from '@murmur/proto';
 import type { SpeechEngine } from '../src/engines/engine';
@@ -118,15 +118,8 @@ export async function transcribeBuffer(client: TranscriptionClient, data: Buffer
   return call.response;
 }
 
-/** The MurmurError a call failed with (fails the test when it succeeded). */
-export async function failure(call: Promise<unknown>): Promise<MurmurError> {
-  const outcome = await call.then(
-    () => undefined,
-    (err: unknown) => err,
-  );
-  if (!(outcome instanceof MurmurError)) throw new Error(`expected a MurmurError, got ${outcome === undefined ? 'success' : String(outcome)}`);
-  return outcome;
-}
+/** The MurmurError a call failed with: kit's, re-exported for the tests here. */
+export { failure } from '@murmur/kit';
 
 /** The user's usage as billing reports it. */
 export async function usageOf(billingClient: BillingClient, userId: string): Promise<billing.Usage> {

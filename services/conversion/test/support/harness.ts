@@ -4,7 +4,7 @@
  * swappable per test, so one harness serves the local, failing, openai and llama cases.
  */
 import { BILLING_MIGRATIONS_DIR, startBillingService } from '@murmur/billing';
-import { createClient, createLogger, MurmurError, newId, openTestDatabase, type Database, type PromiseClient } from '@murmur/kit';
+import { createClient, createLogger, newId, openTestDatabase, type Database, type PromiseClient } from '@murmur/kit';
 import { LIBRARY_MAX_MESSAGE_BYTES, LIBRARY_MIGRATIONS_DIR, startLibraryService } from '@murmur/library';
 import { billing, conversion, library } from '@murmur/proto';
 import { CONVERSION_MAX_MESSAGE_BYTES, LocalEngine, startConversionService, type ConversionEngine, type EngineInput } from '../../src/index';
@@ -110,12 +110,5 @@ export function convertRequest(fields: Partial<conversion.ConvertRequest> & { us
 export const transcriptSource = (value: string): conversion.ConvertRequest['source'] => ({ $case: 'transcript', value });
 export const recordingSource = (value: string): conversion.ConvertRequest['source'] => ({ $case: 'recordingId', value });
 
-/** The MurmurError a call failed with (fails the test when it succeeded). */
-export async function failure(call: Promise<unknown>): Promise<MurmurError> {
-  const outcome = await call.then(
-    () => undefined,
-    (err: unknown) => err,
-  );
-  if (!(outcome instanceof MurmurError)) throw new Error(`expected a MurmurError, got ${outcome === undefined ? 'success' : String(outcome)}`);
-  return outcome;
-}
+/** The MurmurError a call failed with: kit's, re-exported for the tests here. */
+export { failure } from '@murmur/kit';
