@@ -14,6 +14,7 @@ export * from './random';
 export * from './redis';
 export * from './shutdown';
 export * from './testing';
+export * from './test-servers';
 export * from './health';
 export * from './service-main';
 export * from './key-revocations';
