@@ -19,10 +19,11 @@ const SETTINGS = {
   /** Seconds of load before each fault. */
   before_s: 3,
   /** Longest the load watches after a fault for recovery; then 3 s more of steady success. */
-  observe_max_s: 30,
+  observe_max_s: 40,
   after_recovery_s: 3,
-  /** A request unanswered this long counts as a hang. */
+  /** A request unanswered this long counts as a hang (a transcription: 30 s, for a 4 s file on a busy 2-core machine). */
   hang_ms: 10_000,
+  transcribe_hang_ms: 30_000,
   /** Concurrent read loops (GET /recordings, GET /usage) and AI loops (convert; one transcribe loop). */
   read_loops: 4,
   convert_loops: 1,
@@ -116,7 +117,7 @@ class Load {
       let status: number;
       let code: string | undefined;
       try {
-        const res = await fetch(init[0], { ...init[1], signal: AbortSignal.timeout(SETTINGS.hang_ms) });
+        const res = await fetch(init[0], { ...init[1], signal: AbortSignal.timeout(kind === 'transcribe' ? SETTINGS.transcribe_hang_ms : SETTINGS.hang_ms) });
         status = res.status;
         const body = (await res.json().catch(() => ({}))) as { error?: { code?: string } };
         code = body.error?.code;

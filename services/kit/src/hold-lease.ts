@@ -25,7 +25,7 @@ export type RenewPort = Pick<PromiseClient<billing.BillingServiceClient>, 'renew
 
 /** A running lease; stop it once the reservation is committed or released. */
 export interface HoldLease {
-  /** Aborted (with service_unavailable) when billing says the hold is gone: the work can no longer be charged. */
+  /** Aborted (with service_unavailable) when billing says the hold was released or expired: the work can no longer be charged. */
   readonly signal: AbortSignal;
   /** True once the hold was found gone. */
   readonly lost: boolean;
@@ -57,7 +57,8 @@ export function keepReservationHeld(
       .renewReservation({ ...hold, holdSeconds: opts.leaseSeconds })
       .then(({ reservation }) => {
         if (stopped || reservation?.state === billing.ReservationState.RESERVATION_STATE_HELD) return;
-        // Committed or released meanwhile by this very call is not a loss; stop() came first then.
+        // Committed already (an idempotent replay of a settled call): nothing left to keep held.
+        if (reservation?.state === billing.ReservationState.RESERVATION_STATE_COMMITTED) return stop();
         opts.log.warn({ reservation_id: hold.reservationId, state: reservation?.state }, 'credit hold lapsed while the work ran');
         controller.abort(holdLapsedError());
         stop();
