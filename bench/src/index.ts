@@ -2,6 +2,7 @@
 import type { Benchmark } from './benchmark';
 import { billingBench } from './billing-benchmark';
 import { convertBench } from './convert-benchmark';
+import { faultsBench } from './faults';
 import { mcpBench } from './mcp';
 import { readPath } from './read-path';
 import { transcribeBench } from './transcribe';
@@ -11,6 +12,7 @@ export { readPath } from './read-path';
 export { mcpBench } from './mcp';
 export { convertBench } from './convert-benchmark';
 export { transcribeBench } from './transcribe';
+export { faultsBench } from './faults';
 
 /** Every benchmark `npm run bench` knows, in the order it runs them. */
-export const BENCHMARKS: readonly Benchmark[] = [readPath, mcpBench, billingBench, convertBench, transcribeBench];
+export const BENCHMARKS: readonly Benchmark[] = [readPath, mcpBench, billingBench, convertBench, transcribeBench, faultsBench];

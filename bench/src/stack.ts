@@ -124,6 +124,8 @@ export interface StackOptions {
   extras?: readonly ExtraProcess[];
   /** LOG_LEVEL of every process (default warn). */
   logLevel?: string;
+  /** Postgres to create the bench database on (default BENCH_DATABASE_URL, DATABASE_URL, then the local server). */
+  adminUrl?: string;
 }
 
 /** The running topology; stop it with {@link Stack.stop} (also on failure). */
@@ -149,7 +151,7 @@ export interface Stack {
  * gRPC health, then starts the gateway and waits for /healthz.
  */
 export async function startStack(log: (line: string) => void, opts: StackOptions): Promise<Stack> {
-  const adminUrl = process.env.BENCH_DATABASE_URL || process.env.DATABASE_URL || DEFAULT_ADMIN_URL;
+  const adminUrl = opts.adminUrl || process.env.BENCH_DATABASE_URL || process.env.DATABASE_URL || DEFAULT_ADMIN_URL;
   const scripts = [...opts.services.map((s) => `services/${s}/dist/main.js`), 'gateway/dist/main.js', ...(opts.extras ?? []).map((e) => e.script)];
   for (const script of scripts) {
     if (!fs.existsSync(path.join(ROOT, script))) throw new Error(`${script} is missing: build first (npm run build).`);

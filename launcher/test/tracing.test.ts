@@ -7,11 +7,8 @@
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import * as os from 'node:os';
-import * as path from 'node:path';
-import { waitForGrpcServing, waitForHttpOk } from '@murmur/kit';
-import { admin, closeClients, createClients } from '@murmur/gateway';
-import { Supervisor } from '../src/supervisor';
+import { admin } from '@murmur/gateway';
+import { startProcessStack, type ProcessStack } from './support/process-stack';
 
 interface Span {
   service: string;
@@ -22,28 +19,16 @@ interface Span {
   kind: number;
 }
 
-const ROOT = path.resolve(__dirname, '..', '..');
-const SERVICES = ['auth', 'billing', 'library', 'transcription', 'conversion'] as const;
 const WAV = '/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibility_01_austen_64kb-0880.wav';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = http.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 describe('tracing across processes', () => {
   const spans: Span[] = [];
   /** Every path the collector was sent something on. */
   const paths = new Set<string>();
   let receiver: http.Server;
-  let supervisor: Supervisor;
+  let stack: ProcessStack;
   let base: string;
   let key: string;
-  let dataDir: string;
 
   beforeAll(async () => {
     receiver = http.createServer((req, res) => {
@@ -63,50 +48,25 @@ describe('tracing across processes', () => {
     await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
     const otlp = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
 
-    const ports = await Promise.all([...SERVICES, 'gateway'].map(() => freePort()));
-    const addr = (i: number) => `127.0.0.1:${ports[i]}`;
-    const addrs = { AUTH_ADDR: addr(0), BILLING_ADDR: addr(1), LIBRARY_ADDR: addr(2), TRANSCRIPTION_ADDR: addr(3), CONVERSION_ADDR: addr(4) };
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'murmur-trace-'));
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      ...addrs,
-      PORT: String(ports[5]),
-      HOST: '127.0.0.1',
-      GRPC_LISTEN_ADDR: '',
-      LOG_LEVEL: 'warn',
-      // Each child keeps its own embedded Postgres in a fresh folder: this test must not meet the
-      // rows of other runs (CI sets DATABASE_URL/REDIS_URL for the in-process suites).
-      DATABASE_URL: '',
-      REDIS_URL: '',
-      MURMUR_DATA_DIR: dataDir,
-      OTEL_EXPORTER_OTLP_ENDPOINT: otlp,
-      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-      OTEL_BSP_SCHEDULE_DELAY: '200',
-      // Were metrics on (the SDK's default), they would reach the collector every 200 ms.
-      OTEL_METRIC_EXPORT_INTERVAL: '200',
-      MURMUR_TRANSCRIPTION_ENGINE: 'pocketsphinx',
-    };
-    const spec = (name: string, script: string) => ({ name, command: process.execPath, args: [path.join(ROOT, script)], env });
-    supervisor = new Supervisor([...SERVICES.map((s) => spec(s, `services/${s}/dist/main.js`)), spec('gateway', 'gateway/dist/main.js')], () => undefined);
-    for (const s of SERVICES) supervisor.start(s);
-    await Promise.all(Object.values(addrs).map((a) => waitForGrpcServing(a, 90_000)));
-    supervisor.start('gateway');
-    base = `http://127.0.0.1:${ports[5]}`;
-    await waitForHttpOk(`${base}/healthz`, 60_000);
-    const clients = createClients(addrs, 30_000);
-    try {
-      await admin.createUser(clients, 'trace@example.com', 'Trace', 'pro');
-      await admin.seed(clients, 'trace@example.com', 3);
-      key = (await admin.createKey(clients, 'trace@example.com', '90')).key;
-    } finally {
-      closeClients(clients);
-    }
+    stack = await startProcessStack({
+      env: {
+        OTEL_EXPORTER_OTLP_ENDPOINT: otlp,
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_BSP_SCHEDULE_DELAY: '200',
+        // Were metrics on (the SDK's default), they would reach the collector every 200 ms.
+        OTEL_METRIC_EXPORT_INTERVAL: '200',
+      },
+    });
+    base = stack.base;
+    const { clients } = stack;
+    await admin.createUser(clients, 'trace@example.com', 'Trace', 'pro');
+    await admin.seed(clients, 'trace@example.com', 3);
+    key = (await admin.createKey(clients, 'trace@example.com', '90')).key;
   }, 180_000);
 
   afterAll(async () => {
-    await supervisor?.stopAll(5_000);
+    await stack?.stop();
     await new Promise<void>((r) => receiver.close(() => r()));
-    fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
   /** Sends a request, then waits until its trace holds spans of every expected service. */

@@ -38,6 +38,9 @@ export function billingHandlers(service: BillingService): BoundService {
     async release(req) {
       return { reservation: await service.release(req.userId, req.reservationId, req.reason) };
     },
+    async renewReservation(req) {
+      return { reservation: await service.renewReservation(req.userId, req.reservationId, req.holdSeconds) };
+    },
     async getRateLimit(req) {
       return { rateLimit: await service.getRateLimit(req.userId) };
     },

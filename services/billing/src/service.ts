@@ -126,6 +126,14 @@ function checkUserId(userId: string): void {
   }
 }
 
+function checkHoldSeconds(holdSeconds: number): void {
+  if (!Number.isInteger(holdSeconds) || holdSeconds < 0 || holdSeconds > MAX_HOLD_SECONDS) {
+    throw new MurmurError('invalid_request', `hold_seconds must be from 1 to ${MAX_HOLD_SECONDS} (0 means ${DEFAULT_HOLD_SECONDS}).`, {
+      param: 'hold_seconds',
+    });
+  }
+}
+
 function checkNote(note: string): void {
   if (note.length > MAX_NOTE_LENGTH) {
     throw new MurmurError('invalid_request', `note must be at most ${MAX_NOTE_LENGTH} characters.`, { param: 'note' });
@@ -453,11 +461,7 @@ export class BillingService {
     if (!Number.isSafeInteger(transcriptChars) || transcriptChars < 0) {
       throw new MurmurError('invalid_request', 'transcript_chars must be a whole number, 0 or more.', { param: 'transcript_chars' });
     }
-    if (!Number.isInteger(holdSeconds) || holdSeconds < 0 || holdSeconds > MAX_HOLD_SECONDS) {
-      throw new MurmurError('invalid_request', `hold_seconds must be from 1 to ${MAX_HOLD_SECONDS} (0 means ${DEFAULT_HOLD_SECONDS}).`, {
-        param: 'hold_seconds',
-      });
-    }
+    checkHoldSeconds(holdSeconds);
     if (admissionId !== '' && !isId('adm', admissionId)) throw this.badAdmission('is not an admission id of the form adm_….');
 
     return this.mutate(userId, async (account, tx, now) => {
@@ -603,6 +607,26 @@ export class BillingService {
       }
       const { reservation } = await this.returnHold(account, tx, r, 'released', reason || 'released', now);
       return toReservation(reservation);
+    });
+  }
+
+  /**
+   * Renews a held reservation's lease: its deadline becomes now + `holdSeconds`. A holder (the
+   * transcription or conversion process doing the work) calls it every third of the lease, so
+   * a holder that dies stops renewing and its credits come back one lease later — whichever
+   * replica or restart notices nothing. A hold past its deadline was expired by the lock-taking
+   * path before this runs: a lapsed lease is never revived, and like a released, expired or
+   * committed reservation it comes back unchanged for the caller to read its state.
+   */
+  async renewReservation(userId: string, reservationId: string, holdSeconds: number): Promise<billing.Reservation> {
+    checkUserId(userId);
+    if (!isId('rsv', reservationId)) throw reservationNotFound();
+    checkHoldSeconds(holdSeconds);
+    return this.mutate(userId, async (_account, tx, now) => {
+      const r = await tx.findReservation(reservationId);
+      if (!r) throw reservationNotFound();
+      if (r.state !== 'held') return toReservation(r);
+      return toReservation(await tx.extendReservation(r.id, new Date(now.getTime() + (holdSeconds || DEFAULT_HOLD_SECONDS) * 1000)));
     });
   }
 

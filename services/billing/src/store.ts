@@ -132,6 +132,8 @@ export interface AccountTransaction {
   /** This user's held reservations whose deadline is at or before `now`, oldest deadline first. */
   expiredHolds(now: Date): Promise<ReservationRecord[]>;
   insertReservation(reservation: ReservationRecord): Promise<ReservationRecord>;
+  /** Moves the deadline of one of this user's held reservations (a renewed lease). */
+  extendReservation(id: string, expiresAt: Date): Promise<ReservationRecord>;
   /** Moves one of this user's held reservations out of the held state. */
   settleReservation(id: string, settlement: ReservationSettlement): Promise<ReservationRecord>;
   /** One of this user's admissions by id; undefined when unknown or someone else's. */
@@ -409,6 +411,17 @@ class PostgresAccountTransaction implements AccountTransaction {
       ],
     );
     return toReservation(rows[0]!);
+  }
+
+  async extendReservation(id: string, expiresAt: Date): Promise<ReservationRecord> {
+    const { rows } = await this.client.query<ReservationRow>(
+      `UPDATE reservations SET expires_at = $3 WHERE id = $1 AND user_id = $2 AND state = 'held' RETURNING ${RESERVATION_COLUMNS}`,
+      [id, this.userId, expiresAt],
+    );
+    const row = rows[0];
+    // Every writer of a user's reservations holds that user's account lock, so this cannot race.
+    if (!row) throw new Error(`reservation ${id} was not held when renewed`);
+    return toReservation(row);
   }
 
   async settleReservation(id: string, s: ReservationSettlement): Promise<ReservationRecord> {

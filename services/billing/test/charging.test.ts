@@ -504,6 +504,52 @@ describe('charging over gRPC: admission, reserve → commit / release, expiry (r
     });
   });
 
+  describe('RenewReservation: the lease a live holder keeps renewing', () => {
+    it('moves the deadline to now + hold_seconds each time; a holder that stops renewing loses the hold one lease later', async () => {
+      const userId = newUser();
+      const before = await balances(userId);
+      const r = await reserve(api, userId, { credits: 5, holdSeconds: 30 });
+      for (let i = 0; i < 5; i += 1) {
+        clock.advance(20_000);
+        const renewed = (await api.renewReservation({ userId, reservationId: r.id, holdSeconds: 30 })).reservation!;
+        expect(renewed).toMatchObject({ state: State.RESERVATION_STATE_HELD, credits: 5 });
+        expect(renewed.expiresAt!.getTime()).toBe(clock.now().getTime() + 30_000);
+      }
+      // 100 s after the reserve, five renewals later, still held; then the holder dies.
+      await limited.sweepExpiredReservations();
+      expect(await stateOf(r.id)).toBe('held');
+      clock.advance(29_999);
+      expect((await balances(userId)).reserved).toBe(5);
+      clock.advance(1);
+      expect(await balances(userId)).toEqual(before);
+      expect(await stateOf(r.id)).toBe('expired');
+      await expectReconciled(userId);
+    });
+
+    it('never revives a lapsed lease, and answers settled reservations unchanged', async () => {
+      const userId = newUser();
+      const lapsed = await reserve(api, userId, { credits: 2, holdSeconds: 10 });
+      clock.advance(10_000);
+      expect((await api.renewReservation({ userId, reservationId: lapsed.id, holdSeconds: 30 })).reservation).toMatchObject({
+        state: State.RESERVATION_STATE_EXPIRED,
+      });
+      const done = await reserve(api, userId, { credits: 1, holdSeconds: 10 });
+      await api.commit({ userId, reservationId: done.id, credits: 1, usageSeconds: 0 });
+      const again = (await api.renewReservation({ userId, reservationId: done.id, holdSeconds: 30 })).reservation!;
+      expect(again.state).toBe(State.RESERVATION_STATE_COMMITTED);
+      expect(again.expiresAt).toEqual(done.expiresAt);
+      await expectReconciled(userId);
+    });
+
+    it('refuses another user\'s reservation as not_found and a bad hold_seconds with param hold_seconds', async () => {
+      const userId = newUser();
+      const r = await reserve(api, userId, { credits: 1, holdSeconds: 10 });
+      expect(await errorOf(api.renewReservation({ userId: newUser(), reservationId: r.id, holdSeconds: 10 }))).toMatchObject({ code: 'not_found' });
+      expect(await errorOf(api.renewReservation({ userId, reservationId: r.id, holdSeconds: -1 }))).toMatchObject({ code: 'invalid_request', param: 'hold_seconds' });
+      expect(await stateOf(r.id)).toBe('held');
+    });
+  });
+
   describe('period boundaries with reservations held across them', () => {
     it('one boundary: the reset restores the allowance; settling returns prepaid, not the lapsed monthly part, and refunds no spend', async () => {
       clock.set('2026-01-31T23:00:00Z');

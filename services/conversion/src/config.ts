@@ -3,7 +3,7 @@
  * settings of the kit): which engine runs, how long it may take, and where its model or
  * endpoint is. A bad value fails at start-up with the variable's name.
  */
-import { loadConfig, z } from '@murmur/kit';
+import { holdLeaseSchema, loadConfig, z } from '@murmur/kit';
 
 export const conversionConfigSchema = {
   /** local (default: wink-nlp + chrono-node, offline) | llama (GGUF via node-llama-cpp) | openai (chat completions). */
@@ -26,6 +26,7 @@ export const conversionConfigSchema = {
   OPENAI_API_KEY: z.string().optional(),
   /** Chat model the openai engine asks for. */
   MURMUR_OPENAI_CONVERT_MODEL: z.string().default('gpt-4o-mini'),
+  ...holdLeaseSchema,
 };
 
 export type ConversionConfig = ReturnType<typeof loadConfig<typeof conversionConfigSchema>>;

@@ -30,6 +30,8 @@ export interface ConversionServiceDeps {
   clock?: Clock;
   /** Longest one conversion may run (MURMUR_CONVERSION_TIMEOUT_MS); 120 s by default. */
   engineTimeoutMs?: number;
+  /** Lease of each credit hold, renewed while the conversion runs (MURMUR_HOLD_LEASE_SECONDS; default 30 s). */
+  leaseSeconds?: number;
 }
 
 /** A started conversion server: its port (useful with port 0) and how to stop it. */
@@ -47,6 +49,7 @@ export async function startConversionService(deps: ConversionServiceDeps): Promi
     log: deps.log,
     ...(deps.clock ? { clock: deps.clock } : {}),
     ...(deps.engineTimeoutMs ? { engineTimeoutMs: deps.engineTimeoutMs } : {}),
+    ...(deps.leaseSeconds ? { leaseSeconds: deps.leaseSeconds } : {}),
   });
   const server = await startGrpcServer(
     {

@@ -2,7 +2,8 @@
  * The conversion service process: murmur.conversion.v1.ConversionService over gRPC (plus
  * health and reflection) on GRPC_LISTEN_ADDR or CONVERSION_ADDR. Stateless (no database): it
  * charges through billing at BILLING_ADDR and stores artifacts through library at
- * LIBRARY_ADDR. The engine is MURMUR_CONVERSION_ENGINE (local by default; llama loads a GGUF
+ * LIBRARY_ADDR, holding the credits of a running conversion as a lease it renews
+ * (MURMUR_HOLD_LEASE_SECONDS), so a killed process's holds return within one lease. The engine is MURMUR_CONVERSION_ENGINE (local by default; llama loads a GGUF
  * from MURMUR_MODELS_DIR; openai calls OPENAI_BASE_URL). Drains on SIGTERM.
  */
 import './tracing';
@@ -32,6 +33,7 @@ runServiceProcess({
       library: libraryClient,
       engine,
       engineTimeoutMs: own.MURMUR_CONVERSION_TIMEOUT_MS,
+      leaseSeconds: own.MURMUR_HOLD_LEASE_SECONDS,
     });
     log.info({ engine: engine.name, timeout_ms: own.MURMUR_CONVERSION_TIMEOUT_MS }, 'conversion engine ready');
     return {

@@ -8,14 +8,26 @@
  * recording that is not the caller's, or a transcript over the plan's limit is refused with
  * nothing reserved.
  */
-import { isId, MurmurError, invalidParam, newId, systemClock, type Clock, type Logger, type PromiseClient } from '@murmur/kit';
+import {
+  DEFAULT_HOLD_LEASE_SECONDS,
+  holdLapsedError,
+  invalidParam,
+  isId,
+  keepReservationHeld,
+  MurmurError,
+  newId,
+  systemClock,
+  type Clock,
+  type Logger,
+  type PromiseClient,
+} from '@murmur/kit';
 import { billing, conversion, library } from '@murmur/proto';
 import type { ConversionEngine } from './engines/engine';
 import { isKindName, KINDS, unknownKind, type KindName } from './kinds';
 import type { OutputFormatName } from './render';
 
 /** The billing RPCs conversion uses. */
-export type BillingClient = Pick<PromiseClient<billing.BillingServiceClient>, 'getUsage' | 'reserve' | 'commit' | 'release'>;
+export type BillingClient = Pick<PromiseClient<billing.BillingServiceClient>, 'getUsage' | 'reserve' | 'commit' | 'release' | 'renewReservation'>;
 /** The library RPCs conversion uses. */
 export type LibraryClient = Pick<PromiseClient<library.LibraryServiceClient>, 'getRecording' | 'addArtifact'>;
 
@@ -34,6 +46,8 @@ export interface ConversionServiceOptions {
   clock?: Clock;
   /** Longest an engine may run (MURMUR_CONVERSION_TIMEOUT_MS). */
   engineTimeoutMs?: number;
+  /** Lease of the credit hold, renewed while the conversion runs (MURMUR_HOLD_LEASE_SECONDS). */
+  leaseSeconds?: number;
 }
 
 /**
@@ -127,10 +141,12 @@ export function recordingText(transcript: library.Transcript): string {
 export class ConversionService {
   private readonly clock: Clock;
   private readonly timeoutMs: number;
+  private readonly leaseSeconds: number;
 
   constructor(private readonly opts: ConversionServiceOptions) {
     this.clock = opts.clock ?? systemClock;
     this.timeoutMs = opts.engineTimeoutMs ?? DEFAULT_ENGINE_TIMEOUT_MS;
+    this.leaseSeconds = opts.leaseSeconds ?? DEFAULT_HOLD_LEASE_SECONDS;
   }
 
   get engineName(): string {
@@ -169,7 +185,8 @@ export class ConversionService {
       admissionId: req.admissionId,
       audioSeconds: 0,
       transcriptChars: chars,
-      holdSeconds: 0,
+      // A short lease renewed while the work runs: a killed process's hold returns within it.
+      holdSeconds: this.leaseSeconds,
     });
     if (!reservation) throw new MurmurError('internal_error', 'internal error');
     if (reservation.state === billing.ReservationState.RESERVATION_STATE_RELEASED || reservation.state === billing.ReservationState.RESERVATION_STATE_EXPIRED) {
@@ -185,43 +202,55 @@ export class ConversionService {
       if (stored) return this.response(stored.id, kind, format, stored.content, stored.creditsCharged, source.recording.id, stored.createdAt ?? this.clock.now());
     }
 
+    // A replay settles nothing: only a fresh hold is kept alive.
+    const lease = replay
+      ? undefined
+      : keepReservationHeld(this.opts.billing, { userId, reservationId: reservation.id }, { leaseSeconds: this.leaseSeconds, log: this.opts.log });
     let content: string;
-    try {
-      content = await this.runEngine({ transcript: source.engineText, kind, format, instructions: req.instructions, referenceTime: source.referenceTime }, signal);
-    } catch (err) {
-      if (!replay) await this.release(userId, reservation.id, 'conversion failed');
-      this.opts.log.warn({ kind, engine: this.opts.engine.name, chars, reason: (err as Error).message, cancelled: signal.aborted }, 'conversion failed; credits released');
-      throw new MurmurError('conversion_failed');
-    }
-
     let artifactId = newId('art');
     let createdAt = this.clock.now();
-    if (source.recording) {
+    try {
       try {
-        const { artifact } = await this.opts.library.addArtifact({
-          ownerId: userId,
-          recordingId: source.recording.id,
-          kind,
-          format: LIBRARY_FORMAT[format],
-          content,
-          creditsCharged: reservation.credits,
-        });
-        if (!artifact) throw new MurmurError('internal_error', 'internal error');
-        artifactId = artifact.id;
-        createdAt = artifact.createdAt ?? createdAt;
+        content = await this.runEngine(
+          { transcript: source.engineText, kind, format, instructions: req.instructions, referenceTime: source.referenceTime },
+          lease ? AbortSignal.any([signal, lease.signal]) : signal,
+        );
       } catch (err) {
-        if (!replay) await this.release(userId, reservation.id, 'artifact could not be stored');
-        throw err;
+        if (!replay) await this.release(userId, reservation.id, lease?.lost ? 'hold lapsed' : 'conversion failed');
+        if (lease?.lost) throw holdLapsedError();
+        this.opts.log.warn({ kind, engine: this.opts.engine.name, chars, reason: (err as Error).message, cancelled: signal.aborted }, 'conversion failed; credits released');
+        throw new MurmurError('conversion_failed');
       }
-    }
-    if (!replay) {
-      try {
-        await this.opts.billing.commit({ reservationId: reservation.id, userId, credits: reservation.credits, usageSeconds: 0 });
-      } catch (err) {
-        // Not charged: the hold is released here or expires on its own.
-        await this.release(userId, reservation.id, 'commit failed');
-        throw err;
+
+      if (source.recording) {
+        try {
+          const { artifact } = await this.opts.library.addArtifact({
+            ownerId: userId,
+            recordingId: source.recording.id,
+            kind,
+            format: LIBRARY_FORMAT[format],
+            content,
+            creditsCharged: reservation.credits,
+          });
+          if (!artifact) throw new MurmurError('internal_error', 'internal error');
+          artifactId = artifact.id;
+          createdAt = artifact.createdAt ?? createdAt;
+        } catch (err) {
+          if (!replay) await this.release(userId, reservation.id, 'artifact could not be stored');
+          throw err;
+        }
       }
+      if (!replay) {
+        try {
+          await this.opts.billing.commit({ reservationId: reservation.id, userId, credits: reservation.credits, usageSeconds: 0 });
+        } catch (err) {
+          // Not charged: the hold is released here or expires on its own.
+          await this.release(userId, reservation.id, 'commit failed');
+          throw lease?.lost ? holdLapsedError() : err;
+        }
+      }
+    } finally {
+      lease?.stop();
     }
     this.opts.log.info(
       { kind, format, engine: this.opts.engine.name, chars, credits: reservation.credits, stored: source.recording !== null, replay, ms: Date.now() - started },

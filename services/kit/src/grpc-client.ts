@@ -53,6 +53,11 @@ function metadataFor(options: CallOptions | undefined): grpc.Metadata {
 export function createClient<C extends grpc.Client>(Ctor: ClientCtor<C>, address: string, opts: ClientOptions = {}): PromiseClient<C> {
   const raw = new Ctor(address, grpc.credentials.createInsecure(), {
     'grpc.keepalive_time_ms': 30_000,
+    // A restarted service is back in a few seconds: reconnect within a second of it, not after
+    // grpc-js's default backoff (1 s growing ×1.6 to 120 s), which kept calls failing for 10 s
+    // and more after a kill -9 (bench/faults).
+    'grpc.initial_reconnect_backoff_ms': 250,
+    'grpc.max_reconnect_backoff_ms': 1_000,
     'grpc.max_receive_message_length': opts.maxReceiveMessageBytes ?? 16 * 1024 * 1024,
   });
   const defaultDeadline = opts.deadlineMs ?? 10_000;

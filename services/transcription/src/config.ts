@@ -10,7 +10,7 @@
 import { readdir } from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { z } from '@murmur/kit';
+import { holdLeaseSchema, z } from '@murmur/kit';
 import type { transcription } from '@murmur/proto';
 import { FFMPEG_PACKAGE } from './audio-files';
 import type { SpeechEngine } from './engines/engine';
@@ -42,12 +42,13 @@ export const transcriptionConfigSchema = {
   MURMUR_OPENAI_TIMEOUT_MS: z.coerce.number().int().positive().default(300_000),
   /** Chunks recognised at once across all calls. */
   MURMUR_TRANSCRIBE_CONCURRENCY: z.coerce.number().int().positive().default(os.availableParallelism()),
-  /** Parent of the per-call temp folders (uploads up to 500 MB plus their PCM land here). */
+  /** Parent of the spool: <dir>/murmur-transcription/<instance>/<call>/ (uploads up to 500 MB plus their PCM). */
   MURMUR_TRANSCRIBE_TMP_DIR: z.string().optional(),
   /** Longest decoded audio accepted (seconds); longer → audio_too_large. Default 12 h. */
   MURMUR_TRANSCRIBE_MAX_AUDIO_SECONDS: z.coerce.number().int().positive().default(12 * 60 * 60),
   /** An upload that sends nothing for this long is abandoned and its files removed. */
   MURMUR_TRANSCRIBE_UPLOAD_IDLE_MS: z.coerce.number().int().positive().default(120_000),
+  ...holdLeaseSchema,
 };
 
 export type TranscriptionConfig = z.infer<z.ZodObject<typeof transcriptionConfigSchema>>;

@@ -9,7 +9,7 @@ import { startGrpcServer, type Logger, type PromiseClient } from '@murmur/kit';
 import type { billing, transcription } from '@murmur/proto';
 import type { SpeechEngine } from './engines/engine';
 import { transcriptionHandlers } from './server';
-import { TranscriptionService } from './service';
+import { TranscriptionService, type BillingPort } from './service';
 
 /**
  * Largest message accepted. Audio arrives in chunks of ≤ 1 MiB; the headroom is for a client
@@ -21,7 +21,7 @@ export interface TranscriptionServiceDeps {
   log: Logger;
   /** "host:port"; port 0 picks a free one. */
   address: string;
-  billing: PromiseClient<billing.BillingServiceClient> | Pick<PromiseClient<billing.BillingServiceClient>, 'reserve' | 'commit' | 'release'>;
+  billing: BillingPort;
   engine: SpeechEngine;
   /** Parent folder of each call's temp files (default the OS temp dir). */
   tmpDir?: string;
@@ -35,6 +35,8 @@ export interface TranscriptionServiceDeps {
   ffmpegPath?: string;
   /** Longest decoded audio accepted, in seconds (default 12 hours). */
   maxAudioSeconds?: number;
+  /** Lease of each credit hold, renewed while the call runs (default 30 s). */
+  leaseSeconds?: number;
 }
 
 /** A started transcription server: its port and how to stop it (the engine stays the caller's). */
@@ -54,6 +56,7 @@ export async function startTranscriptionService(deps: TranscriptionServiceDeps):
     ...(deps.engines ? { engines: deps.engines } : {}),
     ...(deps.ffmpegPath ? { ffmpegPath: deps.ffmpegPath } : {}),
     ...(deps.maxAudioSeconds ? { maxAudioSeconds: deps.maxAudioSeconds } : {}),
+    ...(deps.leaseSeconds ? { leaseSeconds: deps.leaseSeconds } : {}),
   });
   const server = await startGrpcServer(
     {
@@ -68,7 +71,7 @@ export async function startTranscriptionService(deps: TranscriptionServiceDeps):
   return { port: server.port, stop: () => server.shutdown() };
 }
 
-export { TranscriptionService, DEFAULT_MAX_AUDIO_BYTES, DEFAULT_MAX_AUDIO_SECONDS, holdSecondsFor, type BillingPort, type TranscriptionServiceOptions } from './service';
+export { TranscriptionService, DEFAULT_MAX_AUDIO_BYTES, DEFAULT_MAX_AUDIO_SECONDS, type BillingPort, type TranscriptionServiceOptions } from './service';
 export { EngineError, type Recognition, type RecognizeOptions, type SpeechEngine } from './engines/engine';
 export { createPocketsphinxEngine, DEBIAN_POCKETSPHINX_MODEL_DIR, type PocketsphinxOptions } from './engines/pocketsphinx';
 export { createWhisperEngine, type WhisperOptions } from './engines/whisper';
@@ -81,5 +84,6 @@ export { fetchModel, KNOWN_MODELS, type FetchModelOptions } from './models';
 export { BYTES_PER_SECOND, SAMPLE_RATE, wavHeader } from './pcm';
 export { decodeToPcm, spoolUpload, writeWavSlice, UndecodableAudioError, FFMPEG_FORMAT_WHITELIST } from './audio-files';
 export { mapInOrder, Semaphore } from './pool';
+export { openInstanceSpool, removeDeadSpools, SPOOL_FOLDER, type InstanceSpool } from './spool';
 export { decodeAndCut, recognizeChunks, type DecodedAudio, type DecodeOptions, type RecognizeChunksOptions } from './pipeline';
 export { isSilent, planRecognition, PIECE_SECONDS, SILENT_PEAK_RMS, type PlanOptions } from './plan';

@@ -1,16 +1,21 @@
 /**
  * The transcription service process: gRPC murmur.transcription.v1.TranscriptionService (plus
  * health and reflection) on GRPC_LISTEN_ADDR or TRANSCRIPTION_ADDR. Stateless: no database.
- * It decodes uploads with ffmpeg into per-call temp folders (MURMUR_TRANSCRIBE_TMP_DIR),
- * recognises them with the engine of MURMUR_TRANSCRIPTION_ENGINE (pocketsphinx, whisper or an
- * OpenAI-compatible endpoint) and charges through billing at BILLING_ADDR. Start-up fails with
+ * It decodes uploads with ffmpeg into per-call temp folders under its own instance folder
+ * (MURMUR_TRANSCRIBE_TMP_DIR/murmur-transcription/<instance>; the folders of dead instances
+ * are removed at start and every heartbeat), recognises them with the engine of
+ * MURMUR_TRANSCRIPTION_ENGINE (pocketsphinx, whisper or an OpenAI-compatible endpoint) and
+ * charges through billing at BILLING_ADDR, holding the credits as a lease renewed while the
+ * call runs (MURMUR_HOLD_LEASE_SECONDS). Start-up fails with
  * one line naming the Debian package or model that is missing. Drains on SIGTERM.
  */
 import './tracing';
+import * as os from 'node:os';
 import { createClient, loadConfig, runServiceProcess } from '@murmur/kit';
 import { billing } from '@murmur/proto';
 import { createEngineFromConfig, probeEngines, transcriptionConfigSchema } from './config';
 import { startTranscriptionService } from './index';
+import { openInstanceSpool } from './spool';
 
 runServiceProcess({
   name: 'transcription',
@@ -21,6 +26,7 @@ runServiceProcess({
     const { engine, name } = await createEngineFromConfig(own, { onNativeError: (line) => log.warn({ engine: 'whisper' }, line) });
     const engines = await probeEngines(own, name);
     log.info({ engine: name, model: engine.model, concurrency: own.MURMUR_TRANSCRIBE_CONCURRENCY }, 'speech engine ready');
+    const spool = await openInstanceSpool(own.MURMUR_TRANSCRIBE_TMP_DIR ?? os.tmpdir(), { log });
     // Billing calls are short; the audio work itself is bounded by the client's deadline.
     const billingClient = createClient(billing.BillingServiceClient, cfg.BILLING_ADDR, { deadlineMs: cfg.GRPC_DEADLINE_MS });
     const server = await startTranscriptionService({
@@ -33,13 +39,15 @@ runServiceProcess({
       uploadIdleMs: own.MURMUR_TRANSCRIBE_UPLOAD_IDLE_MS,
       ffmpegPath: own.MURMUR_FFMPEG_PATH,
       maxAudioSeconds: own.MURMUR_TRANSCRIBE_MAX_AUDIO_SECONDS,
-      ...(own.MURMUR_TRANSCRIBE_TMP_DIR ? { tmpDir: own.MURMUR_TRANSCRIBE_TMP_DIR } : {}),
+      tmpDir: spool.dir,
+      leaseSeconds: own.MURMUR_HOLD_LEASE_SECONDS,
     });
     return {
       async stop() {
         await server.stop();
         billingClient.close();
         await engine.close?.();
+        await spool.close();
       },
     };
   },

@@ -13,7 +13,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { MurmurError, newId, type Logger, type PromiseClient } from '@murmur/kit';
+import { DEFAULT_HOLD_LEASE_SECONDS, holdLapsedError, keepReservationHeld, MurmurError, newId, type Logger, type PromiseClient } from '@murmur/kit';
 import { billing, type transcription } from '@murmur/proto';
 import { spoolUpload, UndecodableAudioError } from './audio-files';
 import type { SpeechEngine } from './engines/engine';
@@ -23,8 +23,8 @@ import { PIECE_SECONDS, planRecognition } from './plan';
 import { Semaphore } from './pool';
 import type { StitchedTranscript } from './stitch';
 
-/** The three billing RPCs a transcription uses. */
-export type BillingPort = Pick<PromiseClient<billing.BillingServiceClient>, 'reserve' | 'commit' | 'release'>;
+/** The billing RPCs a transcription uses. */
+export type BillingPort = Pick<PromiseClient<billing.BillingServiceClient>, 'reserve' | 'commit' | 'release' | 'renewReservation'>;
 
 /** Limit when the caller sends max_bytes 0: DESIGN.md §3's 500 MB. */
 export const DEFAULT_MAX_AUDIO_BYTES = 500 * 1024 * 1024;
@@ -48,6 +48,8 @@ export interface TranscriptionServiceOptions {
   ffmpegPath?: string;
   /** Longest decoded audio accepted (default {@link DEFAULT_MAX_AUDIO_SECONDS}). */
   maxAudioSeconds?: number;
+  /** Lease of the credit hold, renewed while the call runs (MURMUR_HOLD_LEASE_SECONDS). */
+  leaseSeconds?: number;
 }
 
 /** A call's config message, as ts-proto decodes it. */
@@ -59,14 +61,6 @@ export interface CallSignal {
 }
 
 const LANGUAGE_TAG = /^[A-Za-z]{2,3}([-_][A-Za-z0-9]{1,8})*$/;
-
-/** Billing's longest hold (24 h). */
-const MAX_HOLD_SECONDS = 24 * 60 * 60;
-
-/** Seconds the reservation is held: generous, so a slow long file is never expired mid-work. */
-export function holdSecondsFor(durationSeconds: number): number {
-  return Math.min(MAX_HOLD_SECONDS, Math.ceil(600 + 2 * durationSeconds));
-}
 
 export class TranscriptionService {
   private readonly semaphore: Semaphore;
@@ -137,7 +131,8 @@ export class TranscriptionService {
         admissionId: config.admissionId,
         audioSeconds: duration,
         transcriptChars: 0,
-        holdSeconds: holdSecondsFor(duration),
+        // A short lease renewed while the work runs: a killed process's hold returns within it.
+        holdSeconds: this.opts.leaseSeconds ?? DEFAULT_HOLD_LEASE_SECONDS,
       });
       if (!reservation) throw new Error('billing answered Reserve without a reservation');
       if (reservation.state === billing.ReservationState.RESERVATION_STATE_RELEASED || reservation.state === billing.ReservationState.RESERVATION_STATE_EXPIRED) {
@@ -154,33 +149,48 @@ export class TranscriptionService {
         }
       };
 
+      const lease = keepReservationHeld(
+        this.opts.billing,
+        { userId: config.userId, reservationId: reservation.id },
+        { leaseSeconds: this.opts.leaseSeconds ?? DEFAULT_HOLD_LEASE_SECONDS, log },
+      );
       let recognized: { transcript: StitchedTranscript; language: string };
-      try {
-        recognized = await recognizeChunks(chunks, pcmFile, dir, { engine, language: config.language, signal: call.signal, semaphore: this.semaphore, limit: this.concurrency });
-      } catch (err) {
-        if (call.signal.aborted) {
-          await release('cancelled');
-          throw err;
-        }
-        await release('engine_failed');
-        log.error({ transcription_id: id, engine: engine.name, err: (err as Error).message }, 'engine failed');
-        throw new MurmurError('transcription_failed');
-      }
-      const recognizedAt = Date.now();
-
       let charged: number;
+      let recognizedAt = decodedAt;
       try {
-        const committed = await this.opts.billing.commit({
-          reservationId: reservation.id,
-          userId: config.userId,
-          credits: reservation.credits,
-          usageSeconds: Math.ceil(duration),
-        });
-        charged = committed.reservation?.credits ?? reservation.credits;
-      } catch (err) {
-        await release('commit_failed');
-        throw err;
+        try {
+          const signal = AbortSignal.any([call.signal, lease.signal]);
+          recognized = await recognizeChunks(chunks, pcmFile, dir, { engine, language: config.language, signal, semaphore: this.semaphore, limit: this.concurrency });
+          recognizedAt = Date.now();
+        } catch (err) {
+          if (call.signal.aborted) {
+            await release('cancelled');
+            throw err;
+          }
+          if (lease.lost) {
+            await release('hold_lapsed');
+            throw holdLapsedError();
+          }
+          await release('engine_failed');
+          log.error({ transcription_id: id, engine: engine.name, err: (err as Error).message }, 'engine failed');
+          throw new MurmurError('transcription_failed');
+        }
+        try {
+          const committed = await this.opts.billing.commit({
+            reservationId: reservation.id,
+            userId: config.userId,
+            credits: reservation.credits,
+            usageSeconds: Math.ceil(duration),
+          });
+          charged = committed.reservation?.credits ?? reservation.credits;
+        } catch (err) {
+          await release('commit_failed');
+          throw lease.lost ? holdLapsedError() : err;
+        }
+      } finally {
+        lease.stop();
       }
+
       const { transcript, language } = recognized;
       log.info(
         {

@@ -40,6 +40,7 @@ export async function startStack(opts: { engine: SpeechEngine; concurrency?: num
   const port: BillingPort = {
     reserve: (req, o) => billingClient.reserve(req, o),
     commit: (req, o) => billingClient.commit(req, o),
+    renewReservation: (req, o) => billingClient.renewReservation(req, o),
     release: async (req, o) => {
       const res = await billingClient.release(req, o);
       const seen = { reservationId: req.reservationId, reason: req.reason };

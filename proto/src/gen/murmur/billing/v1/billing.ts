@@ -229,7 +229,10 @@ export interface ReserveRequest {
   audioSeconds: number;
   /** Transcript size of a conversion (priced per started 1,000 characters). */
   transcriptChars: number;
-  /** How long the hold lasts before billing releases it by itself; 0 → 15 minutes. */
+  /**
+   * How long the hold lasts before billing releases it by itself; 0 → 15 minutes. A holder
+   * that keeps the hold alive with RenewReservation passes a short lease here.
+   */
   holdSeconds: number;
 }
 
@@ -257,6 +260,17 @@ export interface ReleaseRequest {
 }
 
 export interface ReleaseResponse {
+  reservation: Reservation | undefined;
+}
+
+export interface RenewReservationRequest {
+  reservationId: string;
+  userId: string;
+  /** The new deadline is now + hold_seconds (1 to 86,400; 0 → 15 minutes). */
+  holdSeconds: number;
+}
+
+export interface RenewReservationResponse {
   reservation: Reservation | undefined;
 }
 
@@ -2569,6 +2583,142 @@ export const ReleaseResponse: MessageFns<ReleaseResponse> = {
   },
 };
 
+function createBaseRenewReservationRequest(): RenewReservationRequest {
+  return { reservationId: "", userId: "", holdSeconds: 0 };
+}
+
+export const RenewReservationRequest: MessageFns<RenewReservationRequest> = {
+  encode(message: RenewReservationRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.reservationId !== "") {
+      writer.uint32(10).string(message.reservationId);
+    }
+    if (message.userId !== "") {
+      writer.uint32(18).string(message.userId);
+    }
+    if (message.holdSeconds !== 0) {
+      writer.uint32(24).int32(message.holdSeconds);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RenewReservationRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRenewReservationRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.reservationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.holdSeconds = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<RenewReservationRequest>, I>>(base?: I): RenewReservationRequest {
+    return RenewReservationRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RenewReservationRequest>, I>>(object: I): RenewReservationRequest {
+    const message = createBaseRenewReservationRequest();
+    message.reservationId = object.reservationId ?? "";
+    message.userId = object.userId ?? "";
+    message.holdSeconds = object.holdSeconds ?? 0;
+    return message;
+  },
+};
+
+function createBaseRenewReservationResponse(): RenewReservationResponse {
+  return { reservation: undefined };
+}
+
+export const RenewReservationResponse: MessageFns<RenewReservationResponse> = {
+  encode(message: RenewReservationResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.reservation !== undefined) {
+      Reservation.encode(message.reservation, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RenewReservationResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRenewReservationResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.reservation = Reservation.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<RenewReservationResponse>, I>>(base?: I): RenewReservationResponse {
+    return RenewReservationResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RenewReservationResponse>, I>>(object: I): RenewReservationResponse {
+    const message = createBaseRenewReservationResponse();
+    message.reservation = (object.reservation !== undefined && object.reservation !== null)
+      ? Reservation.fromPartial(object.reservation)
+      : undefined;
+    return message;
+  },
+};
+
 function createBaseListLedgerEntriesRequest(): ListLedgerEntriesRequest {
   return { userId: "", pageSize: 0, pageToken: "" };
 }
@@ -2850,6 +3000,23 @@ export const BillingServiceService = {
     responseSerialize: (value: ReleaseResponse): Buffer => Buffer.from(ReleaseResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ReleaseResponse => ReleaseResponse.decode(value),
   },
+  /**
+   * RenewReservation moves a held reservation's deadline to now + hold_seconds: the lease its
+   * holder renews while the work runs. A holder that dies stops renewing, and billing returns
+   * the credits one short hold later instead of after the whole operation's worst case. A
+   * reservation that is no longer held comes back unchanged (its state says why).
+   */
+  renewReservation: {
+    path: "/murmur.billing.v1.BillingService/RenewReservation" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RenewReservationRequest): Buffer =>
+      Buffer.from(RenewReservationRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RenewReservationRequest => RenewReservationRequest.decode(value),
+    responseSerialize: (value: RenewReservationResponse): Buffer =>
+      Buffer.from(RenewReservationResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RenewReservationResponse => RenewReservationResponse.decode(value),
+  },
   /** ListLedgerEntries pages through a user's ledger, newest first. */
   listLedgerEntries: {
     path: "/murmur.billing.v1.BillingService/ListLedgerEntries" as const,
@@ -2897,6 +3064,13 @@ export interface BillingServiceServer extends UntypedServiceImplementation {
   commit: handleUnaryCall<CommitRequest, CommitResponse>;
   /** Release returns a reservation's credits in full (a failed or cancelled operation). */
   release: handleUnaryCall<ReleaseRequest, ReleaseResponse>;
+  /**
+   * RenewReservation moves a held reservation's deadline to now + hold_seconds: the lease its
+   * holder renews while the work runs. A holder that dies stops renewing, and billing returns
+   * the credits one short hold later instead of after the whole operation's worst case. A
+   * reservation that is no longer held comes back unchanged (its state says why).
+   */
+  renewReservation: handleUnaryCall<RenewReservationRequest, RenewReservationResponse>;
   /** ListLedgerEntries pages through a user's ledger, newest first. */
   listLedgerEntries: handleUnaryCall<ListLedgerEntriesRequest, ListLedgerEntriesResponse>;
 }
@@ -3087,6 +3261,27 @@ export interface BillingServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ReleaseResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * RenewReservation moves a held reservation's deadline to now + hold_seconds: the lease its
+   * holder renews while the work runs. A holder that dies stops renewing, and billing returns
+   * the credits one short hold later instead of after the whole operation's worst case. A
+   * reservation that is no longer held comes back unchanged (its state says why).
+   */
+  renewReservation(
+    request: RenewReservationRequest,
+    callback: (error: ServiceError | null, response: RenewReservationResponse) => void,
+  ): ClientUnaryCall;
+  renewReservation(
+    request: RenewReservationRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RenewReservationResponse) => void,
+  ): ClientUnaryCall;
+  renewReservation(
+    request: RenewReservationRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RenewReservationResponse) => void,
   ): ClientUnaryCall;
   /** ListLedgerEntries pages through a user's ledger, newest first. */
   listLedgerEntries(

@@ -1,0 +1,92 @@
+/**
+ * The whole of Murmur as real child processes (the built dist, as in production) under the
+ * launcher's Supervisor, each on a free port: the five services, then the gateway once they
+ * serve. Each child keeps its own embedded Postgres in a fresh folder unless the caller passes
+ * a DATABASE_URL of its own (a test cluster it may restart). Shared by the cross-process tests.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { freePort, waitForGrpcServing, waitForHttpOk } from '@murmur/kit';
+import { closeClients, createClients, type Clients, type ServiceAddresses } from '@murmur/gateway';
+import { Supervisor } from '../../src/supervisor';
+
+export const ROOT = path.resolve(__dirname, '..', '..', '..');
+export const SERVICES = ['auth', 'billing', 'library', 'transcription', 'conversion'] as const;
+export type ServiceName = (typeof SERVICES)[number];
+export type ProcessName = ServiceName | 'gateway';
+
+export interface ProcessStack {
+  /** http://127.0.0.1:<port> of the gateway. */
+  base: string;
+  addrs: ServiceAddresses;
+  addrOf: Record<ServiceName, string>;
+  supervisor: Supervisor;
+  /** Admin view of every service (users, keys, usage, ledger). */
+  clients: Clients;
+  /** Fresh folder of this stack (embedded databases, spool), removed by stop(). */
+  dataDir: string;
+  /** Waits until `name` answers again (gRPC health, or the gateway's /healthz). */
+  waitReady(name: ProcessName, timeoutMs?: number): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startProcessStack(opts: { env?: NodeJS.ProcessEnv; out?: (line: string) => void } = {}): Promise<ProcessStack> {
+  const ports: number[] = [];
+  for (let i = 0; i < SERVICES.length + 1; i += 1) ports.push(await freePort());
+  const addr = (i: number) => `127.0.0.1:${ports[i]}`;
+  const addrs: ServiceAddresses = { AUTH_ADDR: addr(0), BILLING_ADDR: addr(1), LIBRARY_ADDR: addr(2), TRANSCRIPTION_ADDR: addr(3), CONVERSION_ADDR: addr(4) };
+  const addrOf: Record<ServiceName, string> = {
+    auth: addrs.AUTH_ADDR,
+    billing: addrs.BILLING_ADDR,
+    library: addrs.LIBRARY_ADDR,
+    transcription: addrs.TRANSCRIPTION_ADDR,
+    conversion: addrs.CONVERSION_ADDR,
+  };
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'murmur-procs-'));
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    ...addrs,
+    PORT: String(ports[5]),
+    HOST: '127.0.0.1',
+    GRPC_LISTEN_ADDR: '',
+    LOG_LEVEL: 'warn',
+    // Embedded Postgres per child in a fresh folder unless the caller brings its own: a test
+    // must not meet the rows of other runs (CI sets DATABASE_URL/REDIS_URL for the in-process suites).
+    DATABASE_URL: '',
+    REDIS_URL: '',
+    MURMUR_DATA_DIR: dataDir,
+    MURMUR_TRANSCRIPTION_ENGINE: 'pocketsphinx',
+    ...opts.env,
+  };
+  const spec = (name: string, script: string) => ({ name, command: process.execPath, args: [path.join(ROOT, script)], env });
+  const supervisor = new Supervisor([...SERVICES.map((s) => spec(s, `services/${s}/dist/main.js`)), spec('gateway', 'gateway/dist/main.js')], opts.out ?? (() => undefined));
+  const base = `http://127.0.0.1:${ports[5]}`;
+  const waitReady = (name: ProcessName, timeoutMs = 90_000) =>
+    name === 'gateway' ? waitForHttpOk(`${base}/healthz`, timeoutMs) : waitForGrpcServing(addrOf[name], timeoutMs);
+  try {
+    for (const s of SERVICES) supervisor.start(s);
+    await Promise.all(SERVICES.map((s) => waitReady(s)));
+    supervisor.start('gateway');
+    await waitReady('gateway', 60_000);
+  } catch (err) {
+    await supervisor.stopAll(5_000);
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    throw err;
+  }
+  const clients = createClients(addrs, 30_000);
+  return {
+    base,
+    addrs,
+    addrOf,
+    supervisor,
+    clients,
+    dataDir,
+    waitReady,
+    async stop() {
+      closeClients(clients);
+      await supervisor.stopAll(5_000);
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
