@@ -8,6 +8,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { ValidateFunction } from 'ajv';
 import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
 import { librivoxUtterances } from '../../services/transcription/src/speech-fixtures';
 import { wordErrorRate } from '../../services/transcription/src/wer';
 import { formatMegabytes, MCP_MAX_AUDIO_BYTES, MCP_MAX_BASE64_CHARS, MCP_MAX_BODY_BYTES } from '../src/mcp/body-limit';
@@ -103,7 +104,7 @@ describe('MCP AI tools end to end', () => {
   });
 
   describe('the /mcp body limit', () => {
-    it('states in the transcribe description the audio limit derived from the body limit', async () => {
+    it('states the audio limit derived from the body limit in the transcribe description and the README', async () => {
       const { client } = await newClient('mcp-limit-doc@example.com');
       const tool = (await client.listTools()).tools.find((t) => t.name === 'transcribe')!;
       expect(MCP_MAX_AUDIO_BYTES).toBe((MCP_MAX_BASE64_CHARS / 4) * 3);
@@ -111,6 +112,10 @@ describe('MCP AI tools end to end', () => {
       expect(tool.description).toContain(`up to ${formatMegabytes(MCP_MAX_AUDIO_BYTES)} of audio`);
       expect(tool.description).toContain(formatMegabytes(MCP_MAX_BODY_BYTES));
       expect(tool.description).not.toMatch(/500 MB of audio/);
+      const readme = readFileSync(path.resolve(__dirname, '../../README.md'), 'utf8').replace(/\s+/g, ' ');
+      const mcpSection = readme.slice(readme.indexOf('## MCP server'), readme.indexOf('## Admin CLI'));
+      expect(mcpSection).toContain(`up to ${formatMegabytes(MCP_MAX_AUDIO_BYTES)} of audio`);
+      expect(mcpSection).toContain(`at most ${formatMegabytes(MCP_MAX_BODY_BYTES)}`);
     });
 
     /** The JSON-RPC text around `audio_base64` of a transcribe tools/call. */
