@@ -3,12 +3,10 @@
  * against seeded data, tenancy, errors as isError results with contract codes, and the HTTP
  * rules before JSON-RPC (401, 403 Origin, 405, batches).
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { seedLibrary } from '../src/admin/seed';
+import { callTool as call, connectMcp, type Structured } from './support/mcp-client';
 import { startSystem, type TestSystem } from './support/system';
-
-type Structured = Record<string, any>;
 
 describe('MCP server', () => {
   let sys: TestSystem;
@@ -16,22 +14,7 @@ describe('MCP server', () => {
   let bob: { id: string; key: string };
   let client: Client;
 
-  async function connect(key: string): Promise<Client> {
-    const c = new Client({ name: 'murmur-test', version: '1.0.0' });
-    await c.connect(new StreamableHTTPClientTransport(new URL(`${sys.baseUrl}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
-    return c;
-  }
-
-  const call = async (c: Client, name: string, args: Record<string, unknown> = {}) => {
-    const res = await c.callTool({ name, arguments: args });
-    const text = (res.content as Array<{ text: string }>)[0]?.text ?? '';
-    if (res.isError) {
-      // The contract's error body, as text and in _meta (see gateway/src/mcp/tool-result.ts).
-      expect(JSON.parse(text)).toEqual((res._meta as Structured)['dev.murmur/error']);
-      return { isError: true, data: JSON.parse(text) as Structured, text };
-    }
-    return { isError: false, data: res.structuredContent as Structured, text };
-  };
+  const connect = (key: string) => connectMcp(sys.baseUrl, key);
 
   beforeAll(async () => {
     sys = await startSystem();

@@ -3,6 +3,9 @@
  * exporting OTLP/HTTP JSON to a receiver in this test. A REST read, a conversion, a
  * transcription and an MCP tools/call each produce exactly one trace id holding spans of every
  * service the call touches, with parent links gateway server → gRPC client → service server → pg.
+ * Then every string the collector received (resource attributes, span names, attributes, events,
+ * links) is searched for what must never reach a trace: the API key, an Authorization value,
+ * transcript text and audio.
  */
 import * as fs from 'node:fs';
 import * as http from 'node:http';
@@ -20,9 +23,60 @@ interface Span {
 }
 
 const WAV = '/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibility_01_austen_64kb-0880.wav';
+const CONVERT_INPUT = 'Marcus will send the deck by Friday. We agreed to ship in March.';
+const MCP_CONVERT_INPUT = 'Priya booked the auditorium for the quarterly review. Elena drafts the agenda before Tuesday.';
+
+/** What must never reach a trace. */
+interface Secrets {
+  key: string;
+  /** Texts whose runs of three words must not appear: transcripts recognised and sent to convert. */
+  transcripts: string[];
+  /** The uploaded audio file. */
+  audio: Buffer;
+}
+
+/** Every string in an OTLP export, with where it sits (`resourceSpans[0].scopeSpans[0].spans[3].attributes[2].value.stringValue`). */
+function exportedStrings(value: unknown, where = ''): Array<{ where: string; value: string }> {
+  if (typeof value === 'string') return [{ where, value }];
+  if (Array.isArray(value)) return value.flatMap((v, i) => exportedStrings(v, `${where}[${i}]`));
+  if (value && typeof value === 'object') return Object.entries(value).flatMap(([k, v]) => exportedStrings(v, where ? `${where}.${k}` : k));
+  return [];
+}
+
+/** Lower-case words, so a transcript is found whatever punctuation or case a span gives it. */
+const words = (text: string) => text.toLowerCase().replace(/[^a-z0-9']+/g, ' ').trim().split(' ').filter(Boolean);
+
+/** Where in the exports a secret appears; empty when none does. */
+function leaks(docs: unknown[], secrets: Secrets): string[] {
+  const base64 = secrets.audio.toString('base64');
+  // A long prefix of the audio's base64, windows of it further in, and its raw header in hex.
+  const audioMarks = [base64.slice(0, 64), ...[1, 2, 3].map((n) => base64.slice(Math.floor((base64.length * n) / 4 / 4) * 4).slice(0, 64)), secrets.audio.subarray(0, 32).toString('hex')];
+  const trigrams = new Set(secrets.transcripts.flatMap((t) => words(t).flatMap((_, i, w) => (i + 3 <= w.length ? [w.slice(i, i + 3).join(' ')] : []))));
+  const found: string[] = [];
+  for (const { where, value } of docs.flatMap((d) => exportedStrings(d))) {
+    // The report names the place; it never repeats the key itself.
+    const shown = value.split(secrets.key).join('svc_[the key]').split(secrets.key.slice('svc_'.length)).join('[the key]').slice(0, 120);
+    const at = (what: string) => found.push(`${what} at ${where}: ${JSON.stringify(shown)}`);
+    if (value.includes(secrets.key) || value.includes(secrets.key.slice('svc_'.length))) at('the API key');
+    if (/bearer\s+\S/i.test(value)) at('an Authorization value');
+    if (/\.key$/.test(where) && /authorization|cookie/i.test(value)) at('an Authorization attribute');
+    if (audioMarks.some((m) => value.includes(m))) at('audio');
+    const w = words(value);
+    for (let i = 0; i + 3 <= w.length; i++) {
+      if (trigrams.has(w.slice(i, i + 3).join(' '))) {
+        at(`transcript words "${w.slice(i, i + 3).join(' ')}"`);
+        break;
+      }
+    }
+  }
+  return found;
+}
 
 describe('tracing across processes', () => {
   const spans: Span[] = [];
+  /** Every OTLP export as received, searched for secrets at the end. */
+  const docs: unknown[] = [];
+  const transcripts: string[] = [CONVERT_INPUT, MCP_CONVERT_INPUT];
   /** Every path the collector was sent something on. */
   const paths = new Set<string>();
   let receiver: http.Server;
@@ -36,6 +90,7 @@ describe('tracing across processes', () => {
       let body = '';
       req.on('data', (d: Buffer) => (body += d.toString()));
       req.on('end', () => {
+        docs.push(JSON.parse(body));
         const doc = JSON.parse(body) as { resourceSpans?: Array<{ resource: { attributes: Array<{ key: string; value: { stringValue?: string } }> }; scopeSpans: Array<{ spans: Span[] }> }> };
         for (const rs of doc.resourceSpans ?? []) {
           const service = rs.resource.attributes.find((a) => a.key === 'service.name')?.value.stringValue ?? '?';
@@ -121,7 +176,7 @@ describe('tracing across processes', () => {
         fetch(`${base}/api/v1/convert`, {
           method: 'POST',
           headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ transcript: 'Marcus will send the deck by Friday. We agreed to ship in March.', kind: 'summary' }),
+          body: JSON.stringify({ transcript: CONVERT_INPUT, kind: 'summary' }),
         }),
       ['gateway', 'billing', 'conversion'],
     );
@@ -132,35 +187,66 @@ describe('tracing across processes', () => {
   it('makes one trace of POST /transcribe: gateway → billing and transcription → billing', async () => {
     const form = new FormData();
     form.append('audio', new Blob([fs.readFileSync(WAV)], { type: 'audio/wav' }), 'speech.wav');
-    const { spans: trace } = await traced(
+    const { spans: trace, body } = await traced(
       () => fetch(`${base}/api/v1/transcribe`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form }),
       ['gateway', 'billing', 'transcription'],
     );
     checkTree(trace, /POST/);
+    transcripts.push((JSON.parse(body) as { text: string }).text);
     expect(trace.some((s) => s.service === 'murmur-transcription' && s.name === 'grpc.murmur.billing.v1.BillingService/Commit')).toBe(true);
   });
 
+  /** A JSON-RPC tools/call to /mcp, as a client sends it. */
+  const mcpCall = (name: string, args: Record<string, unknown>) =>
+    fetch(`${base}/mcp`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${key}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2025-06-18',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }),
+    });
+
   it('makes one trace of an MCP tools/call', async () => {
-    const { spans: trace, body } = await traced(
-      () =>
-        fetch(`${base}/mcp`, {
-          method: 'POST',
-          headers: {
-            authorization: `Bearer ${key}`,
-            'content-type': 'application/json',
-            accept: 'application/json, text/event-stream',
-            'mcp-protocol-version': '2025-06-18',
-          },
-          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_folders', arguments: {} } }),
-        }),
-      ['gateway', 'library'],
-    );
+    const { spans: trace, body } = await traced(() => mcpCall('list_folders', {}), ['gateway', 'library']);
     expect(JSON.parse(body).result.isError).toBeFalsy();
     checkTree(trace, /POST/);
+  });
+
+  it('makes one trace of each MCP AI tool: transcribe (base64 audio) and convert', async () => {
+    const audio = `data:audio/wav;base64,${fs.readFileSync(WAV).toString('base64')}`;
+    const transcribed = await traced(() => mcpCall('transcribe', { audio_base64: audio }), ['gateway', 'billing', 'transcription']);
+    const result = JSON.parse(transcribed.body).result as { isError?: boolean; structuredContent: { text: string } };
+    expect(result.isError).toBeFalsy();
+    checkTree(transcribed.spans, /POST/);
+    transcripts.push(result.structuredContent.text);
+    const converted = await traced(() => mcpCall('convert', { transcript: MCP_CONVERT_INPUT, kind: 'summary' }), ['gateway', 'billing', 'conversion']);
+    expect(JSON.parse(converted.body).result.isError).toBeFalsy();
+    checkTree(converted.spans, /POST/);
   });
 
   it('sends the collector traces only: no metrics, no logs', async () => {
     await new Promise((r) => setTimeout(r, 1000));
     expect([...paths]).toEqual(['/v1/traces']);
+  });
+
+  it('keeps the API key, Authorization values, transcripts and audio out of every span, event, link and resource', () => {
+    const secrets: Secrets = { key, transcripts, audio: fs.readFileSync(WAV) };
+    // What is searched for is really there to be found: two recognised transcripts, two inputs.
+    expect(transcripts.filter((t) => words(t).length >= 3)).toHaveLength(4);
+    expect(docs.flatMap((d) => exportedStrings(d)).length).toBeGreaterThan(100);
+    // The search finds a planted leak of each kind (so an empty answer below means something).
+    const planted = { resourceSpans: [{ scopeSpans: [{ spans: [{ name: 'x', attributes: [
+      { key: 'k', value: { stringValue: `Bearer ${key}` } },
+      { key: 'http.request.header.authorization', value: { stringValue: 'x' } },
+      { key: 'a', value: { stringValue: secrets.audio.toString('base64').slice(0, 2000) } },
+      { key: 't', value: { stringValue: transcripts[2]!.toUpperCase() } },
+    ] }] }] }] };
+    expect(leaks([planted], secrets).map((l) => l.split(' at ')[0])).toEqual(
+      expect.arrayContaining(['the API key', 'an Authorization value', 'an Authorization attribute', 'audio', expect.stringMatching(/^transcript words/)]),
+    );
+    expect(leaks(docs, secrets)).toEqual([]);
   });
 });

@@ -15,6 +15,7 @@ import type { Clients } from '../clients';
 import type { VerifiedKeyCache } from '../key-cache';
 import { requireKey as requireKeyMiddleware } from '../rest/authenticate';
 import { sendError } from '../rest/errors';
+import { MCP_MAX_BODY_BYTES, mcpAudioTooLarge } from './body-limit';
 import { toolError } from './tool-result';
 import { registerTools } from './tools';
 
@@ -29,9 +30,6 @@ export interface McpOptions {
   version: string;
   keyCache?: VerifiedKeyCache;
 }
-
-/** JSON-RPC bodies up to 100 MB: the transcribe tool takes audio as base64 (≈ 75 MB of audio). */
-const BODY_LIMIT = '100mb';
 
 /** Pages served from this machine (local tools, the MCP Inspector) may call the server. */
 function isLoopbackOrigin(origin: string): boolean {
@@ -48,7 +46,8 @@ function jsonRpcError(res: Response, status: number, code: number, message: stri
 }
 
 export function mcpHandlers(opts: McpOptions) {
-  const json = express.json({ limit: BODY_LIMIT, type: () => true });
+  // The transcribe tool's base64 audio is the only argument that can fill a body this size.
+  const json = express.json({ limit: MCP_MAX_BODY_BYTES, type: () => true });
   // One validator for every request's server (each would otherwise build its own Ajv).
   const jsonSchemaValidator = new AjvJsonSchemaValidator();
 
@@ -63,7 +62,12 @@ export function mcpHandlers(opts: McpOptions) {
   const requireKey = requireKeyMiddleware(opts.clients, opts.keyCache);
 
   const post = async (req: Request, res: Response) => {
-    await new Promise<void>((resolve, reject) => json(req, res, (err?: unknown) => (err ? reject(err) : resolve())));
+    await new Promise<void>((resolve, reject) =>
+      json(req, res, (err?: unknown) => {
+        if (!err) resolve();
+        else reject((err as { type?: string }).type === 'entity.too.large' ? mcpAudioTooLarge() : err);
+      }),
+    );
     const body: unknown = req.body;
     if (Array.isArray(body)) {
       // JSON-RPC batching was removed from MCP (2025-06-18); a batch is an invalid request.

@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { billing } from '@murmur/proto';
 import { invalidParam } from '@murmur/kit';
 import * as ops from '../operations';
+import { MCP_AUDIO_LIMIT_TEXT, MCP_MAX_BASE64_CHARS, mcpAudioTooLarge } from './body-limit';
 import { runTool, type ToolResult } from './tool-result';
 
 const page = {
@@ -21,11 +22,14 @@ const dateTime = z.string().datetime({ offset: true });
 const READ = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
 const AI = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false } as const;
 
-/** The largest base64 text the transcribe tool takes: 500 MB of audio. */
-const MAX_BASE64_CHARS = Math.ceil(ops.MAX_AUDIO_BYTES / 3) * 4;
-
-function decodeBase64(text: string): Buffer {
+/** The base64 without a data: URL prefix or whitespace; refused when it holds more audio than the tool takes. */
+function cleanBase64(text: string): string {
   const clean = text.replace(/^data:[^,]*;base64,/, '').replace(/\s+/g, '');
+  if (clean.length > MCP_MAX_BASE64_CHARS) throw mcpAudioTooLarge();
+  return clean;
+}
+
+function decodeBase64(clean: string): Buffer {
   if (clean === '') throw invalidParam('audio_base64', '`audio_base64` is empty.');
   if (!/^[A-Za-z0-9+/_-]*={0,2}$/.test(clean) || clean.length % 4 === 1) {
     throw invalidParam('audio_base64', '`audio_base64` is not valid base64.');
@@ -147,9 +151,10 @@ const TOOLS: readonly ToolDefinition[] = [
     {
       title: 'Transcribe audio',
       description:
-        'Transcribe an audio file (WAV, MP3, M4A, OGG, FLAC, WebM…) sent as base64, into text with timed segments. Spends AI Credits by audio length and counts toward the 10-a-minute AI rate limit. With `save`, the transcript is also stored as a recording.',
+        `Transcribe an audio file (WAV, MP3, M4A, OGG, FLAC, WebM…) sent as base64, into text with timed segments: ${MCP_AUDIO_LIMIT_TEXT}. Spends AI Credits by audio length and counts toward the 10-a-minute AI rate limit. With \`save\`, the transcript is also stored as a recording.`,
       inputSchema: {
-        audio_base64: z.string().min(1).max(MAX_BASE64_CHARS).describe('The audio file, base64-encoded (a data: URL prefix is accepted).'),
+        // No .max(): a longer string is audio_too_large (checked first in the tool), not a schema error.
+        audio_base64: z.string().min(1).describe(`The audio file, base64-encoded (a data: URL prefix is accepted), at most ${MCP_MAX_BASE64_CHARS.toLocaleString('en-US')} characters.`),
         filename: z.string().max(255).optional().describe('Original file name, a hint for the decoder.'),
         language: z.string().max(35).optional().describe('Spoken language code such as "en"; omit to let the engine decide.'),
         save: z.boolean().optional().describe('Store the transcript as a new recording.'),
@@ -161,8 +166,9 @@ const TOOLS: readonly ToolDefinition[] = [
     },
     (ctx, args) =>
       runTool(async () => {
+        const base64 = cleanBase64(args.audio_base64);
         const options = await ops.checkTranscribeOptions(ctx, { language: args.language, save: args.save, title: args.title, folder_id: args.folder_id });
-        const audio = decodeBase64(args.audio_base64);
+        const audio = decodeBase64(base64);
         const admission = await ops.admit(ctx, billing.Operation.OPERATION_TRANSCRIBE);
         return ops.transcribe(ctx, Readable.from([audio]), { filename: args.filename ?? '', contentType: '' }, options, {
           admissionId: admission.admissionId,

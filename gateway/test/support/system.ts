@@ -90,6 +90,8 @@ export interface TestSystem {
 export interface SystemOptions {
   /** Also run transcription (pocketsphinx) and conversion (local engine), for the AI routes. */
   ai?: boolean;
+  /** Billing's clock (rate-limit windows, periods); the real one when omitted. */
+  billingClock?: ManualClock;
 }
 
 export async function startSystem(opts: SystemOptions = {}): Promise<TestSystem> {
@@ -111,7 +113,7 @@ export async function startSystem(opts: SystemOptions = {}): Promise<TestSystem>
     cache: redis ? new RedisCache(redis, `${prefix}auth:`) : undefined,
     announceRevocation: redis ? async (keyId) => void (await publishRevocation(redis, keyId)) : undefined,
   });
-  const billingSvc = await startBillingService({ db: billingDb, log, address: '127.0.0.1:0' });
+  const billingSvc = await startBillingService({ db: billingDb, log, address: '127.0.0.1:0', clock: opts.billingClock });
   const librarySvc = await startLibraryService({ db: libraryDb, log, address: '127.0.0.1:0' });
   // The AI services call billing and library as the gateway does: real clients, real servers.
   const aiClients = {

@@ -1,0 +1,181 @@
+/**
+ * The MCP AI tools run for real: the SDK's Client against the whole system with the
+ * transcription (ffmpeg + pocketsphinx) and conversion services. `transcribe` of real speech as
+ * base64 (plain and as a data: URL), saved and converted by recording_id; `convert` of an inline
+ * transcript; every result checked against the tool's listed output schema; and the one body
+ * limit of /mcp, stated in the tool's description, refused as 413 `audio_too_large`.
+ */
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { ValidateFunction } from 'ajv';
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { librivoxUtterances } from '../../services/transcription/src/speech-fixtures';
+import { wordErrorRate } from '../../services/transcription/src/wer';
+import { formatMegabytes, MCP_MAX_AUDIO_BYTES, MCP_MAX_BASE64_CHARS, MCP_MAX_BODY_BYTES } from '../src/mcp/body-limit';
+import { callTool, connectMcp, expectValidOutput, outputValidators, type Structured } from './support/mcp-client';
+import { startSystem, type TestSystem } from './support/system';
+
+const SPEECH = librivoxUtterances()[0]!;
+const TRANSCRIPT =
+  'Priya opened the planning meeting for the checkout redesign. We agreed to ship the new payment page in March. ' +
+  'Marcus will send the revised deck to the design team by Friday. Elena needs to review the analytics dashboard before Tuesday.';
+
+describe('MCP AI tools end to end', () => {
+  let sys: TestSystem;
+  let validators: Map<string, ValidateFunction>;
+  const clients: Client[] = [];
+  const audio = readFileSync(SPEECH.wav).toString('base64');
+
+  /** A new user with a connected client. */
+  async function newClient(email: string): Promise<{ client: Client; key: string; userId: string }> {
+    const { key, user } = await sys.newUser(email);
+    const client = await connectMcp(sys.baseUrl, key);
+    clients.push(client);
+    return { client, key, userId: user.id };
+  }
+
+  beforeAll(async () => {
+    sys = await startSystem({ ai: true });
+    validators = await outputValidators((await newClient('mcp-ai-schemas@example.com')).client);
+  });
+  afterAll(async () => {
+    await Promise.all(clients.map((c) => c.close()));
+    await sys.stop();
+  });
+
+  it('transcribes real speech sent as base64, charges by duration, and answers what the output schema promises', async () => {
+    const { client } = await newClient('mcp-transcribe@example.com');
+    const res = await callTool(client, 'transcribe', { audio_base64: audio, language: 'en', filename: 'speech.wav' });
+    expect(res.isError).toBe(false);
+    expectValidOutput(validators, 'transcribe', res.data);
+    expect(res.data).toMatchObject({ object: 'transcription', language: 'en', credits_charged: 1, recording_id: null });
+    expect(res.data.id).toMatch(/^trn_/);
+    expect(wordErrorRate(SPEECH.text, res.data.text).wer).toBeLessThan(0.5);
+    expect(res.data.segments.length).toBeGreaterThan(0);
+    expect(JSON.parse(res.text)).toEqual(res.data);
+    const usage = (await callTool(client, 'get_usage')).data;
+    expect(usage.credits).toMatchObject({ monthly_remaining: 99, reserved: 0 });
+    expect(usage.counters.transcriptions).toBe(1);
+    expect(usage.rate_limit.remaining).toBe(9);
+  });
+
+  it('gives the same words for the audio as a data:audio/wav;base64, URL', async () => {
+    const { client } = await newClient('mcp-data-url@example.com');
+    const plain = await callTool(client, 'transcribe', { audio_base64: audio });
+    const dataUrl = await callTool(client, 'transcribe', { audio_base64: `data:audio/wav;base64,${audio}` });
+    expect(dataUrl.isError).toBe(false);
+    expectValidOutput(validators, 'transcribe', dataUrl.data);
+    expect(dataUrl.data.text).toBe(plain.data.text);
+    expect(wordErrorRate(SPEECH.text, dataUrl.data.text).wer).toBeLessThan(0.5);
+  });
+
+  it('converts an inline transcript, charging by its size', async () => {
+    const { client } = await newClient('mcp-convert@example.com');
+    const res = await callTool(client, 'convert', { transcript: TRANSCRIPT, kind: 'action_items' });
+    expect(res.isError).toBe(false);
+    expectValidOutput(validators, 'convert', res.data);
+    expect(res.data).toMatchObject({ object: 'artifact', kind: 'action_items', format: 'markdown', credits_charged: 1, recording_id: null });
+    expect(res.data.id).toMatch(/^art_/);
+    expect(res.data.content).toContain('Marcus');
+    const usage = (await callTool(client, 'get_usage')).data;
+    expect(usage.credits.monthly_remaining).toBe(99);
+    expect(usage.counters.conversions).toBe(1);
+  });
+
+  it('saves a transcription as a recording, then converts that recording by id and stores the artifact on it', async () => {
+    const { client } = await newClient('mcp-save-convert@example.com');
+    const saved = await callTool(client, 'transcribe', { audio_base64: audio, save: true, title: 'Austen, read aloud' });
+    expect(saved.isError).toBe(false);
+    expectValidOutput(validators, 'transcribe', saved.data);
+    const recordingId = saved.data.recording_id as string;
+    expect(recordingId).toMatch(/^rec_/);
+
+    const artifact = await callTool(client, 'convert', { recording_id: recordingId, kind: 'summary', outputFormat: 'plain' });
+    expect(artifact.isError).toBe(false);
+    expectValidOutput(validators, 'convert', artifact.data);
+    expect(artifact.data).toMatchObject({ object: 'artifact', kind: 'summary', format: 'plain', recording_id: recordingId });
+    expect(artifact.data.content.length).toBeGreaterThan(0);
+
+    const recording = (await callTool(client, 'get_recording', { recording_id: recordingId })).data;
+    expect(recording).toMatchObject({ title: 'Austen, read aloud' });
+    expect(recording.transcript.text).toBe(saved.data.text);
+    expect(recording.artifacts.map((a: Structured) => a.id)).toContain(artifact.data.id);
+    expect((await callTool(client, 'get_usage')).data.credits.monthly_remaining).toBe(98);
+  });
+
+  describe('the /mcp body limit', () => {
+    it('states the audio limit derived from the body limit in the transcribe description and the README', async () => {
+      const { client } = await newClient('mcp-limit-doc@example.com');
+      const tool = (await client.listTools()).tools.find((t) => t.name === 'transcribe')!;
+      expect(tool.description).toContain(`up to ${formatMegabytes(MCP_MAX_AUDIO_BYTES)} of audio`);
+      expect(tool.description).toContain(formatMegabytes(MCP_MAX_BODY_BYTES));
+      const readme = readFileSync(path.resolve(__dirname, '../../README.md'), 'utf8').replace(/\s+/g, ' ');
+      const mcpSection = readme.slice(readme.indexOf('## MCP server'), readme.indexOf('## Admin CLI'));
+      expect(mcpSection).toContain(`up to ${formatMegabytes(MCP_MAX_AUDIO_BYTES)} of audio`);
+      expect(mcpSection).toContain(`at most ${formatMegabytes(MCP_MAX_BODY_BYTES)}`);
+    });
+
+    /** The JSON-RPC text around `audio_base64` of a transcribe tools/call. */
+    function envelope(args: Record<string, unknown>): { head: Buffer; tail: Buffer } {
+      const marker = '@@AUDIO@@';
+      const text = JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'transcribe', arguments: { audio_base64: marker, ...args } } });
+      const [head, tail] = text.split(marker) as [string, string];
+      return { head: Buffer.from(head), tail: Buffer.from(tail) };
+    }
+
+    /** A synthetic transcribe call with `base64Chars` of base64 (all 'A': zero bytes, never decoded as audio here). */
+    function transcribeCall(base64Chars: number, args: Record<string, unknown> = {}): Buffer {
+      const { head, tail } = envelope(args);
+      const body = Buffer.alloc(head.length + base64Chars + tail.length, 'A');
+      head.copy(body, 0);
+      tail.copy(body, body.length - tail.length);
+      return body;
+    }
+
+    /** The call whose whole body is `bodyBytes` long. */
+    function transcribeBodyOf(bodyBytes: number): Buffer {
+      const { head, tail } = envelope({});
+      return transcribeCall(bodyBytes - head.length - tail.length);
+    }
+
+    const post = async (key: string, body: Buffer) => {
+      const res = await fetch(`${sys.baseUrl}/mcp`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },
+        body,
+      });
+      return { status: res.status, contentType: res.headers.get('content-type'), body: (await res.json()) as Structured };
+    };
+
+    it('refuses a body one byte over the limit with 413 audio_too_large and the contract body, charging nothing', async () => {
+      const { client, key } = await newClient('mcp-limit-over@example.com');
+      const res = await post(key, transcribeBodyOf(MCP_MAX_BODY_BYTES + 1));
+      expect(res.status).toBe(413);
+      expect(res.contentType).toMatch(/^application\/json/);
+      expect(res.body).toEqual({
+        error: { type: 'invalid_request_error', code: 'audio_too_large', message: expect.stringContaining(formatMegabytes(MCP_MAX_AUDIO_BYTES)), param: 'audio_base64', request_id: expect.stringMatching(/^req_/) },
+      });
+      const usage = (await callTool(client, 'get_usage')).data;
+      expect(usage.credits.monthly_remaining).toBe(100);
+      expect(usage.rate_limit.remaining).toBe(10);
+    });
+
+    it('accepts a body of exactly the limit, and refuses base64 over the audio limit inside it as an audio_too_large result before transcribing', async () => {
+      const { client, key } = await newClient('mcp-limit-at@example.com');
+      const res = await post(key, transcribeBodyOf(MCP_MAX_BODY_BYTES));
+      expect(res.status).toBe(200);
+      expect(res.body.result.isError).toBe(true);
+      expect(JSON.parse(res.body.result.content[0].text).error).toMatchObject({ code: 'audio_too_large', param: 'audio_base64' });
+      const usage = (await callTool(client, 'get_usage')).data;
+      expect(usage.credits.monthly_remaining).toBe(100);
+      expect(usage.rate_limit.remaining).toBe(10);
+    });
+
+    it('takes base64 of exactly the audio limit (here refused for its language, so nothing is transcribed)', async () => {
+      const { key } = await newClient('mcp-limit-audio@example.com');
+      const res = await post(key, transcribeCall(MCP_MAX_BASE64_CHARS, { language: 'english please' }));
+      expect(res.status).toBe(200);
+      expect(JSON.parse(res.body.result.content[0].text).error).toMatchObject({ code: 'invalid_request', param: 'language' });
+    });
+  });
+});
