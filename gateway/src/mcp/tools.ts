@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { billing } from '@murmur/proto';
 import { invalidParam } from '@murmur/kit';
 import * as ops from '../operations';
-import { runTool, type ToolResult } from './tool-result';
+import { runTool, toolError, type ToolResult } from './tool-result';
 
 const page = {
   limit: z.number().int().min(1).max(ops.MAX_PAGE_LIMIT).optional().describe(`Items per page, 1–${ops.MAX_PAGE_LIMIT} (default ${ops.DEFAULT_PAGE_LIMIT}).`),
@@ -49,7 +49,16 @@ function defineTool<In extends z.ZodRawShape, Out extends z.ZodRawShape>(
   return {
     name,
     register: (server, ctx) => {
-      server.registerTool(name, built, ((args: z.output<z.ZodObject<In>>) => run(ctx, args)) as never);
+      // The text rule of every string argument (lone surrogates, NUL), before the tool runs.
+      const checked = (args: z.output<z.ZodObject<In>>) => {
+        try {
+          ops.checkTextFields(args);
+        } catch (err) {
+          return toolError(err);
+        }
+        return run(ctx, args);
+      };
+      server.registerTool(name, built, checked as never);
     },
   };
 }
