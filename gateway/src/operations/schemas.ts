@@ -22,20 +22,27 @@ export function textProblem(value: string): string | null {
 }
 
 /**
- * Checks every string inside `value` (objects and arrays walked, depth-first) with
+ * Checks every string inside `value` (keys too; objects and arrays walked without recursion, so
+ * JSON nested 10,000 deep is refused by the schema, not by a stack overflow) with
  * {@link textProblem}; the first bad one is invalid_request naming its path (`a.b.0`).
  */
-export function checkTextFields(value: unknown, path = ''): void {
-  if (typeof value === 'string') {
-    const problem = textProblem(value);
-    if (problem) throw invalidParam(path || 'body', `\`${path || 'The body'}\` ${problem}.`);
-  } else if (Array.isArray(value)) {
-    value.forEach((v, i) => checkTextFields(v, path ? `${path}.${i}` : String(i)));
-  } else if (value !== null && typeof value === 'object') {
-    for (const [k, v] of Object.entries(value)) {
-      const keyProblem = textProblem(k);
-      if (keyProblem) throw invalidParam(path || 'body', `A field name ${keyProblem}.`);
-      checkTextFields(v, path ? `${path}.${k}` : k);
+export function checkTextFields(value: unknown): void {
+  const pending: Array<[unknown, string]> = [[value, '']];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const [v, path] = next;
+    if (typeof v === 'string') {
+      const problem = textProblem(v);
+      if (problem) throw invalidParam(path || 'body', `\`${path || 'The body'}\` ${problem}.`);
+    } else if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) pending.push([v[i], path ? `${path}.${i}` : String(i)]);
+    } else if (v !== null && typeof v === 'object') {
+      const entries = Object.entries(v);
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [k, child] = entries[i]!;
+        const keyProblem = textProblem(k);
+        if (keyProblem) throw invalidParam(path || 'body', `A field name ${keyProblem}.`);
+        pending.push([child, path ? `${path}.${k}` : k]);
+      }
     }
   }
 }
