@@ -8,6 +8,7 @@ import './tracing';
 import type { Server } from 'node:http';
 import { commonSchema, connectRedis, createLogger, loadConfig, onShutdown, RevocationListener, serviceAddressSchema, storageSchema, systemClock, z } from '@murmur/kit';
 import { createApp } from './app';
+import { createHttpServer } from './http-server';
 import { closeClients, createClients } from './clients';
 import { MemoryIdempotencyStore, RedisIdempotencyStore } from './idempotency/store';
 import { VerifiedKeyCache } from './key-cache';
@@ -42,7 +43,7 @@ async function main(): Promise<void> {
     mcpAllowedOrigins: cfg.MCP_ALLOWED_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean),
     keyCache,
   });
-  const server: Server = app.listen(cfg.PORT, cfg.HOST, () => log.info({ port: cfg.PORT }, 'gateway listening'));
+  const server: Server = createHttpServer(app, log).listen(cfg.PORT, cfg.HOST, () => log.info({ port: cfg.PORT }, 'gateway listening'));
   // Uploads of 500 MB on slow links: no whole-request timeout; idle sockets still close.
   server.requestTimeout = 0;
   server.keepAliveTimeout = 65_000;

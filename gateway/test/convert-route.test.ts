@@ -56,6 +56,22 @@ describe('POST /api/v1/convert and the AI billing pipeline', () => {
     expect(u.counters.conversions).toBe(1);
   });
 
+  it('says when capacity returns right after two calls, in the separate headers and the draft’s RateLimit fields alike', async () => {
+    const { key } = await sys.newUser('reset@example.com');
+    await post(sys.baseUrl, key, { transcript: TRANSCRIPT, kind: 'summary' });
+    const res = await post(sys.baseUrl, key, { transcript: TRANSCRIPT, kind: 'summary' });
+    expect(res.status).toBe(200);
+    const reset = Number(res.headers.get('ratelimit-reset'));
+    // The first call's slot frees one 60-second window after it: never 0, never more than the window.
+    expect(reset).toBeGreaterThanOrEqual(1);
+    expect(reset).toBeLessThanOrEqual(60);
+    expect(res.headers.get('ratelimit-remaining')).toBe('8');
+    expect(res.headers.get('ratelimit-policy')).toBe('"ai";q=10;w=60');
+    expect(res.headers.get('ratelimit')).toBe(`"ai";r=8;t=${reset}`);
+    expect((await usage(key)).rate_limit).toMatchObject({ remaining: 8, reset_seconds: expect.any(Number) });
+    expect((await usage(key)).rate_limit.reset_seconds).toBeGreaterThanOrEqual(1);
+  });
+
   it('gives plain text and a spreadsheet as CSV with outputFormat "plain"', async () => {
     const { key } = await sys.newUser('plain@example.com');
     const res = await post(sys.baseUrl, key, { transcript: TRANSCRIPT, kind: 'spreadsheet', outputFormat: 'plain' });

@@ -75,7 +75,7 @@ const config = await createConfig({
         '4XX': ['X-Request-Id'],
         '5XX': ['X-Request-Id'],
         '401': ['X-Request-Id', 'WWW-Authenticate'],
-        '429': ['X-Request-Id', 'Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'],
+        '429': ['X-Request-Id', 'Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy', 'RateLimit'],
       },
     },
   },
@@ -159,6 +159,8 @@ describe('the OpenAPI document', () => {
             'RateLimit-Limit': expect.objectContaining({ required: true }),
             'RateLimit-Remaining': expect.objectContaining({ required: true }),
             'RateLimit-Reset': expect.objectContaining({ required: true }),
+            'RateLimit-Policy': expect.objectContaining({ required: true }),
+            RateLimit: expect.objectContaining({ required: true }),
           }),
         );
       }
@@ -305,7 +307,7 @@ describe('the response checker', () => {
   });
 
   it('checks text formats and their headers', () => {
-    const rateLimit = { 'ratelimit-limit': '10', 'ratelimit-remaining': '9', 'ratelimit-reset': '60' };
+    const rateLimit = { 'ratelimit-limit': '10', 'ratelimit-remaining': '9', 'ratelimit-reset': '60', 'ratelimit-policy': '"ai";q=10;w=60', ratelimit: '"ai";r=9;t=60' };
     const srt = {
       method: 'POST',
       url: '/api/v1/transcribe',
@@ -315,6 +317,7 @@ describe('the response checker', () => {
     };
     expect(checker.check(srt)).toEqual([]);
     expect(checker.check({ ...srt, headers: { ...srt.headers, 'x-credits-charged': 'one' } })?.join()).toMatch(/X-Credits-Charged.*integer/);
+    expect(checker.check({ ...srt, headers: { ...srt.headers, ratelimit: 'r=9, t=60' } })?.join()).toMatch(/RateLimit/);
     expect(checker.check({ ...srt, headers: { 'x-request-id': requestId, 'content-type': 'text/vtt' } })?.join()).toMatch(/RateLimit-Limit is missing/);
   });
 });

@@ -4,10 +4,10 @@
  * document the code builds; other methods 405 and query parameters 400 like on every route. The
  * responses go through the same OpenAPI check as the integration suite's.
  */
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createLogger, MurmurError } from '@murmur/kit';
-import { createApp, MemoryIdempotencyStore, MURMUR_VERSION, type Clients } from '@murmur/gateway';
+import { createApp, createHttpServer, MemoryIdempotencyStore, MURMUR_VERSION, type Clients } from '@murmur/gateway';
 import { buildOpenApiDocument } from '../src/openapi/document';
 import { assertResponsesDocumented, recordResponses } from './support/openapi-check';
 
@@ -26,7 +26,7 @@ describe('GET /api/v1/openapi.json', () => {
 
   beforeAll(async () => {
     const app = createApp({ clients, log: createLogger('test', 'silent'), idempotency: new MemoryIdempotencyStore() });
-    server = createServer(recordResponses(app));
+    server = createHttpServer(recordResponses(app));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
   });

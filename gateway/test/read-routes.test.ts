@@ -210,21 +210,26 @@ describe('read routes', () => {
       expect(foreign.body.error.message).toBe(missing.body.error.message);
     });
 
-    it('does not let a folder filter reach into another user’s folder', async () => {
+    it('answers a folder filter naming another user’s folder with the 404 of a missing folder, as transcribe does', async () => {
       const theirFolder = (await api('/folders?limit=100', bob.key)).body.data.find((f: { recording_count: number }) => f.recording_count > 0);
-      const res = await api(`/recordings?folder_id=${theirFolder.id}`, alice.key);
-      expect(res.status).toBe(200);
-      expect(res.body.data).toEqual([]);
+      const foreign = await api(`/recordings?folder_id=${theirFolder.id}`, alice.key);
+      const missing = await api(`/recordings?folder_id=fld_${'2'.repeat(theirFolder.id.length - 4)}`, alice.key);
+      for (const res of [foreign, missing]) {
+        expect(res.status).toBe(404);
+        expect(res.body.error).toMatchObject({ code: 'not_found', param: 'folder_id' });
+      }
+      expect(foreign.body.error.message).toBe(missing.body.error.message);
+      expect((await api(`/recordings?folder_id=${theirFolder.id}`, bob.key)).status).toBe(200);
     });
 
-    it('does not accept one user’s cursor as a way into the other’s list', async () => {
-      const page = await api('/recordings?limit=2', bob.key);
-      const res = await api(`/recordings?limit=2&cursor=${encodeURIComponent(page.body.next_cursor)}`, alice.key);
-      if (res.status === 200) {
-        const bobIds = await walk('/recordings', bob.key, 100);
-        for (const r of res.body.data) expect(bobIds).not.toContain(r.id);
-      } else {
+    it('refuses one user’s cursor in the other’s list with 400 on `cursor`', async () => {
+      for (const list of ['/recordings', '/thought-threads', '/folders', '/knowledge-bases']) {
+        const page = await api(`${list}?limit=1`, bob.key);
+        expect(page.body.next_cursor).toEqual(expect.any(String));
+        const res = await api(`${list}?limit=1&cursor=${encodeURIComponent(page.body.next_cursor)}`, alice.key);
         expect(res.status).toBe(400);
+        expect(res.body.error).toMatchObject({ code: 'invalid_request', param: 'cursor' });
+        expect((await api(`${list}?limit=1&cursor=${encodeURIComponent(page.body.next_cursor)}`, bob.key)).status).toBe(200);
       }
     });
   });
@@ -245,6 +250,23 @@ describe('read routes', () => {
       ['/folders?limit=101', 'limit'],
       ['/knowledge-bases?cursor=%00%01', 'cursor'],
       ['/me?verbose=1', 'verbose'],
+      ['/recordings?q=%C3%28', 'q'],
+      ['/recordings?q=%FF%FE', 'q'],
+      ['/recordings?q=%ED%A0%80', 'q'],
+      ['/recordings?q=%ZZ', 'q'],
+      ['/recordings?q=caf%C3', 'q'],
+      ['/recordings?q=a%00b', 'q'],
+      ['/recordings?q=a&q=b', 'q'],
+      ['/recordings?folder_id=%FF', 'folder_id'],
+      ['/recordings?cursor=%C0%AF', 'cursor'],
+      ['/recordings?created_after=2026-02-30', 'created_after'],
+      ['/recordings?created_after=2026-02-29T00:00:00Z', 'created_after'],
+      ['/recordings?created_before=2026-04-31T00:00:00Z', 'created_before'],
+      ['/recordings?created_before=2026-01-01T24:00:00Z', 'created_before'],
+      ['/recordings?created_before=2026-01-01T10:60:00Z', 'created_before'],
+      ['/thought-threads?cursor=%ED%B0%80', 'cursor'],
+      ['/folders?limit=%FF', 'limit'],
+      ['/knowledge-bases?%FF=1', '%FF'],
     ])('%s → 400 invalid_request with param %s', async (path, param) => {
       const res = await api(path, alice.key);
       expect(res.status).toBe(400);

@@ -11,7 +11,7 @@ import { billing } from '@murmur/proto';
 import { invalidParam } from '@murmur/kit';
 import * as ops from '../operations';
 import { MCP_AUDIO_LIMIT_TEXT, MCP_MAX_BASE64_CHARS, mcpAudioTooLarge } from './body-limit';
-import { runTool, type ToolResult } from './tool-result';
+import { runTool, toolError, type ToolResult } from './tool-result';
 
 const page = {
   limit: z.number().int().min(1).max(ops.MAX_PAGE_LIMIT).optional().describe(`Items per page, 1–${ops.MAX_PAGE_LIMIT} (default ${ops.DEFAULT_PAGE_LIMIT}).`),
@@ -53,7 +53,16 @@ function defineTool<In extends z.ZodRawShape, Out extends z.ZodRawShape>(
   return {
     name,
     register: (server, ctx) => {
-      server.registerTool(name, built, ((args: z.output<z.ZodObject<In>>) => run(ctx, args)) as never);
+      // The text rule of every string argument (lone surrogates, NUL), before the tool runs.
+      const checked = (args: z.output<z.ZodObject<In>>) => {
+        try {
+          ops.checkTextFields(args);
+        } catch (err) {
+          return toolError(err);
+        }
+        return run(ctx, args);
+      };
+      server.registerTool(name, built, checked as never);
     },
   };
 }

@@ -18,7 +18,7 @@ function parameters(): Record<string, Json> {
   const date = (bound: string) =>
     query(
       `created_${bound}`,
-      `Only recordings created strictly ${bound} this time: ISO-8601 with a zone (\`2026-01-31T00:00:00Z\`) or a bare date (midnight UTC).`,
+      `Only recordings created strictly ${bound} this time: ISO-8601 with a zone (\`2026-01-31T00:00:00Z\`) or a bare date (midnight UTC); a date that is not in the calendar (\`2026-02-30\`, \`T24:00\`) answers 400.`,
       { type: 'string', maxLength: 1000 },
       bound === 'after' ? '2026-01-01T00:00:00Z' : '2026-02-01',
     );
@@ -26,12 +26,22 @@ function parameters(): Record<string, Json> {
     limit: query('limit', 'Items per page, 1–100.', { type: 'integer', minimum: 1, maximum: 100, default: 20 }, 20),
     cursor: query(
       'cursor',
-      'The `next_cursor` of the previous page; opaque, and bound to its list and filters.',
+      'The `next_cursor` of the previous page; opaque, and bound to you, its list and its filters (another user’s cursor, or one reused with other filters, answers 400).',
       { type: 'string', maxLength: 1000 },
       ex.recordingListExample.next_cursor,
     ),
-    q: query('q', 'Full-text search over title and transcript.', { type: 'string', maxLength: 1000 }, 'launch plan'),
-    folder_id: query('folder_id', 'Only recordings in this folder of yours.', { type: 'string', maxLength: 1000 }, ex.folderListExample.data[0]!.id),
+    q: query(
+      'q',
+      'Full-text search over title and transcript. Percent-encoded UTF-8 (`encodeURIComponent`); invalid UTF-8 or a NUL answers 400.',
+      { type: 'string', maxLength: 1000 },
+      'launch plan',
+    ),
+    folder_id: query(
+      'folder_id',
+      'Only recordings in this folder of yours. A folder that does not exist or is someone else’s answers 404 `not_found`, as anywhere else.',
+      { type: 'string', maxLength: 1000 },
+      ex.folderListExample.data[0]!.id,
+    ),
     created_after: date('after'),
     created_before: date('before'),
     'Idempotency-Key': {
@@ -70,10 +80,15 @@ function info(version: string): Json {
       '',
       '**Errors** share one body, `{"error": {"type", "code", "message", "param", "request_id"}}`; branch on `code`. Besides the responses ' +
         'listed per operation, an unknown path under `/api/v1` answers 404 `not_found` (before authentication), and a known path called ' +
-        'with another method answers 405 `method_not_allowed` with an `Allow` header.',
+        'with another method answers 405 `method_not_allowed` with an `Allow` header. A request HTTP cannot parse is answered in the same ' +
+        'body with code `invalid_request` before any route sees it: 431 when the request line and headers exceed 16 KB, 400 for a missing ' +
+        '`Host`, a NUL or control character in a header, Content-Length together with Transfer-Encoding, a bad chunk size or an unknown ' +
+        'method. Two `Authorization` headers answer 400 `invalid_request` (`param`: `Authorization`).',
       '',
       '**AI Credits and limits**: `POST /transcribe` and `POST /convert` spend AI Credits (monthly first, then prepaid) and share a rate ' +
-        'limit of 10 requests a minute per user, reported in `RateLimit-*` headers.',
+        'limit of 10 requests a minute per user (a sliding window), reported both as `RateLimit-Limit`, `RateLimit-Remaining` and ' +
+        '`RateLimit-Reset` and as the current IETF draft’s `RateLimit-Policy: "ai";q=10;w=60` and `RateLimit: "ai";r=8;t=40` ' +
+        '(`t` and `RateLimit-Reset`: seconds until the next used slot frees).',
     ].join('\n'),
   };
 }

@@ -64,6 +64,7 @@ export function operations(): Operation[] {
     ),
     read('/recordings', 'listRecordings', 'Library', 'List recordings', `Your recordings, optionally searched and filtered.${PAGING}`, 'RecordingList', ex.recordingListExample, {
       parameters: [...PAGE_PARAMS, param('q'), param('folder_id'), param('created_after'), param('created_before')],
+      notFound: true,
     }),
     read('/recordings/{id}', 'getRecording', 'Library', 'Get a recording', 'One recording with its transcript (null until transcribed) and its artifacts.', 'Recording', ex.recordingExample, {
       parameters: [idParam('recording', ex.recordingExample.id)],

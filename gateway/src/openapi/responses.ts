@@ -42,13 +42,34 @@ export const COMMON_HEADERS: Record<string, Json> = {
   traceparent: { $ref: '#/components/headers/traceparent' },
 };
 
-/** RateLimit-* (the IETF RateLimit fields in their widely deployed separate form). */
+/**
+ * The rate-limit headers: RateLimit-Limit/-Remaining/-Reset (the earlier IETF drafts' separate
+ * form, still the most widely parsed) and RateLimit-Policy/RateLimit (the current
+ * draft-ietf-httpapi-ratelimit-headers structured fields), the same numbers in both.
+ */
 export function rateLimitHeaders(required: boolean): Record<string, Json> {
   const when = required ? '' : ' Present once billing has admitted the call (not on a 400 for a malformed Idempotency-Key, nor on a 503 from billing itself).';
   return {
     'RateLimit-Limit': header(`AI requests allowed per window (per user).${when}`, { type: 'integer', minimum: 0 }, required, 10),
-    'RateLimit-Remaining': header(`AI requests left in the current window.${when}`, { type: 'integer', minimum: 0 }, required, 9),
-    'RateLimit-Reset': header(`Seconds until a request slot frees up.${when}`, { type: 'integer', minimum: 0 }, required, 42),
+    'RateLimit-Remaining': header(`AI requests left in the current window.${when}`, { type: 'integer', minimum: 0 }, required, 8),
+    'RateLimit-Reset': header(
+      `Seconds until the next used request slot frees up (the window slides: each request gives its slot back one window after it was made); 0 only when no slot is in use.${when}`,
+      { type: 'integer', minimum: 0 },
+      required,
+      40,
+    ),
+    'RateLimit-Policy': header(
+      `The quota policy, per draft-ietf-httpapi-ratelimit-headers: policy \`"ai"\` (transcribe and convert, REST and MCP together), \`q\` requests per \`w\` seconds.${when}`,
+      { type: 'string', pattern: '^"ai";q=\\d+;w=\\d+$' },
+      required,
+      '"ai";q=10;w=60',
+    ),
+    RateLimit: header(
+      `The current state of policy \`"ai"\`, per draft-ietf-httpapi-ratelimit-headers: \`r\` requests remaining, \`t\` seconds as in RateLimit-Reset.${when}`,
+      { type: 'string', pattern: '^"ai";r=\\d+;t=\\d+$' },
+      required,
+      '"ai";r=8;t=40',
+    ),
   };
 }
 

@@ -4,7 +4,64 @@
  * `param` set to the offending field.
  */
 import { z } from 'zod';
-import { MurmurError } from '@murmur/kit';
+import { invalidParam, MurmurError } from '@murmur/kit';
+
+/** A UTF-16 surrogate without its partner: what JSON's `"\ud800"` decodes to, and no UTF-8 can hold. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * Why `value` is not acceptable text, or null. Every string a client sends (query parameter,
+ * JSON field, MCP argument) passes this one rule: a lone surrogate would be silently replaced
+ * by U+FFFD on its way to Postgres (a different string than the one sent), and NUL is a byte
+ * Postgres text cannot store, so both are refused at the edge, before any work starts.
+ */
+export function textProblem(value: string): string | null {
+  if (LONE_SURROGATE.test(value)) return 'must be valid Unicode text (it contains a lone UTF-16 surrogate)';
+  if (value.includes('\u0000')) return 'must not contain NUL characters';
+  return null;
+}
+
+/**
+ * Checks every string inside `value` (keys too; objects and arrays walked without recursion, so
+ * JSON nested 10,000 deep is refused by the schema, not by a stack overflow) with
+ * {@link textProblem}; the first bad one is invalid_request naming its path (`a.b.0`).
+ */
+export function checkTextFields(value: unknown): void {
+  const pending: Array<[unknown, string]> = [[value, '']];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const [v, path] = next;
+    if (typeof v === 'string') {
+      const problem = textProblem(v);
+      if (problem) throw invalidParam(path || 'body', `\`${path || 'The body'}\` ${problem}.`);
+    } else if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) pending.push([v[i], path ? `${path}.${i}` : String(i)]);
+    } else if (v !== null && typeof v === 'object') {
+      const entries = Object.entries(v);
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [k, child] = entries[i]!;
+        const keyProblem = textProblem(k);
+        if (keyProblem) throw invalidParam(path || 'body', `A field name ${keyProblem}.`);
+        pending.push([child, path ? `${path}.${k}` : k]);
+      }
+    }
+  }
+}
+
+const isoDateTime = z.iso.datetime({ offset: true });
+const isoDate = z.iso.date();
+
+/**
+ * An RFC 3339 date-time with an explicit zone, or a bare date (midnight UTC), as a Date. Real
+ * calendar dates only: `2026-02-30` or `T24:00` are refused, where `new Date` would roll them over.
+ */
+export function parseDateTime(param: string, raw: string): Date {
+  const ok = isoDateTime.safeParse(raw).success || isoDate.safeParse(raw).success;
+  const d = new Date(raw);
+  if (!ok || Number.isNaN(d.getTime())) {
+    throw invalidParam(param, `\`${param}\` must be an ISO-8601 date-time such as 2026-01-31T00:00:00Z (or a date such as 2026-01-31) that exists in the calendar.`);
+  }
+  return d;
+}
 
 export const CONVERT_FORMATS = ['markdown', 'plain'] as const;
 
@@ -20,8 +77,9 @@ export const convertInputSchema = z
 
 export type ConvertInput = z.infer<typeof convertInputSchema>;
 
-/** Validates with `schema`, turning the first issue into invalid_request naming the field. */
+/** Validates the text of every field, then `schema`, turning the first issue into invalid_request naming the field. */
 export function parseInput<T>(schema: z.ZodType<T>, value: unknown): T {
+  checkTextFields(value);
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;

@@ -1,6 +1,7 @@
 /** REST authentication: verifies the bearer key through the auth service before any handler runs. */
 import type { NextFunction, Request, Response } from 'express';
 import type { auth } from '@murmur/proto';
+import { invalidParam } from '@murmur/kit';
 import type { Clients } from '../clients';
 import type { VerifiedKeyCache } from '../key-cache';
 import { authenticate } from '../operations';
@@ -11,9 +12,23 @@ declare module 'express-serve-static-core' {
   }
 }
 
+/**
+ * The one Authorization header of a request. Node keeps only the first of repeated
+ * Authorization headers (`req.headers`), so a request carrying two keys would act as whichever
+ * came first — and a proxy may have read the other. Two are refused instead (the raw list,
+ * `headersDistinct`, still holds them all).
+ */
+export function authorizationOf(req: Request): string | undefined {
+  const all = req.headersDistinct.authorization;
+  if (all && all.length > 1) {
+    throw invalidParam('Authorization', 'Send one Authorization header, with one key ("Authorization: Bearer svc_…").');
+  }
+  return all?.[0];
+}
+
 export function requireKey(clients: Clients, keyCache?: VerifiedKeyCache) {
   return async (req: Request, _res: Response, next: NextFunction): Promise<void> => {
-    req.principal = await authenticate(clients, req.get('authorization'), keyCache);
+    req.principal = await authenticate(clients, authorizationOf(req), keyCache);
     next();
   };
 }

@@ -1,10 +1,14 @@
 /**
- * Query-string parsing for REST: each route declares its parameters; unknown, repeated or
- * mistyped ones are a 400 invalid_request naming the parameter. Range rules stay with the
- * service that owns the data, so REST and MCP enforce them identically.
+ * Query-string parsing for REST: each route declares its parameters; unknown, repeated,
+ * mistyped or badly encoded ones are a 400 invalid_request naming the parameter. The raw query
+ * is decoded here, strictly — Node's lenient decoder turns invalid UTF-8 (`%C3%28`, `%ED%A0%80`)
+ * into U+FFFD and keeps a broken escape (`%ZZ`) as text, so a client would search for something
+ * other than what it sent. Range rules stay with the service that owns the data, so REST and
+ * MCP enforce them identically; text and date rules are the operations' (shared with MCP).
  */
 import type { Request } from 'express';
 import { invalidParam } from '@murmur/kit';
+import { parseDateTime, textProblem } from '../operations';
 
 export type ParamKind = 'int' | 'string' | 'datetime';
 export type QuerySpec = Record<string, ParamKind>;
@@ -14,26 +18,57 @@ type Parsed<S extends QuerySpec> = {
 };
 
 const INT = /^-?\d{1,9}$/;
-// RFC 3339 / ISO-8601 date-time with an explicit zone, or a bare date (midnight UTC).
-const DATETIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2}))?$/;
+/** Longest value of a string parameter, in UTF-16 units (the services' own limits are lower). */
+const MAX_STRING = 1000;
+
+/** Percent-decoding as a URL query means it (`+` is a space), refusing what is not UTF-8. */
+function decode(raw: string): string | null {
+  try {
+    return decodeURIComponent(raw.replace(/\+/g, ' '));
+  } catch {
+    return null;
+  }
+}
+
+/** The query's name/value pairs, decoded; a part that does not decode names itself as it was sent. */
+function pairsOf(req: Request): Array<[string, string]> {
+  const url = req.originalUrl ?? req.url;
+  const at = url.indexOf('?');
+  if (at === -1) return [];
+  const pairs: Array<[string, string]> = [];
+  for (const part of url.slice(at + 1).split('&')) {
+    if (part === '') continue;
+    const eq = part.indexOf('=');
+    const rawName = eq === -1 ? part : part.slice(0, eq);
+    const name = decode(rawName);
+    const shownName = (name ?? rawName).slice(0, 100);
+    if (name === null) throw invalidParam(shownName, 'A query parameter name is not valid percent-encoded UTF-8.');
+    const value = decode(eq === -1 ? '' : part.slice(eq + 1));
+    if (value === null) {
+      throw invalidParam(shownName, `\`${shownName}\` is not valid percent-encoded UTF-8. Encode the value as UTF-8, then percent-encode it (encodeURIComponent).`);
+    }
+    pairs.push([name, value]);
+  }
+  return pairs;
+}
 
 export function parseQuery<S extends QuerySpec>(req: Request, spec: S): Parsed<S> {
   const out: Record<string, unknown> = {};
-  for (const [name, raw] of Object.entries(req.query)) {
-    const kind = spec[name];
-    if (!kind) throw invalidParam(name, `Unknown query parameter \`${name}\`. Allowed: ${Object.keys(spec).join(', ') || 'none'}.`);
-    if (typeof raw !== 'string') throw invalidParam(name, `\`${name}\` must be given once, as a plain value.`);
+  const seen = new Set<string>();
+  for (const [name, raw] of pairsOf(req)) {
+    const kind = Object.prototype.hasOwnProperty.call(spec, name) ? spec[name] : undefined;
+    if (!kind) throw invalidParam(name.slice(0, 100), `Unknown query parameter \`${name.slice(0, 100)}\`. Allowed: ${Object.keys(spec).join(', ') || 'none'}.`);
+    if (seen.has(name)) throw invalidParam(name, `\`${name}\` must be given once, as a plain value.`);
+    seen.add(name);
     if (kind === 'int') {
       if (!INT.test(raw)) throw invalidParam(name, `\`${name}\` must be an integer.`);
       out[name] = Number(raw);
     } else if (kind === 'datetime') {
-      const d = new Date(raw);
-      if (!DATETIME.test(raw) || Number.isNaN(d.getTime())) {
-        throw invalidParam(name, `\`${name}\` must be an ISO-8601 date-time such as 2026-01-31T00:00:00Z.`);
-      }
-      out[name] = d;
+      out[name] = parseDateTime(name, raw);
     } else {
-      if (raw.length > 1000) throw invalidParam(name, `\`${name}\` is too long (1000 characters at most).`);
+      if (raw.length > MAX_STRING) throw invalidParam(name, `\`${name}\` is too long (${MAX_STRING} characters at most).`);
+      const problem = textProblem(raw);
+      if (problem) throw invalidParam(name, `\`${name}\` ${problem}.`);
       out[name] = raw;
     }
   }

@@ -4,7 +4,7 @@
  * set, embedded PGlite otherwise), and the gateway's HTTP app on a free port. No mocks.
  */
 import type { AddressInfo } from 'node:net';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import { auth } from '@murmur/proto';
 import {
   connectRedis,
@@ -29,6 +29,7 @@ import {
   closeClients,
   createApp,
   createClients,
+  createHttpServer,
   MemoryIdempotencyStore,
   RedisIdempotencyStore,
   VerifiedKeyCache,
@@ -59,7 +60,7 @@ export async function startGateway(clients: Clients, log: Logger, clock: ManualC
   const app = createApp({ clients, log, idempotency, keyCache });
   const server: Server = await new Promise((resolve) => {
     // Every response is checked against the OpenAPI document (see openapi-check.ts).
-    const s = createServer(recordResponses(app)).listen(0, '127.0.0.1', () => resolve(s));
+    const s = createHttpServer(recordResponses(app)).listen(0, '127.0.0.1', () => resolve(s));
   });
   return {
     baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,

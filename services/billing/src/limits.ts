@@ -51,7 +51,12 @@ export interface WindowState {
   limit: number;
   remaining: number;
   windowSeconds: number;
-  /** Whole seconds until a slot frees (rounded up, so waiting that long always suffices); 0 when one is free. */
+  /**
+   * Whole seconds until the next used slot frees (rounded up, so waiting that long always
+   * suffices): with the window full, when a request is admitted again; with slots left, when
+   * the oldest hit leaves the window and the remaining count grows. 0 only when no hit is in
+   * the window (the whole limit is free).
+   */
   resetSeconds: number;
 }
 
@@ -67,7 +72,11 @@ export function freeingHitIndex(count: number, limit: number): number {
 /**
  * The state of a sliding-window log holding `count` hits later than `nowMs - windowMs`. A hit
  * at `t` occupies its slot until `t + windowMs` exactly. `freeingHitMs` is the time of the hit
- * at {@link freeingHitIndex} (needed only when the window is full).
+ * at {@link freeingHitIndex} (needed whenever the window holds a hit).
+ *
+ * The reset is reported also while slots are left (it was 0 then, which told a client that had
+ * just spent two of ten slots that nothing was spent): RateLimit headers promise the time until
+ * quota comes back, and a sliding window gives it back one hit at a time.
  *
  * Both rate limiters (Redis and in-process) feed their raw numbers through this one function,
  * so they cannot disagree on what they report.
@@ -75,7 +84,7 @@ export function freeingHitIndex(count: number, limit: number): number {
 export function windowState(count: number, freeingHitMs: number | undefined, nowMs: number, limit: number, windowSeconds: number): WindowState {
   const remaining = Math.max(0, limit - count);
   let resetSeconds = 0;
-  if (remaining === 0) {
+  if (count > 0) {
     resetSeconds =
       freeingHitMs === undefined ? windowSeconds : Math.max(1, Math.ceil((freeingHitMs + windowSeconds * 1000 - nowMs) / 1000));
   }

@@ -79,7 +79,7 @@ export class MemoryRateLimiter implements RateLimiter {
  * ARGV: now_ms, floor_ms (= now - window; hits at or before it have left the window),
  *       window_ms, limit, member ('' peeks: counts without removing or adding anything).
  * Returns { allowed 0|1, hits in window after this call, score of the hit that frees the next
- * slot or '' when the window is not full }.
+ * slot (the oldest unless a lowered limit leaves more) or '' when the window is empty }.
  */
 const SLIDING_WINDOW_LUA = `
 local key = KEYS[1]
@@ -99,8 +99,8 @@ if member ~= '' and count < limit then
   allowed = 1
 end
 local freeing = ''
-if count >= limit then
-  local hit = redis.call('ZRANGEBYSCORE', key, '(' .. floor, '+inf', 'WITHSCORES', 'LIMIT', count - limit, 1)
+if count > 0 then
+  local hit = redis.call('ZRANGEBYSCORE', key, '(' .. floor, '+inf', 'WITHSCORES', 'LIMIT', math.max(0, count - limit), 1)
   if hit[2] then freeing = hit[2] end
 end
 return { allowed, count, freeing }

@@ -120,8 +120,8 @@ describe('billing service over gRPC (real Postgres when DATABASE_URL is set, emb
     it('reports the rate-limit window without taking a slot', async () => {
       const userId = newUser();
       for (let i = 0; i < 3; i++) await limiter.hit(userId, 10, 60);
-      expect((await usage(userId)).rateLimit).toEqual({ limit: 10, remaining: 7, windowSeconds: 60, resetSeconds: 0 });
-      expect((await client.getRateLimit({ userId })).rateLimit).toEqual({ limit: 10, remaining: 7, windowSeconds: 60, resetSeconds: 0 });
+      expect((await usage(userId)).rateLimit).toEqual({ limit: 10, remaining: 7, windowSeconds: 60, resetSeconds: 60 });
+      expect((await client.getRateLimit({ userId })).rateLimit).toEqual({ limit: 10, remaining: 7, windowSeconds: 60, resetSeconds: 60 });
       for (let i = 0; i < 7; i++) await limiter.hit(userId, 10, 60);
       clock.advance(15_000);
       expect((await client.getRateLimit({ userId })).rateLimit).toEqual({ limit: 10, remaining: 0, windowSeconds: 60, resetSeconds: 45 });

@@ -58,7 +58,8 @@ describe('sliding-window arithmetic', () => {
 
   it.each([
     ['an empty window', 0, undefined, T, 10, { remaining: 10, resetSeconds: 0 }],
-    ['one slot left', 9, undefined, T, 10, { remaining: 1, resetSeconds: 0 }],
+    ['two hits in: says when the oldest leaves the window', 2, T - 20_000, T, 10, { remaining: 8, resetSeconds: 40 }],
+    ['one slot left', 9, T - 1_500, T, 10, { remaining: 1, resetSeconds: 59 }],
     ['full: waits until the oldest hit is one window old', 10, T - 10_000, T, 10, { remaining: 0, resetSeconds: 50 }],
     ['full: a fraction of a second still to wait rounds up', 10, T - 59_001, T, 10, { remaining: 0, resetSeconds: 1 }],
     ['full: just filled, a whole window to wait', 10, T, T, 10, { remaining: 0, resetSeconds: 60 }],

@@ -14,7 +14,7 @@ interface Step {
 }
 
 const tenHits = (from = 0, every = 1_000): Step[] =>
-  Array.from({ length: 10 }, (_, i) => ({ at: from + i * every, op: 'hit' as const, expect: { allowed: true, remaining: 9 - i, resetSeconds: i === 9 ? 60 - 9 : 0 } }));
+  Array.from({ length: 10 }, (_, i) => ({ at: from + i * every, op: 'hit' as const, expect: { allowed: true, remaining: 9 - i, resetSeconds: Math.ceil(60 - (i * every) / 1000) } }));
 
 /** The same table drives both implementations: they must agree to the second. */
 const CASES: Array<[string, Step[]]> = [
@@ -34,15 +34,15 @@ const CASES: Array<[string, Step[]]> = [
   ],
   [
     'rounds a partial second up, so waiting reset_seconds always suffices',
-    [...tenHits(0, 0).map((s, i) => ({ ...s, expect: { ...s.expect, resetSeconds: i === 9 ? 60 : 0 } })), { at: 500, op: 'hit', expect: { allowed: false, remaining: 0, resetSeconds: 60 } }],
+    [...tenHits(0, 0), { at: 500, op: 'hit', expect: { allowed: false, remaining: 0, resetSeconds: 60 } }],
   ],
   [
     'a refused hit takes no slot',
     [
-      ...tenHits(0, 0).map((s, i) => ({ ...s, expect: { ...s.expect, resetSeconds: i === 9 ? 60 : 0 } })),
+      ...tenHits(0, 0),
       { at: 30_000, op: 'hit', expect: { allowed: false, remaining: 0, resetSeconds: 30 } },
       { at: 59_000, op: 'hit', expect: { allowed: false, remaining: 0, resetSeconds: 1 } },
-      { at: 60_000, op: 'hit', expect: { allowed: true, remaining: 9, resetSeconds: 0 } },
+      { at: 60_000, op: 'hit', expect: { allowed: true, remaining: 9, resetSeconds: 60 } },
     ],
   ],
   [
@@ -50,9 +50,19 @@ const CASES: Array<[string, Step[]]> = [
     [
       { at: 0, op: 'peek', expect: { remaining: 10, resetSeconds: 0 } },
       { at: 0, op: 'peek', expect: { remaining: 10, resetSeconds: 0 } },
-      { at: 1_000, op: 'hit', expect: { allowed: true, remaining: 9, resetSeconds: 0 } },
-      { at: 2_000, op: 'peek', expect: { remaining: 9, resetSeconds: 0 } },
+      { at: 1_000, op: 'hit', expect: { allowed: true, remaining: 9, resetSeconds: 60 } },
+      { at: 2_000, op: 'peek', expect: { remaining: 9, resetSeconds: 59 } },
       { at: 61_000, op: 'peek', expect: { remaining: 10, resetSeconds: 0 } },
+    ],
+  ],
+  [
+    'says when capacity returns while slots are left: two hits in, the oldest leaves one window after it',
+    [
+      { at: 0, op: 'hit', expect: { allowed: true, remaining: 9, resetSeconds: 60 } },
+      { at: 10_000, op: 'hit', expect: { allowed: true, remaining: 8, resetSeconds: 50 } },
+      { at: 20_000, op: 'peek', expect: { remaining: 8, resetSeconds: 40 } },
+      { at: 60_000, op: 'peek', expect: { remaining: 9, resetSeconds: 10 } },
+      { at: 70_000, op: 'peek', expect: { remaining: 10, resetSeconds: 0 } },
     ],
   ],
   [
@@ -64,7 +74,7 @@ const CASES: Array<[string, Step[]]> = [
     [
       ...tenHits(),
       { at: 10_000, op: 'hit', expect: { allowed: false, remaining: 0, resetSeconds: 50 } },
-      { at: 10_000, op: 'hit', user: 'other', expect: { allowed: true, remaining: 9, resetSeconds: 0 } },
+      { at: 10_000, op: 'hit', user: 'other', expect: { allowed: true, remaining: 9, resetSeconds: 60 } },
     ],
   ],
   [

@@ -3,9 +3,10 @@
  * and a cursor is the signed (created_at, id) of the last row served. Because the position is
  * a value, not an offset, rows inserted between page fetches never cause a duplicate or a gap.
  *
- * A cursor is bound to its list and to the filters it was issued with: reusing it on another
- * list, or with another `query`/`folder_id`/date range, is invalid_request (param "cursor")
- * rather than a silently different walk.
+ * A cursor is bound to its owner, its list and the filters it was issued with: another user's
+ * cursor, or one reused on another list or with another `query`/`folder_id`/date range, is
+ * invalid_request (param "cursor") rather than a silently different walk. The owner binding is
+ * signed, not written into the cursor, so a cursor does not reveal whose list it walks.
  */
 import { createHash } from 'node:crypto';
 import { CursorCodec, isId, MurmurError } from '@murmur/kit';
@@ -100,11 +101,11 @@ export class PageCursors {
 
   /**
    * The position a request's cursor points after, or undefined for a first page. Throws
-   * invalid_request (param "cursor") for anything we did not issue for this list and filters.
+   * invalid_request (param "cursor") for anything we did not issue to this owner for this list and filters.
    */
-  positionOf(list: ListName, cursor: string | undefined, filters: string): PagePosition | undefined {
+  positionOf(ownerId: string, list: ListName, cursor: string | undefined, filters: string): PagePosition | undefined {
     if (!cursor) return undefined;
-    const payload = this.codec.decode(cursor, isCursorPayload);
+    const payload = this.codec.decode(cursor, isCursorPayload, ownerId);
     if (payload.l !== list) {
       throw new MurmurError('invalid_request', 'The cursor belongs to another list. Pass `next_cursor` from a previous page of this list.', { param: 'cursor' });
     }
@@ -122,11 +123,11 @@ export class PageCursors {
    * Cuts `rows` (fetched with `limit + 1` to learn whether more follow) to one page, with a
    * cursor after its last row when more follow.
    */
-  page<T extends PagePosition>(list: ListName, rows: T[], limit: number, filters: string): Page<T> {
+  page<T extends PagePosition>(ownerId: string, list: ListName, rows: T[], limit: number, filters: string): Page<T> {
     const hasMore = rows.length > limit;
     const served = hasMore ? rows.slice(0, limit) : rows;
     const last = served[served.length - 1];
-    const nextCursor = hasMore && last ? this.codec.encode(cursorPayload(list, last, filters)) : '';
+    const nextCursor = hasMore && last ? this.codec.encode(cursorPayload(list, last, filters), ownerId) : '';
     return { rows: served, hasMore, nextCursor };
   }
 }

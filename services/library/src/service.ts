@@ -98,15 +98,17 @@ export class LibraryService {
     const ownerId = ownerIdOf(req.ownerId);
     const limit = resolveLimit(req.page?.limit);
     const query = queryOf(req.query);
-    if (req.folderId !== '' && !isId('fld', req.folderId)) {
-      throw new MurmurError('invalid_request', 'folder_id must be a folder id (fld_…).', { param: 'folder_id' });
-    }
-    const folderId = req.folderId || undefined;
+    // A folder filter names a folder like any other id: malformed, missing and another user's
+    // all answer not_found (as transcribe's folder_id does), never a quietly empty list.
+    const folderId = req.folderId === '' ? undefined : idOf('folder', req.folderId, 'folder_id');
     const range = dateRangeOf(req.createdAfter, req.createdBefore);
     const filters = filterDigest([query, folderId, range.after?.getTime(), range.before?.getTime()]);
-    return this.paged('recordings', req.page?.cursor, filters, limit, recordingSummaryMessage, (page) =>
+    const list = await this.paged(ownerId, 'recordings', req.page?.cursor, filters, limit, recordingSummaryMessage, (page) =>
       this.store.listRecordings(ownerId, { query, folderId, createdAfter: range.after, createdBefore: range.before }, page),
     );
+    // Rows prove the folder is the owner's; only an empty page needs the folder looked up.
+    if (folderId !== undefined && list.items.length === 0 && !(await this.store.getFolder(ownerId, folderId))) throw notFound('folder', 'folder_id');
+    return list;
   }
 
   async getRecording(req: library.GetRecordingRequest): Promise<library.Recording> {
@@ -120,7 +122,7 @@ export class LibraryService {
   async listThoughtThreads(req: library.ListThoughtThreadsRequest): Promise<ListPage<library.ThoughtThread>> {
     const ownerId = ownerIdOf(req.ownerId);
     const limit = resolveLimit(req.page?.limit);
-    return this.paged('thought_threads', req.page?.cursor, filterDigest([]), limit, threadSummaryMessage, (page) => this.store.listThreads(ownerId, page));
+    return this.paged(ownerId, 'thought_threads', req.page?.cursor, filterDigest([]), limit, threadSummaryMessage, (page) => this.store.listThreads(ownerId, page));
   }
 
   async getThoughtThread(req: library.GetThoughtThreadRequest): Promise<library.ThoughtThread> {
@@ -134,7 +136,7 @@ export class LibraryService {
   async listFolders(req: library.ListFoldersRequest): Promise<ListPage<library.Folder>> {
     const ownerId = ownerIdOf(req.ownerId);
     const limit = resolveLimit(req.page?.limit);
-    return this.paged('folders', req.page?.cursor, filterDigest([]), limit, folderMessage, (page) => this.store.listFolders(ownerId, page));
+    return this.paged(ownerId, 'folders', req.page?.cursor, filterDigest([]), limit, folderMessage, (page) => this.store.listFolders(ownerId, page));
   }
 
   async getFolder(req: library.GetFolderRequest): Promise<library.Folder> {
@@ -147,7 +149,7 @@ export class LibraryService {
   async listKnowledgeBases(req: library.ListKnowledgeBasesRequest): Promise<ListPage<library.KnowledgeBase>> {
     const ownerId = ownerIdOf(req.ownerId);
     const limit = resolveLimit(req.page?.limit);
-    return this.paged('knowledge_bases', req.page?.cursor, filterDigest([]), limit, knowledgeBaseMessage, (page) =>
+    return this.paged(ownerId, 'knowledge_bases', req.page?.cursor, filterDigest([]), limit, knowledgeBaseMessage, (page) =>
       this.store.listKnowledgeBases(ownerId, page),
     );
   }
@@ -285,6 +287,7 @@ export class LibraryService {
 
   /** Fetches one more row than the page holds, so `has_more` needs no count query. */
   private async paged<R extends PagePosition, M>(
+    ownerId: string,
     list: ListName,
     cursor: string | undefined,
     filters: string,
@@ -292,9 +295,9 @@ export class LibraryService {
     toMessage: (row: R) => M,
     fetch: (page: PageQuery) => Promise<R[]>,
   ): Promise<ListPage<M>> {
-    const after = this.cursors.positionOf(list, cursor, filters);
+    const after = this.cursors.positionOf(ownerId, list, cursor, filters);
     const rows = await fetch({ ...(after ? { after } : {}), limit: limit + 1 });
-    const page = this.cursors.page(list, rows, limit, filters);
+    const page = this.cursors.page(ownerId, list, rows, limit, filters);
     return { items: page.rows.map(toMessage), page: { hasMore: page.hasMore, nextCursor: page.nextCursor } };
   }
 }

@@ -66,6 +66,8 @@ describe('cursor payloads', () => {
 
 describe('PageCursors', () => {
   const cursors = new PageCursors(SECRET);
+  const OWNER = 'usr_0123456789abcdefghijklmn';
+  const OTHER = 'usr_nmlkjihgfedcba9876543210';
   const rows = [
     { createdAt: new Date('2026-01-03T00:00:00Z'), id: REC_B },
     { createdAt: new Date('2026-01-02T00:00:00Z'), id: REC_A },
@@ -73,32 +75,40 @@ describe('PageCursors', () => {
   ];
 
   it('serves `limit` rows and a cursor after the last one when one more row came back', () => {
-    const page = cursors.page('recordings', rows, 2, 'f1');
+    const page = cursors.page(OWNER, 'recordings', rows, 2, 'f1');
     expect(page.rows).toEqual(rows.slice(0, 2));
     expect(page.hasMore).toBe(true);
-    expect(cursors.positionOf('recordings', page.nextCursor, 'f1')).toEqual({ createdAt: rows[1]!.createdAt, id: REC_A });
+    expect(cursors.positionOf(OWNER, 'recordings', page.nextCursor, 'f1')).toEqual({ createdAt: rows[1]!.createdAt, id: REC_A });
   });
 
   it('has no cursor on the last page', () => {
-    expect(cursors.page('recordings', rows, 3, 'f1')).toEqual({ rows, hasMore: false, nextCursor: '' });
+    expect(cursors.page(OWNER, 'recordings', rows, 3, 'f1')).toEqual({ rows, hasMore: false, nextCursor: '' });
   });
 
   it('treats an empty cursor as the first page', () => {
-    expect(cursors.positionOf('recordings', '', 'f1')).toBeUndefined();
+    expect(cursors.positionOf(OWNER, 'recordings', '', 'f1')).toBeUndefined();
   });
 
   it.each<[string, string]>([
     ['garbage', 'not-a-cursor'],
     ['two dots', 'a.b.c'],
-    ['a cursor signed with another secret', new CursorCodec('another-secret-0123456789').encode(cursorPayload('recordings', rows[0]!, 'f1'))],
-    ['a well-signed payload of the wrong shape', new CursorCodec(SECRET).encode({ hello: 'world' })],
+    ['a cursor signed with another secret', new CursorCodec('another-secret-0123456789').encode(cursorPayload('recordings', rows[0]!, 'f1'), OWNER)],
+    ['a well-signed cursor bound to no owner', new CursorCodec(SECRET).encode(cursorPayload('recordings', rows[0]!, 'f1'))],
+    ['a well-signed payload of the wrong shape', new CursorCodec(SECRET).encode({ hello: 'world' }, OWNER)],
   ])('rejects %s', (_name, cursor) => {
-    expect(errorOf(() => cursors.positionOf('recordings', cursor, 'f1'))).toMatchObject({ code: 'invalid_request', param: 'cursor' });
+    expect(errorOf(() => cursors.positionOf(OWNER, 'recordings', cursor, 'f1'))).toMatchObject({ code: 'invalid_request', param: 'cursor' });
   });
 
   it('rejects a cursor of another list or other filters', () => {
-    const cursor = cursors.page('recordings', rows, 1, 'f1').nextCursor;
-    expect(errorOf(() => cursors.positionOf('folders', cursor, 'f1'))).toMatchObject({ code: 'invalid_request', param: 'cursor' });
-    expect(errorOf(() => cursors.positionOf('recordings', cursor, 'f2'))).toMatchObject({ code: 'invalid_request', param: 'cursor' });
+    const cursor = cursors.page(OWNER, 'recordings', rows, 1, 'f1').nextCursor;
+    expect(errorOf(() => cursors.positionOf(OWNER, 'folders', cursor, 'f1'))).toMatchObject({ code: 'invalid_request', param: 'cursor' });
+    expect(errorOf(() => cursors.positionOf(OWNER, 'recordings', cursor, 'f2'))).toMatchObject({ code: 'invalid_request', param: 'cursor' });
+  });
+
+  it('rejects a cursor issued to another owner, and says nothing of that owner', () => {
+    const cursor = cursors.page(OWNER, 'recordings', rows, 1, 'f1').nextCursor;
+    expect(errorOf(() => cursors.positionOf(OTHER, 'recordings', cursor, 'f1'))).toMatchObject({ code: 'invalid_request', param: 'cursor' });
+    expect(Buffer.from(cursor.split('.')[0]!, 'base64url').toString()).not.toContain(OWNER);
+    expect(cursors.positionOf(OWNER, 'recordings', cursor, 'f1')).toEqual({ createdAt: rows[0]!.createdAt, id: REC_B });
   });
 });

@@ -82,9 +82,23 @@ describe('library reads over gRPC', () => {
       expect(await recordingsOf(bob.owner, { query: 'bob private' })).toEqual([bob.recording]);
     });
 
-    it('answers an empty list when filtering by another owner’s folder', async () => {
-      expect(await recordingsOf(alice.owner, { folderId: bob.folder })).toEqual([]);
+    it('answers a filter by another owner’s folder with the not_found of a missing folder', async () => {
+      const foreign = await failure(recordingsOf(alice.owner, { folderId: bob.folder }));
+      const missing = await failure(recordingsOf(alice.owner, { folderId: newId('fld') }));
+      for (const err of [foreign, missing]) expect(err).toMatchObject({ code: 'not_found', param: 'folder_id' });
+      expect(foreign.message).toBe(missing.message);
       expect(await recordingsOf(alice.owner, { folderId: alice.folder })).toEqual([alice.recording]);
+    });
+
+    it('refuses a page cursor of another owner', async () => {
+      const owner = newOwner();
+      for (let i = 0; i < 2; i++) await recording(owner, { createdAt: new Date(T0 + i) });
+      const list = (ownerId: string, cursor = '') =>
+        h.client.listRecordings({ ownerId, page: page(1, cursor), query: '', folderId: '', createdAfter: undefined, createdBefore: undefined });
+      const cursor = (await list(owner)).page!.nextCursor;
+      expect(cursor).not.toBe('');
+      expect(await failure(list(alice.owner, cursor))).toMatchObject({ code: 'invalid_request', param: 'cursor' });
+      await expect(list(owner, cursor)).resolves.toBeDefined();
     });
 
     it('counts only the caller’s content in the stats', async () => {
@@ -401,7 +415,7 @@ describe('library reads over gRPC', () => {
     it('lists only the recordings of a folder', async () => {
       expect(await recordingsOf(owner, { folderId: folderA })).toEqual([days[4], days[2], days[0]]);
       expect(await recordingsOf(owner, { folderId: folderB })).toEqual([days[5], days[3], days[1]]);
-      expect(await recordingsOf(owner, { folderId: newId('fld') })).toEqual([]);
+      expect(await failure(recordingsOf(owner, { folderId: newId('fld') }))).toMatchObject({ code: 'not_found', param: 'folder_id' });
     });
 
     it('lists recordings created strictly inside a date range', async () => {
@@ -421,9 +435,9 @@ describe('library reads over gRPC', () => {
     it.each<[string, string, string]>([
       ['a malformed folder id', "fld_'; --", 'folder_id'],
       ['an id of another kind', 'rec_0123456789abcdefghijklmn', 'folder_id'],
-    ])('rejects %s on "folder_id"', async (_name, folderId, param) => {
+    ])('answers %s on "folder_id" as a folder not found', async (_name, folderId, param) => {
       expect(await failure(h.client.listRecordings({ ownerId: owner, page: page(), query: '', folderId, createdAfter: undefined, createdBefore: undefined }))).toMatchObject({
-        code: 'invalid_request',
+        code: 'not_found',
         param,
       });
     });
