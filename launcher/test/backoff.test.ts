@@ -1,4 +1,4 @@
-import { BACKOFF_MAX_MS, MAX_QUICK_CRASHES, restartDelay, STABLE_AFTER_MS } from '../src/backoff';
+import { BACKOFF_MAX_MS, MAX_QUICK_RESTARTS, restartDelay, STABLE_AFTER_MS } from '../src/backoff';
 
 describe('restart backoff', () => {
   it.each([
@@ -16,8 +16,8 @@ describe('restart backoff', () => {
 
   it.each([
     [0, 1_000, false],
-    [MAX_QUICK_CRASHES - 1, 1_000, false],
-    [MAX_QUICK_CRASHES, 1_000, true],
+    [MAX_QUICK_RESTARTS - 1, 1_000, false],
+    [MAX_QUICK_RESTARTS, 1_000, true],
     [40, 1_000, true],
     [40, STABLE_AFTER_MS, false],
   ])('after crash %i of a child up %i ms gives up: %s', (attempt, uptime, giveUp) => {
