@@ -57,7 +57,7 @@ function gaveUpMessage(name: string, cannotBind: boolean): string {
   const where = LISTEN_ADDRESSES.find((a) => a.name === name);
   const variable = where?.variable ?? `${name.toUpperCase()}_ADDR`;
   const address = where ? `${where.host}:${where.port}` : 'its address';
-  return `${name} cannot listen on ${address}; another program holds it. Stop that program or set ${variable} to a free port.`;
+  return `${name} cannot listen on ${address} (its own message is above). Stop the program holding that port or set ${variable} to a free port.`;
 }
 
 function spec(name: string, script: string): ChildSpec {
