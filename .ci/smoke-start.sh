@@ -5,11 +5,16 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 data=$(mktemp -d)
 log="$data/start.log"
-port=${SMOKE_PORT:-18080}
+# Ports the system picks for itself are free ones (fixed ports collide on a busy CI machine);
+# SMOKE_PORT still pins the gateway's. npm start refuses a port taken in between, loudly.
+free_port() { node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'; }
+port=${SMOKE_PORT:-$(free_port)}
 export MURMUR_DATA_DIR="$data/store" PORT="$port"
-export AUTH_ADDR=127.0.0.1:51051 BILLING_ADDR=127.0.0.1:51052 LIBRARY_ADDR=127.0.0.1:51053
-export TRANSCRIPTION_ADDR=127.0.0.1:51054 CONVERSION_ADDR=127.0.0.1:51055
+export AUTH_ADDR=127.0.0.1:$(free_port) BILLING_ADDR=127.0.0.1:$(free_port) LIBRARY_ADDR=127.0.0.1:$(free_port)
+export TRANSCRIPTION_ADDR=127.0.0.1:$(free_port) CONVERSION_ADDR=127.0.0.1:$(free_port)
+echo "smoke: gateway on port $port"
 # Its own process group, so the whole tree (npm, launcher, six services) stops together.
+: >"$log"
 setsid npm start >"$log" 2>&1 &
 pid=$!
 cleanup() {

@@ -5,8 +5,7 @@
  * in-process otherwise). Listens on PORT (default 8080); service addresses come from *_ADDR.
  */
 import './tracing';
-import type { Server } from 'node:http';
-import { commonSchema, connectRedis, createLogger, loadConfig, onShutdown, RevocationListener, serviceAddressSchema, storageSchema, systemClock, z } from '@murmur/kit';
+import { commonSchema, connectRedis, createLogger, exitStartFailure, listenOn, loadConfig, onShutdown, RevocationListener, serviceAddressSchema, storageSchema, systemClock, z } from '@murmur/kit';
 import { createApp } from './app';
 import { createHttpServer } from './http-server';
 import { closeClients, createClients } from './clients';
@@ -43,10 +42,12 @@ async function main(): Promise<void> {
     mcpAllowedOrigins: cfg.MCP_ALLOWED_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean),
     keyCache,
   });
-  const server: Server = createHttpServer(app, log).listen(cfg.PORT, cfg.HOST, () => log.info({ port: cfg.PORT }, 'gateway listening'));
+  const server = createHttpServer(app, log);
   // Uploads of 500 MB on slow links: no whole-request timeout; idle sockets still close.
   server.requestTimeout = 0;
   server.keepAliveTimeout = 65_000;
+  await listenOn(server, cfg.PORT, cfg.HOST);
+  log.info({ port: cfg.PORT }, 'gateway listening');
   onShutdown(log, [
     () => new Promise<void>((resolve) => server.close(() => resolve())),
     async () => closeClients(clients),
@@ -55,7 +56,5 @@ async function main(): Promise<void> {
   ]);
 }
 
-main().catch((err: unknown) => {
-  process.stderr.write(`gateway failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
-  process.exit(1);
-});
+// A taken PORT exits EXIT_CANNOT_BIND, so the launcher stops rather than restarting us.
+main().catch((err: unknown) => exitStartFailure('gateway', err, 'PORT'));

@@ -4,23 +4,61 @@
  * Ctrl-C / SIGTERM). With
  * DATABASE_URL unset every service embeds its own Postgres (PGlite) under ./data; with
  * REDIS_URL unset caches and limits are in-process. PORT sets the gateway port (8080).
+ *
+ * It announces "Murmur is up" only once the gateway it started answers HTTP. A port that cannot
+ * be bound (another program holds it), or a process that keeps crashing, stops everything with
+ * a message naming the process and the variable to change, and a non-zero exit.
  */
 import * as path from 'node:path';
-import { loadConfig, serviceAddressSchema, storageSchema, waitForGrpcServing, waitForHttpOk, z } from '@murmur/kit';
+import { EXIT_CANNOT_BIND, loadConfig, serviceAddressSchema, storageSchema, waitForGrpcServing, waitUntil, z } from '@murmur/kit';
 import { firstRun } from './first-run';
+import { firstUnbindable, parseHostPort, type ListenAddress } from './listen-addresses';
 import { Supervisor, type ChildSpec } from './supervisor';
 
 const root = path.resolve(__dirname, '..', '..');
-const cfg = loadConfig({ ...serviceAddressSchema, ...storageSchema, PORT: z.coerce.number().int().min(1).max(65535).default(8080) });
+const cfg = loadConfig({
+  ...serviceAddressSchema,
+  ...storageSchema,
+  PORT: z.coerce.number().int().min(1).max(65535).default(8080),
+  /** The gateway's own default (it listens on every interface). */
+  HOST: z.string().default('0.0.0.0'),
+});
 const print = (line: string) => process.stdout.write(`${line}\n`);
 
 const SERVICES = [
-  { name: 'auth', addr: cfg.AUTH_ADDR },
-  { name: 'billing', addr: cfg.BILLING_ADDR },
-  { name: 'library', addr: cfg.LIBRARY_ADDR },
-  { name: 'transcription', addr: cfg.TRANSCRIPTION_ADDR },
-  { name: 'conversion', addr: cfg.CONVERSION_ADDR },
+  { name: 'auth', addr: cfg.AUTH_ADDR, variable: 'AUTH_ADDR' },
+  { name: 'billing', addr: cfg.BILLING_ADDR, variable: 'BILLING_ADDR' },
+  { name: 'library', addr: cfg.LIBRARY_ADDR, variable: 'LIBRARY_ADDR' },
+  { name: 'transcription', addr: cfg.TRANSCRIPTION_ADDR, variable: 'TRANSCRIPTION_ADDR' },
+  { name: 'conversion', addr: cfg.CONVERSION_ADDR, variable: 'CONVERSION_ADDR' },
 ];
+
+const LISTEN_ADDRESSES: ListenAddress[] = [
+  { name: 'gateway', variable: 'PORT', host: cfg.HOST, port: cfg.PORT },
+  ...SERVICES.flatMap((s) => {
+    const hostPort = parseHostPort(s.addr);
+    return hostPort ? [{ name: s.name, variable: s.variable, ...hostPort }] : [];
+  }),
+];
+
+/** A start that cannot succeed: its message is for the person who ran `npm start`. */
+class LaunchFailure extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: number,
+  ) {
+    super(message);
+  }
+}
+
+/** What to say when `name` will not be restarted. */
+function gaveUpMessage(name: string, cannotBind: boolean): string {
+  if (!cannotBind) return `${name} keeps crashing (its messages are above); stopping.`;
+  const where = LISTEN_ADDRESSES.find((a) => a.name === name);
+  const variable = where?.variable ?? `${name.toUpperCase()}_ADDR`;
+  const address = where ? `${where.host}:${where.port}` : 'its address';
+  return `${name} cannot listen on ${address} (its own message is above). Stop the program holding that port or set ${variable} to a free port.`;
+}
 
 function spec(name: string, script: string): ChildSpec {
   return {
@@ -42,33 +80,57 @@ function spec(name: string, script: string): ChildSpec {
 
 async function main(): Promise<void> {
   print(`Murmur: ${cfg.DATABASE_URL ? 'Postgres at DATABASE_URL' : `embedded Postgres (PGlite) under ${cfg.MURMUR_DATA_DIR}`}, ${cfg.REDIS_URL ? 'Redis at REDIS_URL' : 'in-process limiter and cache'}.`);
-  const supervisor = new Supervisor([
-    ...SERVICES.map((s) => spec(s.name, `services/${s.name}/dist/main.js`)),
-    spec('gateway', 'gateway/dist/main.js'),
-  ]);
+  const taken = await firstUnbindable(LISTEN_ADDRESSES);
+  if (taken) throw new LaunchFailure(taken.message, EXIT_CANNOT_BIND);
+
+  let gaveUp: (failure: LaunchFailure) => void = () => undefined;
+  const failed = new Promise<never>((_, reject) => (gaveUp = reject));
+  failed.catch(() => undefined); // heard through the races below
+  const supervisor = new Supervisor(
+    [...SERVICES.map((s) => spec(s.name, `services/${s.name}/dist/main.js`)), spec('gateway', 'gateway/dist/main.js')],
+    undefined,
+    { onGiveUp: (name, { cannotBind }) => gaveUp(new LaunchFailure(gaveUpMessage(name, cannotBind), cannotBind ? EXIT_CANNOT_BIND : 1)) },
+  );
   let stopping = false;
-  const stop = async (signal: string) => {
+  const stop = async (signal: string, exitCode: number, message?: string) => {
     if (stopping) return;
     stopping = true;
-    print(`\n${signal}: stopping every process…`);
+    print(message ?? `\n${signal}: stopping every process…`);
     await supervisor.stopAll();
-    process.exit(0);
+    process.exit(exitCode);
   };
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT', 0));
+  process.on('SIGTERM', () => void stop('SIGTERM', 0));
 
-  for (const s of SERVICES) supervisor.start(s.name);
-  await Promise.all(SERVICES.map((s) => waitForGrpcServing(s.addr, 120_000)));
-  supervisor.start('gateway');
-  const baseUrl = `http://localhost:${cfg.PORT}`;
-  await waitForHttpOk(`${baseUrl}/healthz`, 60_000);
-  print('');
-  print(`Murmur is up: REST at ${baseUrl}/api/v1`);
-  await firstRun(cfg, baseUrl, print);
-  print('Press Ctrl-C to stop.');
+  try {
+    for (const s of SERVICES) supervisor.start(s.name);
+    await Promise.race([Promise.all(SERVICES.map((s) => waitForGrpcServing(s.addr, 120_000))), failed]);
+    supervisor.start('gateway');
+    const baseUrl = `http://localhost:${cfg.PORT}`;
+    // Ours answers with a request id of ours, and only while the gateway we started runs.
+    const answers = async () => {
+      const res = await fetch(`${baseUrl}/healthz`);
+      return res.ok && /^req_/.test(res.headers.get('x-request-id') ?? '') && supervisor.pid('gateway') !== undefined;
+    };
+    await Promise.race([waitUntil(`the gateway at ${baseUrl}`, answers, 60_000), failed]);
+    print('');
+    print(`Murmur is up: REST at ${baseUrl}/api/v1`);
+    await firstRun(cfg, baseUrl, print);
+    print('Press Ctrl-C to stop.');
+  } catch (err) {
+    const failure = err instanceof LaunchFailure ? err : new LaunchFailure((err as Error).message, 1);
+    process.stderr.write(`npm start failed: ${failure.message}\n`);
+    await stop('', failure.exitCode, 'Stopping every process…');
+  }
+  // A process that gives up after the start stops the whole system too.
+  failed.catch((failure: LaunchFailure) => {
+    process.stderr.write(`Murmur stopped: ${failure.message}\n`);
+    void stop('', failure.exitCode, 'Stopping every process…');
+  });
 }
 
 main().catch((err: unknown) => {
+  const code = err instanceof LaunchFailure ? err.exitCode : 1;
   console.error(`npm start failed: ${(err as Error).message}`);
-  process.exit(1);
+  process.exit(code);
 });

@@ -1,9 +1,12 @@
 /**
  * Runs child processes with prefixed output, restarts a crashed child with backoff, and stops
- * them all (SIGTERM, then SIGKILL after a grace period) on request.
+ * them all (SIGTERM, then SIGKILL after a grace period) on request. A child that cannot bind its
+ * port (exit EXIT_CANNOT_BIND) or crashes too often in a row is not restarted: `onGiveUp` hears
+ * of it, and the launcher stops instead of running a system with a hole in it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as readline from 'node:readline';
+import { EXIT_CANNOT_BIND } from '@murmur/kit';
 import { restartDelay } from './backoff';
 
 export interface ChildSpec {
@@ -21,12 +24,23 @@ interface Running {
   timer?: NodeJS.Timeout;
 }
 
+export interface SupervisorOptions {
+  /** A child will not be restarted; `cannotBind` when it could not listen on its port. */
+  onGiveUp?: (name: string, why: { cannotBind: boolean }) => void;
+  /** The restart policy (tests shorten it). */
+  restartDelay?: typeof restartDelay;
+}
+
 export class Supervisor {
   private readonly children = new Map<string, Running>();
   private stopping = false;
   private readonly width: number;
 
-  constructor(private readonly specs: ChildSpec[], private readonly out: (line: string) => void = (l) => process.stdout.write(`${l}\n`)) {
+  constructor(
+    private readonly specs: ChildSpec[],
+    private readonly out: (line: string) => void = (l) => process.stdout.write(`${l}\n`),
+    private readonly options: SupervisorOptions = {},
+  ) {
     this.width = Math.max(...specs.map((s) => s.name.length));
   }
 
@@ -49,9 +63,20 @@ export class Supervisor {
     proc.on('exit', (code, signal) => {
       running.proc = undefined;
       if (this.stopping) return;
-      const { delayMs, nextAttempt } = restartDelay(running.attempt, Date.now() - running.startedAt);
+      const how = signal ?? `code ${code}`;
+      if (code === EXIT_CANNOT_BIND) {
+        this.out(`${prefix} exited (${how}): it cannot listen on its port; not restarting`);
+        this.options.onGiveUp?.(name, { cannotBind: true });
+        return;
+      }
+      const { delayMs, nextAttempt, giveUp } = (this.options.restartDelay ?? restartDelay)(running.attempt, Date.now() - running.startedAt);
       running.attempt = nextAttempt;
-      this.out(`${prefix} exited (${signal ?? `code ${code}`}); restarting in ${delayMs} ms`);
+      if (giveUp) {
+        this.out(`${prefix} exited (${how}) after ${nextAttempt} crashes in a row; not restarting`);
+        this.options.onGiveUp?.(name, { cannotBind: false });
+        return;
+      }
+      this.out(`${prefix} exited (${how}); restarting in ${delayMs} ms`);
       running.timer = setTimeout(() => this.start(name), delayMs);
     });
   }

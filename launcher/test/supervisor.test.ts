@@ -23,3 +23,44 @@ describe('supervisor', () => {
     expect(() => process.kill(pid, 0)).toThrow();
   });
 });
+
+describe('supervisor giving up', () => {
+  /** Waits (generously, only to catch a hang) until `done` says so. */
+  async function until(done: () => boolean): Promise<void> {
+    const deadline = Date.now() + 20_000;
+    while (!done() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  }
+
+  it('does not restart a child that cannot bind its port (exit 78), and says so', async () => {
+    const lines: string[] = [];
+    const gaveUp: Array<[string, boolean]> = [];
+    const sup = new Supervisor([{ name: 'bound', command: node, args: ['-e', 'console.log("try"); process.exit(78)'], env: process.env }], (l) => lines.push(l), {
+      onGiveUp: (name, { cannotBind }) => gaveUp.push([name, cannotBind]),
+      restartDelay: () => ({ delayMs: 10, nextAttempt: 1, giveUp: false }),
+    });
+    sup.start('bound');
+    await until(() => gaveUp.length > 0);
+    // Were it restarted, a second "try" would come within the 10 ms delay; give it ample time.
+    await new Promise((r) => setTimeout(r, 300));
+    expect(gaveUp).toEqual([['bound', true]]);
+    expect(lines.filter((l) => l === '[bound] try')).toHaveLength(1);
+    expect(lines).toContain('[bound] exited (code 78): it cannot listen on its port; not restarting');
+    await sup.stopAll(2_000);
+  });
+
+  it('gives up on a child that keeps crashing, once the restart policy says so', async () => {
+    const lines: string[] = [];
+    const gaveUp: Array<[string, boolean]> = [];
+    const sup = new Supervisor([{ name: 'crashy', command: node, args: ['-e', 'console.log("up"); process.exit(3)'], env: process.env }], (l) => lines.push(l), {
+      onGiveUp: (name, { cannotBind }) => gaveUp.push([name, cannotBind]),
+      restartDelay: (attempt) => ({ delayMs: 10, nextAttempt: attempt + 1, giveUp: attempt >= 2 }),
+    });
+    sup.start('crashy');
+    await until(() => gaveUp.length > 0);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(gaveUp).toEqual([['crashy', false]]);
+    expect(lines.filter((l) => l === '[crashy] up')).toHaveLength(3);
+    expect(lines).toContain('[crashy] exited (code 3) after 3 crashes in a row; not restarting');
+    await sup.stopAll(2_000);
+  });
+});

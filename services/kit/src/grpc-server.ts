@@ -10,6 +10,7 @@ import { ReflectionService } from '@grpc/reflection';
 import { HealthImplementation, protoPath as healthProtoPath } from 'grpc-health-check';
 import { protoRoot } from '@murmur/proto';
 import { acceptRequestId, runWithContext } from './context';
+import { BindError } from './bind-error';
 import { MurmurError, toGrpcError } from './errors';
 import type { Logger } from './log';
 
@@ -160,7 +161,7 @@ export async function startGrpcServer(opts: GrpcServerOptions, address: string):
   new ReflectionService(pkg).addToServer(server);
 
   const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+    server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(new BindError(address, err)) : resolve(p))),
   );
   opts.log.info({ address, port }, `${opts.name} gRPC server listening`);
 

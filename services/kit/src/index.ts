@@ -7,6 +7,7 @@ export * from './db';
 export * from './embedded-postgres';
 export * from './errors';
 export * from './grpc-client';
+export * from './bind-error';
 export * from './grpc-server';
 export * from './ids';
 export * from './log';

@@ -2,12 +2,14 @@
  * The shared shape of every service's main.ts: validated config, a logger, the service's own
  * Postgres schema (migrated; embedded PGlite under MURMUR_DATA_DIR/<name> when DATABASE_URL is
  * unset), Redis when REDIS_URL is set, then `start`, and a drain in reverse order on SIGTERM.
- * A start-up failure ends the process with one readable line.
+ * A start-up failure ends the process with one readable line; a taken port exits
+ * EXIT_CANNOT_BIND naming the variable to change.
  */
 import * as path from 'node:path';
 import { commonSchema, loadConfig, serviceAddressSchema, storageSchema } from './config';
 import { openDatabase, type Database } from './db';
 import { createLogger, type Logger } from './log';
+import { exitStartFailure } from './bind-error';
 import { connectRedis, type Redis } from './redis';
 import { onShutdown } from './shutdown';
 
@@ -22,6 +24,11 @@ export interface ServiceProcess {
   db: Database;
   /** Present when REDIS_URL is set. */
   redis?: Redis;
+}
+
+/** The variable that set a service's listen address: GRPC_LISTEN_ADDR when given, else AUTH_ADDR, BILLING_ADDR, …. */
+function addressVariable(name: string): string {
+  return process.env.GRPC_LISTEN_ADDR ? 'GRPC_LISTEN_ADDR' : `${name.toUpperCase()}_ADDR`;
 }
 
 export function runServiceProcess(opts: {
@@ -48,8 +55,5 @@ export function runServiceProcess(opts: {
     const redis = cfg.REDIS_URL ? await connectRedis(cfg.REDIS_URL, log) : undefined;
     const server = await opts.start({ cfg, log, db: db as Database, redis }, cfg.GRPC_LISTEN_ADDR ?? opts.address(cfg));
     onShutdown(log, [server.stop, async () => void (await redis?.close()), async () => db?.close()]);
-  })().catch((err: unknown) => {
-    process.stderr.write(`${opts.name} failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
-    process.exit(1);
-  });
+  })().catch((err: unknown) => exitStartFailure(opts.name, err, addressVariable(opts.name)));
 }

@@ -5,8 +5,12 @@
  * line), before http, grpc, pg or redis are required, so the instrumentations can patch them.
  *
  * Export follows the standard variables: OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT (or
- * OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) is set and OTEL_TRACES_EXPORTER is not "none"; otherwise
- * spans are still made (trace ids for logs and `traceparent`) but go nowhere.
+ * OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) is set and OTEL_TRACES_EXPORTER is not "none", sampled as
+ * OTEL_TRACES_SAMPLER says (parent-based always-on by default). With no exporter the tracer
+ * still runs but samples nothing: every call gets a valid trace context (trace ids for logs, the
+ * response's `traceparent`, propagation over gRPC, an incoming trace id kept) at the price of
+ * two random ids per span, while recording spans nobody exports cost a quarter of the
+ * gateway's CPU (docs/decisions.md).
  *
  * Nothing secret reaches a span: no HTTP or gRPC headers or metadata are recorded, pg records
  * statements without their parameters, and redis records the command name only (its arguments
@@ -16,7 +20,7 @@ import { getNodeAutoInstrumentations } from './tracing-instrumentations';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { AlwaysOffSampler, BatchSpanProcessor, NoopSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
 import { addFinalShutdownStep } from './shutdown';
 
@@ -31,12 +35,17 @@ export function otlpExportConfigured(env: NodeJS.ProcessEnv = process.env): bool
 /** Starts tracing once per process; `service` names it (OTEL_SERVICE_NAME wins). */
 export function startTracing(service: string): void {
   if (sdk) return;
+  const exporting = otlpExportConfigured();
   sdk = new NodeSDK({
     resource: resourceFromAttributes({
       [ATTR_SERVICE_NAME]: process.env.OTEL_SERVICE_NAME || `murmur-${service}`,
       [ATTR_SERVICE_VERSION]: '0.1.0',
     }),
-    spanProcessors: otlpExportConfigured() ? [new BatchSpanProcessor(new OTLPTraceExporter())] : [],
+    // The SDK registers a tracer only when it has a span processor; without one every span would
+    // be the API's no-op with an invalid context, and no `traceparent` could be answered.
+    ...(exporting
+      ? { spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())] }
+      : { spanProcessors: [new NoopSpanProcessor()], sampler: new AlwaysOffSampler() }),
     // Traces only. Left to itself the SDK also records metrics and pushes them (and an OTLP log
     // pipeline) to localhost:4318 every minute, endpoint or not; the standard variables still
     // turn them on when an operator asks.
