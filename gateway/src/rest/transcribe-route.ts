@@ -4,7 +4,7 @@
  * piped into the transcription service; the answer is rendered in the requested format.
  */
 import { createHash, type Hash } from 'node:crypto';
-import { Transform, type Readable } from 'node:stream';
+import { pipeline, Transform, type Readable } from 'node:stream';
 import type { Request } from 'express';
 import { billing } from '@murmur/proto';
 import * as ops from '../operations';
@@ -36,8 +36,10 @@ function hashed(upload: AudioUpload): TranscribeRequestInput {
       done();
     },
   });
-  upload.audio.on('error', (err) => tap.destroy(err));
-  upload.audio.pipe(tap);
+  // pipeline, not pipe + on('error'): an upload that failed before this runs (a truncated body
+  // whose end arrived in the same tick as its first audio byte) has already emitted its error,
+  // and only finished()/pipeline see an error emitted in the past.
+  pipeline(upload.audio, tap, () => {});
   return { upload, audio: tap, hash, ended: () => ended };
 }
 
