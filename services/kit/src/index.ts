@@ -18,3 +18,4 @@ export * from './test-servers';
 export * from './health';
 export * from './service-main';
 export * from './key-revocations';
+export * from './text-rules';
