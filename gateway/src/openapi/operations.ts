@@ -133,7 +133,7 @@ function convertOperation(): Operation {
           },
         },
       },
-      ...errorResponses([...AI_CALL, 'conversion_failed'], { ai: true, replayable: true }),
+      ...errorResponses([...AI_CALL, 'request_timeout', 'conversion_failed'], { ai: true, replayable: true }),
     },
   };
 }
@@ -190,7 +190,7 @@ function transcribeOperation(): Operation {
           'text/vtt': { schema: { type: 'string' }, example: ex.transcriptionVttExample },
         },
       },
-      ...errorResponses([...AI_CALL, 'missing_audio', 'audio_too_large', 'unsupported_audio', 'transcription_failed'], { ai: true, replayable: true }),
+      ...errorResponses([...AI_CALL, 'request_timeout', 'missing_audio', 'audio_too_large', 'unsupported_audio', 'transcription_failed'], { ai: true, replayable: true }),
     },
   };
 }

@@ -25,8 +25,9 @@ export class AudioSpool {
     });
   }
 
-  static async create(): Promise<AudioSpool> {
-    const dir = await mkdtemp(path.join(tmpdir(), 'murmur-upload-'));
+  /** In `parent` (default the OS temp dir, TMPDIR). */
+  static async create(parent = tmpdir()): Promise<AudioSpool> {
+    const dir = await mkdtemp(path.join(parent, 'murmur-upload-'));
     const file = path.join(dir, 'audio');
     return new AudioSpool(dir, file, createWriteStream(file));
   }

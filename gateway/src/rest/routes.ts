@@ -45,6 +45,8 @@ const ROUTES: Route[] = [
 export interface BodyOptions {
   /** MURMUR_BODY_IDLE_TIMEOUT_MS: a body that stops arriving this long answers 408 `request_timeout`. */
   bodyIdleTimeoutMs?: number;
+  /** Where uploads are spooled when they must be (audio-spool.ts); default the OS temp dir (TMPDIR). */
+  spoolDir?: string;
 }
 
 export function apiRouter(clients: Clients, idempotency: IdempotencyStore, log: Logger, keyCache?: VerifiedKeyCache, body: BodyOptions = {}): Router {

@@ -126,7 +126,7 @@ export function transcribeSpec(body: BodyOptions = {}): AiRouteSpec<TranscribeRe
     read: async (req, _res, signal) => {
       const upload = await parse(req, signal);
       // Without a spool (no writable temp dir) only a late `language` is refused.
-      return hashed(upload, upload.languageKnown ? null : await AudioSpool.create().catch(() => null));
+      return hashed(upload, upload.languageKnown ? null : await AudioSpool.create(body.spoolDir).catch(() => null));
     },
     fingerprint,
     fingerprintOf: async (req, _res, signal) => {
