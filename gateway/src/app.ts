@@ -19,6 +19,10 @@ export interface AppDeps {
   mcpAllowedOrigins?: string[];
   /** Verified keys cached in the gateway (only with the Redis revocation channel). */
   keyCache?: VerifiedKeyCache;
+  /** MURMUR_BODY_IDLE_TIMEOUT_MS (default 30 s): a request body that stops arriving answers 408. */
+  bodyIdleTimeoutMs?: number;
+  /** Where uploads are spooled when they must be; default the OS temp dir (TMPDIR). */
+  spoolDir?: string;
 }
 
 /** Reported to MCP clients as the server version. */
@@ -34,7 +38,7 @@ export function createApp(deps: AppDeps): Express {
     res.json({ status: 'ok' });
   });
   app.use('/api/v1', openApiRouter(MURMUR_VERSION)); // before the API router: no key needed
-  app.use('/api/v1', apiRouter(deps.clients, deps.idempotency, deps.log, deps.keyCache));
+  app.use('/api/v1', apiRouter(deps.clients, deps.idempotency, deps.log, deps.keyCache, { bodyIdleTimeoutMs: deps.bodyIdleTimeoutMs, spoolDir: deps.spoolDir }));
   const mcp = mcpHandlers({ clients: deps.clients, log: deps.log, allowedOrigins: deps.mcpAllowedOrigins ?? [], version: MURMUR_VERSION, keyCache: deps.keyCache });
   app.post('/mcp', mcp.checkOrigin, mcp.requireKey, mcp.post);
   app.all('/mcp', mcp.checkOrigin, mcp.requireKey, mcp.notAllowed);

@@ -11,6 +11,7 @@ import { createHttpServer } from './http-server';
 import { closeClients, createClients } from './clients';
 import { MemoryIdempotencyStore, RedisIdempotencyStore } from './idempotency/store';
 import { VerifiedKeyCache } from './key-cache';
+import { DEFAULT_BODY_IDLE_TIMEOUT_MS } from './rest/body-idle-timeout';
 
 async function main(): Promise<void> {
   const cfg = loadConfig({
@@ -21,6 +22,8 @@ async function main(): Promise<void> {
     HOST: z.string().default('0.0.0.0'),
     /** Comma-separated browser origins allowed to call /mcp (DNS-rebinding protection). */
     MCP_ALLOWED_ORIGINS: z.string().default(''),
+    /** A request body that stops arriving for this long answers 408 request_timeout and frees what it held. */
+    MURMUR_BODY_IDLE_TIMEOUT_MS: z.coerce.number().int().min(1).default(DEFAULT_BODY_IDLE_TIMEOUT_MS),
   });
   const log = createLogger('gateway', cfg.LOG_LEVEL);
   const redis = cfg.REDIS_URL ? await connectRedis(cfg.REDIS_URL, log) : undefined;
@@ -41,6 +44,7 @@ async function main(): Promise<void> {
     idempotency: redis ? new RedisIdempotencyStore(redis) : new MemoryIdempotencyStore(),
     mcpAllowedOrigins: cfg.MCP_ALLOWED_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean),
     keyCache,
+    bodyIdleTimeoutMs: cfg.MURMUR_BODY_IDLE_TIMEOUT_MS,
   });
   const server = createHttpServer(app, log);
   // Uploads of 500 MB on slow links: no whole-request timeout; idle sockets still close.

@@ -47,19 +47,20 @@ describe('multipart/form-data', () => {
   });
 
   it.each([
-    ['save=false', 'save', 'false'],
-    ['save=0', 'save', '0'],
-    ['response_format=json', 'response_format', 'json'],
-    ['an empty title', 'title', ''],
-  ])('accepts an option after the file that changes nothing (%s)', async (_name, field, value) => {
+    ['save=true', 'save', 'true', { save: true }],
+    ['language=de', 'language', 'de', { language: 'de' }],
+    ['response_format=srt', 'response_format', 'srt', { response_format: 'srt' }],
+    ['an empty title', 'title', '', {}],
+  ])('accepts an option after the file, in the fields once the audio has ended (%s)', async (_name, field, value, fields) => {
     const res = await postMultipart([{ name: 'audio', data: audio }, { name: field, value }]);
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ sha256: sha256(audio) });
-    expect(res.body.fields).toEqual({});
+    expect(res.body.fields).toEqual(fields);
   });
 
   const refusals: Array<[string, Part[], number, string, string | null]> = [
-    ['an option after the file that would change the result', [{ name: 'audio', data: audio }, { name: 'language', value: 'de' }], 400, 'invalid_request', 'language'],
+    ['a bad option after the file', [{ name: 'audio', data: audio }, { name: 'response_format', value: 'pdf' }], 400, 'invalid_request', 'response_format'],
+    ['an option before and after the file', [{ name: 'language', value: 'en' }, { name: 'audio', data: audio }, { name: 'language', value: 'de' }], 400, 'invalid_request', 'language'],
     ['only options, no file', [{ name: 'language', value: 'en' }], 400, 'missing_audio', 'audio'],
     ['an empty file', [{ name: 'audio', data: Buffer.alloc(0) }], 400, 'missing_audio', 'audio'],
     ['`audio` sent as a text field', [{ name: 'audio', value: 'standup.mp3' }], 400, 'invalid_request', 'audio'],

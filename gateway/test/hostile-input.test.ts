@@ -134,14 +134,7 @@ describe('hostile input', () => {
     if (c.expect?.param !== undefined) expect(error.param).toBe(c.expect.param);
   }
 
-  const answered = CASES.filter((c) => !c.uploadHang);
-  it.each(answered.map((c) => [c.name, c] as const))('refuses %s with a 4xx in the contract', async (_name, c) => refused(c));
-
-  // Upload bodies POST /transcribe never answers on this branch (issue 11 item 1, fixed on the
-  // upload branch). Marked, not skipped: each must still hang here — once the fix is merged these
-  // fail, and the marker goes (they join the cases above).
-  const hanging = CASES.filter((c) => c.uploadHang);
-  it.failing.each(hanging.map((c) => [c.name, c] as const))('KNOWN HANG until the upload fix: refuses %s with a 4xx in the contract', async (_name, c) => refused(c));
+  it.each(CASES.map((c) => [c.name, c] as const))('refuses %s with a 4xx in the contract', async (_name, c) => refused(c));
 
   it('still serves normal REST and MCP requests afterwards', async () => {
     expect((await get(sys.baseUrl, '/api/v1/me', ctx.key)).status).toBe(200);

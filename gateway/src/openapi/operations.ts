@@ -134,7 +134,7 @@ function convertOperation(): Operation {
           },
         },
       },
-      ...errorResponses([...AI_CALL, 'conversion_failed'], { ai: true, replayable: true }),
+      ...errorResponses([...AI_CALL, 'request_timeout', 'conversion_failed'], { ai: true, replayable: true }),
     },
   };
 }
@@ -150,8 +150,9 @@ function transcribeOperation(): Operation {
     summary: 'Transcribe audio',
     description:
       `Transcribes an audio file of up to ${MAX_AUDIO_BYTES.toLocaleString('en-US')} bytes (500 MB), sent as multipart/form-data (file part \`audio\`) ` +
-      'or as JSON with `audio_base64`. The upload is streamed: transcription starts while it arrives, so send the options **before** the audio ' +
-      '(an option after it is accepted only when it changes nothing). With `save: true` the transcript is stored as a recording. ' +
+      'or as JSON with `audio_base64`. The upload is streamed: transcription starts while it arrives. Options may come before or after the audio; ' +
+      'before is cheapest (a `language` after the audio makes the gateway keep a copy and start again with it). Every option is checked before ' +
+      'anything is charged. A body that stops arriving for 30 s answers 408 `request_timeout`. With `save: true` the transcript is stored as a recording. ' +
       'Charged by audio duration. ' +
       AI_PIPELINE,
     parameters: [param('Idempotency-Key'), param('X-Request-Id')],
@@ -191,7 +192,7 @@ function transcribeOperation(): Operation {
           'text/vtt': { schema: { type: 'string' }, example: ex.transcriptionVttExample },
         },
       },
-      ...errorResponses([...AI_CALL, 'missing_audio', 'audio_too_large', 'unsupported_audio', 'transcription_failed'], { ai: true, replayable: true }),
+      ...errorResponses([...AI_CALL, 'request_timeout', 'missing_audio', 'audio_too_large', 'unsupported_audio', 'transcription_failed'], { ai: true, replayable: true }),
     },
   };
 }

@@ -5,7 +5,7 @@
  */
 import { once } from 'node:events';
 import type { Readable } from 'node:stream';
-import { invalidParam, MurmurError } from '@murmur/kit';
+import { invalidParam, isLanguageTag, MAX_TITLE_CHARS, MurmurError, titleOf } from '@murmur/kit';
 import type { OperationContext } from './context';
 import type { ChargeContext } from './convert';
 import { TRANSCRIPT_FORMATS, type TranscriptFormat } from './transcript-formats';
@@ -33,25 +33,35 @@ export interface CheckedTranscribeOptions {
   folderId: string;
 }
 
-const LANGUAGE = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/;
-
-/** Validates the options (all of which arrive before the audio), including the folder's owner. */
-export async function checkTranscribeOptions(ctx: OperationContext, o: TranscribeOptions): Promise<CheckedTranscribeOptions> {
-  if (o.language !== undefined && o.language !== '' && !LANGUAGE.test(o.language)) {
+/**
+ * Validates every option before any paid work starts — each value by the rules the library
+ * will apply when it stores the recording (kit's text-rules), then how they combine, and that
+ * the folder is the caller's — so a request the library would refuse after the transcription
+ * is refused before it, and charged nothing.
+ *
+ * `partial`: the options of an upload whose later options may still arrive (they can follow
+ * the audio): each value present is checked, and the folder if one is named, but not how they
+ * combine (`save` may come later); the full check runs once the body has ended.
+ */
+export async function checkTranscribeOptions(ctx: OperationContext, o: TranscribeOptions, mode: 'full' | 'partial' = 'full'): Promise<CheckedTranscribeOptions> {
+  if (o.language !== undefined && !isLanguageTag(o.language)) {
     throw invalidParam('language', '`language` must be a language code such as "en" or "pt-BR".');
   }
   const format = (o.response_format ?? 'json') as TranscriptFormat;
   if (!TRANSCRIPT_FORMATS.includes(format)) {
     throw invalidParam('response_format', `\`response_format\` must be one of ${TRANSCRIPT_FORMATS.join(', ')}.`);
   }
-  if (o.title !== undefined && o.title.length > 500) throw invalidParam('title', '`title` is at most 500 characters.');
-  if ((o.title !== undefined || o.folder_id !== undefined) && !o.save) {
+  const title = o.title === undefined ? '' : titleOf(o.title, MAX_TITLE_CHARS);
+  if (o.folder_id !== undefined && (o.folder_id.length > 100 || o.folder_id.includes('\u0000'))) {
+    throw invalidParam('folder_id', '`folder_id` must be the id of one of your folders (fld_…).');
+  }
+  if (mode === 'full' && (o.title !== undefined || o.folder_id !== undefined) && !o.save) {
     throw invalidParam(o.title !== undefined ? 'title' : 'folder_id', '`title` and `folder_id` only apply with `save: true`.');
   }
-  if (o.save && o.folder_id) {
+  if (o.folder_id) {
     await ctx.clients.library.getFolder({ ownerId: ctx.principal.userId, folderId: o.folder_id });
   }
-  return { language: o.language ?? '', responseFormat: format, save: o.save ?? false, title: o.title ?? '', folderId: o.folder_id ?? '' };
+  return { language: o.language ?? '', responseFormat: format, save: o.save ?? false, title, folderId: o.folder_id ?? '' };
 }
 
 /** Sends `audio` through the transcription service and, with `save`, stores the result. */

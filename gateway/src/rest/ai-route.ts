@@ -9,7 +9,8 @@
  *  4. the body is read and the operation executes, charging through billing with the admission
  *     and the idempotency key; RateLimit-* headers go on every response, errors included.
  * A response is stored for replay once execution began (2xx, and the 5xx of a failed engine);
- * requests refused before that (validation, billing, conflicts) leave the key free for a retry.
+ * requests refused before that (validation, billing, conflicts), bodies that stopped arriving
+ * (408) and requests whose client went away leave the key free for a retry.
  */
 import type { Request, Response } from 'express';
 import { randomUUID } from 'node:crypto';
@@ -141,18 +142,20 @@ export function aiRoute<I>(clients: Clients, store: IdempotencyStore, log: Logge
       send(res, response, false);
     } catch (err) {
       const e = err instanceof MurmurError ? err : fromGrpcError(err);
-      if (!(err instanceof MurmurError) && typeof (err as { code?: unknown })?.code !== 'number') {
+      // The client went away: nothing is answered or kept, and its key is free for the retry.
+      const gone = controller.signal.aborted || (err as Error)?.name === 'AbortError';
+      if (!gone && !(err instanceof MurmurError) && typeof (err as { code?: unknown })?.code !== 'number') {
         const x = err as Error;
         log.error({ err: { message: x?.message, stack: x?.stack }, path: req.path }, 'unhandled error in an AI route');
       }
       if (key) {
-        if (began && STORED_FAILURES.has(e.code)) {
+        if (began && !gone && STORED_FAILURES.has(e.code)) {
           await store.complete(owner, key, fingerprintOrWildcard(spec, input), errorResponse(req, e)).catch(() => undefined);
         } else {
           await store.release(owner, key).catch(() => undefined);
         }
       }
-      if (controller.signal.aborted) return;
+      if (gone && (controller.signal.aborted || res.destroyed)) return;
       closeUnread(req, res);
       sendError(req, res, e);
     }

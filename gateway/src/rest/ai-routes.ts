@@ -5,6 +5,7 @@ import { billing } from '@murmur/proto';
 import * as ops from '../operations';
 import type { AiRouteSpec } from './ai-route';
 import { readJsonBody } from './json-body';
+import type { BodyOptions } from './routes';
 
 function sha256(value: string): string {
   return createHash('sha256').update(value).digest('hex');
@@ -25,9 +26,9 @@ export function canonical(value: unknown): string {
 }
 
 /** POST /convert: a JSON body of at most 16 MB (the plan's transcript limit is checked by conversion). */
-export function convertSpec(): AiRouteSpec<ops.ConvertInput> {
+export function convertSpec(body: BodyOptions = {}): AiRouteSpec<ops.ConvertInput> {
   const read = async (req: Request, res: Response) => {
-    const input = ops.parseInput(ops.convertInputSchema, await readJsonBody(req, res, '16mb'));
+    const input = ops.parseInput(ops.convertInputSchema, await readJsonBody(req, res, '16mb', body.bodyIdleTimeoutMs));
     ops.checkConvertSource(input);
     return input;
   };

@@ -10,15 +10,18 @@
  *   audio that cannot be decoded, not for a wrong request format. A request with no body at
  *   all, whatever its Content-Type, is 400 `missing_audio`.
  *
- * Options go BEFORE the audio; a later option is accepted only if it changes nothing (see
- * upload-fields.ts). Unknown, repeated or mistyped options are `invalid_request` naming them.
+ * Options may come in any order, before or after the audio (upload-fields.ts): the common
+ * case, options first, is known when the audio begins; options after it are added to `fields`
+ * while the audio flows, and are all there once `audio` has ended. Unknown, repeated or
+ * mistyped options are `invalid_request` naming them.
  *
  * Outcome: the promise resolves at the first audio byte, with the options read so far; errors
  * before that reject it (`missing_audio` when the body ends without audio). Later errors —
  * over `maxBytes` (`audio_too_large`, raised the moment the count passes it), bad base64, bad
- * JSON, a late option — destroy `audio` with the MurmurError. `audio` ends only after the whole
- * body has been read and found valid. A client disconnect, `signal`, or the consumer destroying
- * `audio` fail it with an AbortError.
+ * JSON, a bad option after the audio — destroy `audio` with the MurmurError. `audio` ends only
+ * after the whole body has been read and found valid. A client disconnect, `signal`, or the
+ * consumer destroying `audio` fail it with an AbortError; a body that stops arriving for
+ * `idleTimeoutMs` fails it with `request_timeout` (body-idle-timeout.ts).
  *
  * On any failure the request is left paused and partly unread: answer with
  * `Connection: close` so the rest of the upload is not read (a 500 MB body would be).
@@ -30,13 +33,16 @@ import { AUDIO_BASE64, readJson } from './json-audio-stream';
 import { AUDIO_PART, readMultipart } from './multipart-audio';
 import type { AudioUploadFields } from './upload-fields';
 import { UploadStream, abortError } from './upload-stream';
+import { DEFAULT_BODY_IDLE_TIMEOUT_MS, watchBodyIdle } from './body-idle-timeout';
 
 export type { AudioUploadFields } from './upload-fields';
 
 /** A transcription upload whose audio is still arriving. */
 export interface AudioUpload {
-  /** Options sent before the audio; final. */
+  /** The options read so far: those before the audio at first, all of them once `audio` has ended. */
   fields: AudioUploadFields;
+  /** Whether `language` came before the audio (it cannot change); if not, one may still follow it. */
+  languageKnown: boolean;
   /** Raw audio bytes (base64 already decoded), paced by the reader. */
   audio: Readable;
   /** The multipart file name, or `audio` for JSON. */
@@ -49,6 +55,8 @@ export interface AudioUploadOptions {
   /** Largest accepted audio in bytes (decoded, for base64). */
   maxBytes: number;
   signal?: AbortSignal;
+  /** The body idle timeout (see body-idle-timeout.ts); default {@link DEFAULT_BODY_IDLE_TIMEOUT_MS}. */
+  idleTimeoutMs?: number;
 }
 
 /** Starts reading the upload; resolves when its audio begins (see the file comment for the rules). */
@@ -72,10 +80,12 @@ export function parseAudioUpload(req: IncomingMessage, opts: AudioUploadOptions)
   const onClose = () => {
     if (!req.complete) upload.fail(abortError('The client disconnected before the upload finished.'));
   };
+  let stopIdle = () => {};
   const upload = new UploadStream({
     maxBytes: opts.maxBytes,
     param: multipart ? AUDIO_PART : AUDIO_BASE64,
     onSettled: () => {
+      stopIdle();
       signal?.removeEventListener('abort', onAbort);
       req.off('close', onClose);
       req.off('error', onClose);
@@ -90,6 +100,7 @@ export function parseAudioUpload(req: IncomingMessage, opts: AudioUploadOptions)
   } catch (err) {
     upload.fail(err);
   }
+  if (!upload.settled) stopIdle = watchBodyIdle(req, opts.idleTimeoutMs ?? DEFAULT_BODY_IDLE_TIMEOUT_MS, (err) => upload.fail(err));
   return upload.ready;
 }
 

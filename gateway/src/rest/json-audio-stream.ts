@@ -2,7 +2,7 @@
  * The JSON body of POST /transcribe — `{"language": "en", …, "audio_base64": "…"}` — read as it
  * arrives: options are collected (64 KiB of them at most), and the decoded bytes of
  * `audio_base64` are handed to `onAudio` while the string is still being received. Nothing
- * else of the body is kept. Options after `audio_base64` follow the rule in upload-fields.ts.
+ * else of the body is kept. Options may come before or after `audio_base64` (upload-fields.ts).
  *
  * Strict JSON everywhere but inside `audio_base64`, where raw line breaks and tabs (a common
  * result of pasting wrapped `base64` output into a template) are tolerated like MIME
@@ -44,9 +44,14 @@ export class JsonAudioParser {
     );
   }
 
-  /** Options that came before `audio_base64`. */
+  /** The options read so far (all of them once the body has ended). */
   get fields(): AudioUploadFields {
     return this.options.fields;
+  }
+
+  /** Whether `language` has been read. */
+  get languageKnown(): boolean {
+    return this.options.languageKnown;
   }
 
   /** The media type of a `data:` prefix, if the value had one. */
@@ -77,7 +82,6 @@ export class JsonAudioParser {
 
   private startAudio(): void {
     this.markAudio();
-    this.options.startAudio();
     this.decoder = new Base64Decoder({ param: AUDIO_BASE64 });
   }
 
@@ -121,7 +125,7 @@ export function readJson(req: IncomingMessage, upload: UploadStream): void {
     }
   };
   upload.attach({
-    describe: () => ({ fields: parser.fields, filename: 'audio', contentType: parser.mediaType ?? 'application/octet-stream' }),
+    describe: () => ({ fields: parser.fields, languageKnown: parser.languageKnown, filename: 'audio', contentType: parser.mediaType ?? 'application/octet-stream' }),
     pull: () => req.resume(),
     stop: () => {
       req.off('data', onData);

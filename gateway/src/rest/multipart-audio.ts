@@ -33,7 +33,7 @@ export function readMultipart(req: IncomingMessage, upload: UploadStream): void 
   let contentType = 'application/octet-stream';
 
   upload.attach({
-    describe: () => ({ fields: options.fields, filename, contentType }),
+    describe: () => ({ fields: options.fields, languageKnown: options.languageKnown, filename, contentType }),
     pull: () => file?.resume(),
     stop: (failed) => {
       if (!failed) return;
@@ -70,7 +70,6 @@ export function readMultipart(req: IncomingMessage, upload: UploadStream): void 
       file = stream;
       filename = info.filename || AUDIO_PART;
       contentType = info.mimeType || contentType;
-      options.startAudio();
       stream.on('data', (chunk: Buffer) =>
         guard(() => {
           if (!upload.push(chunk)) stream.pause();

@@ -41,15 +41,23 @@ const ROUTES: Route[] = [
   { method: 'get', path: '/knowledge-bases', handler: (ctx, req) => ops.listKnowledgeBases(ctx, parseQuery(req, PAGE)) },
 ];
 
-export function apiRouter(clients: Clients, idempotency: IdempotencyStore, log: Logger, keyCache?: VerifiedKeyCache): Router {
+/** How the AI routes read bodies. */
+export interface BodyOptions {
+  /** MURMUR_BODY_IDLE_TIMEOUT_MS: a body that stops arriving this long answers 408 `request_timeout`. */
+  bodyIdleTimeoutMs?: number;
+  /** Where uploads are spooled when they must be (audio-spool.ts); default the OS temp dir (TMPDIR). */
+  spoolDir?: string;
+}
+
+export function apiRouter(clients: Clients, idempotency: IdempotencyStore, log: Logger, keyCache?: VerifiedKeyCache, body: BodyOptions = {}): Router {
   const router = Router({ strict: false, caseSensitive: true });
   const authenticate = requireKey(clients, keyCache);
   const allowed = new Map<string, string[]>([
     ['/convert', ['POST']],
     ['/transcribe', ['POST']],
   ]);
-  router.post('/convert', authenticate, aiRoute(clients, idempotency, log, convertSpec()));
-  router.post('/transcribe', authenticate, aiRoute(clients, idempotency, log, transcribeSpec()));
+  router.post('/convert', authenticate, aiRoute(clients, idempotency, log, convertSpec(body)));
+  router.post('/transcribe', authenticate, aiRoute(clients, idempotency, log, transcribeSpec(body)));
   for (const route of ROUTES) {
     router[route.method](route.path, authenticate, async (req: Request, res: Response) => {
       const ctx: ops.OperationContext = { principal: req.principal!, clients };

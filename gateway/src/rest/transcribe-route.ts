@@ -2,16 +2,27 @@
  * POST /transcribe's REST spec: the body is parsed as a stream (multipart `audio`, or JSON
  * `audio_base64` decoded on the fly), hashed as it flows for the idempotency fingerprint, and
  * piped into the transcription service; the answer is rendered in the requested format.
+ *
+ * Options may follow the audio. The transcription service starts work only once the upload has
+ * ended, so the gateway holds the end of the stream until the body has been read and every
+ * option checked (`endCheck`): a bad title or a foreign folder after the audio fails before any
+ * paid work. `language` is the one option recognition needs; when it was not settled before the
+ * audio, the audio is also copied to a spool file as it flows, and a `language` after it starts
+ * the transcription again from that copy (the first call is cancelled before its end, so it has
+ * reserved nothing).
  */
 import { createHash, type Hash } from 'node:crypto';
-import { Transform, type Readable } from 'node:stream';
+import { pipeline, Transform, type Readable } from 'node:stream';
 import type { Request } from 'express';
 import { billing } from '@murmur/proto';
+import { invalidParam } from '@murmur/kit';
 import * as ops from '../operations';
 import type { StoredResponse } from '../idempotency/store';
 import type { AiRouteSpec } from './ai-route';
 import { canonical } from './ai-routes';
 import { parseAudioUpload, type AudioUpload } from './audio-upload';
+import { AudioSpool } from './audio-spool';
+import type { BodyOptions } from './routes';
 
 export interface TranscribeRequestInput {
   upload: AudioUpload;
@@ -19,26 +30,43 @@ export interface TranscribeRequestInput {
   audio: Readable;
   hash: Hash;
   ended: () => boolean;
+  /** Runs when the body has ended, before the audio ends; its failure fails the audio. Set once. */
+  endCheck: (check: () => Promise<void>) => void;
+  /** The copy of the audio kept while a late `language` is possible. */
+  spool: AudioSpool | null;
 }
 
-/** Hashes the audio as the consumer pulls it (a Transform, so nothing flows before it is read). */
-function hashed(upload: AudioUpload): TranscribeRequestInput {
+/** A `language` arrived after the audio and differs from the one the transcription started with. */
+class LanguageAfterAudio extends Error {}
+
+/**
+ * Hashes the audio as the consumer pulls it (a Transform, so nothing flows before it is read),
+ * copies it to `spool` when given, and waits for the end check before ending.
+ */
+function hashed(upload: AudioUpload, spool: AudioSpool | null): TranscribeRequestInput {
   const hash = createHash('sha256');
   let ended = false;
+  let setCheck!: (check: () => Promise<void>) => void;
+  const check = new Promise<() => Promise<void>>((resolve) => {
+    setCheck = resolve;
+  });
   const tap = new Transform({
     highWaterMark: 64 * 1024,
     transform(chunk: Buffer, _enc, done) {
       hash.update(chunk);
-      done(null, chunk);
+      if (!spool) return done(null, chunk);
+      void spool.write(chunk).then(() => done(null, chunk));
     },
     flush(done) {
       ended = true;
-      done();
+      check.then((run) => run()).then(() => done(), done);
     },
   });
-  upload.audio.on('error', (err) => tap.destroy(err));
-  upload.audio.pipe(tap);
-  return { upload, audio: tap, hash, ended: () => ended };
+  // pipeline, not pipe + on('error'): an upload that failed before this runs (a truncated body
+  // whose end arrived in the same tick as its first audio byte) has already emitted its error,
+  // and only finished()/pipeline see an error emitted in the past.
+  pipeline(upload.audio, tap, () => {});
+  return { upload, audio: tap, hash, ended: () => ended, endCheck: setCheck, spool };
 }
 
 function fingerprint(input: TranscribeRequestInput): string {
@@ -60,21 +88,53 @@ function render(result: Awaited<ReturnType<typeof ops.transcribe>>, format: ops.
   return { status: 200, headers: { ...headers, 'content-type': 'text/plain; charset=utf-8' }, body: result.text };
 }
 
-export function transcribeSpec(): AiRouteSpec<TranscribeRequestInput> {
-  const read = async (req: Request, signal: AbortSignal) => hashed(await parseAudioUpload(req, { maxBytes: ops.MAX_AUDIO_BYTES, signal }));
+/** Transcribes the upload, applying the options that arrive after the audio (see the file comment). */
+async function execute(ctx: ops.OperationContext, input: TranscribeRequestInput, call: ops.ChargeContext): Promise<StoredResponse> {
+  const { upload } = input;
+  const file = { filename: upload.filename, contentType: upload.contentType };
+  try {
+    // What is known now fails now (before the rest of a 500 MB upload); the rest when the body ends.
+    const started = await ops.checkTranscribeOptions(ctx, upload.fields, 'partial');
+    // Read by ops.transcribe after the audio (save, title, folder): completed by the end check.
+    const options = { ...started };
+    input.endCheck(async () => {
+      const final = await ops.checkTranscribeOptions(ctx, upload.fields);
+      Object.assign(options, final, { language: started.language });
+      if (final.language !== started.language) throw new LanguageAfterAudio();
+    });
+    try {
+      return render(await ops.transcribe(ctx, input.audio, file, options, call), options.responseFormat);
+    } catch (err) {
+      if (!(err instanceof LanguageAfterAudio)) throw err;
+      if (!input.spool || !(await input.spool.finish())) {
+        throw invalidParam('language', '`language` came after the audio and could not be applied. Send it before the audio.');
+      }
+      const final = await ops.checkTranscribeOptions(ctx, upload.fields);
+      return render(await ops.transcribe(ctx, input.spool.read(), file, final, call), final.responseFormat);
+    }
+  } finally {
+    input.audio.destroy();
+    await input.spool?.remove();
+  }
+}
+
+export function transcribeSpec(body: BodyOptions = {}): AiRouteSpec<TranscribeRequestInput> {
+  const parse = (req: Request, signal: AbortSignal) =>
+    parseAudioUpload(req, { maxBytes: ops.MAX_AUDIO_BYTES, signal, idleTimeoutMs: body.bodyIdleTimeoutMs });
   return {
     operation: billing.Operation.OPERATION_TRANSCRIBE,
-    read: (req, _res, signal) => read(req, signal),
+    read: async (req, _res, signal) => {
+      const upload = await parse(req, signal);
+      // Without a spool (no writable temp dir) only a late `language` is refused.
+      return hashed(upload, upload.languageKnown ? null : await AudioSpool.create(body.spoolDir).catch(() => null));
+    },
     fingerprint,
     fingerprintOf: async (req, _res, signal) => {
-      const input = await read(req, signal);
+      const input = hashed(await parse(req, signal), null);
+      input.endCheck(async () => {});
       for await (const _chunk of input.audio) void _chunk;
       return fingerprint(input);
     },
-    execute: async (ctx, input, call) => {
-      const options = await ops.checkTranscribeOptions(ctx, input.upload.fields);
-      const result = await ops.transcribe(ctx, input.audio, { filename: input.upload.filename, contentType: input.upload.contentType }, options, call);
-      return render(result, options.responseFormat);
-    },
+    execute: (ctx, input, call) => execute(ctx, input, call),
   };
 }

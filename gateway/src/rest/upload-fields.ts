@@ -1,12 +1,13 @@
 /**
  * The options of POST /transcribe as they arrive in a body (multipart text fields or JSON
- * members): names, types and allowed values, and the one ordering rule both body kinds share.
+ * members): names, types and allowed values, shared by both body kinds.
  *
- * Ordering: the audio is handed on while it still arrives, so options belong BEFORE it (`curl -F`
- * sends parts in the order given; put `audio_base64` last in JSON). An option that arrives after
- * the audio is accepted only when it changes nothing — it restates the default (`save` false,
- * `response_format` "json") or is empty/null — so clients that serialise every option keep
- * working; any other late option fails the audio stream with `invalid_request` naming it.
+ * Order: any. The audio is handed on while it still arrives, and only `language` is needed
+ * before recognition starts; `response_format`, `save`, `title` and `folder_id` are applied
+ * after it, so an option after the audio simply joins the others (checked, with everything
+ * else, when the body ends and before any paid work). Whether `language` was settled before the
+ * audio is recorded: when it was not, a `language` after the audio is still honoured (see
+ * transcribe-route.ts). Unknown or repeated options are `invalid_request` naming them.
  */
 import { MurmurError, invalidParam } from '@murmur/kit';
 
@@ -24,41 +25,28 @@ export type OptionName = keyof AudioUploadFields;
 export const OPTION_NAMES: readonly OptionName[] = ['language', 'response_format', 'save', 'title', 'folder_id'];
 export const RESPONSE_FORMATS = ['json', 'text', 'srt', 'vtt'] as const;
 
-const DEFAULTS: AudioUploadFields = { response_format: 'json', save: false };
-
 export function isOptionName(name: string): name is OptionName {
   return (OPTION_NAMES as readonly string[]).includes(name);
 }
 
-/** Collects options in body order and enforces the ordering rule. */
+/** Collects options in body order, wherever the audio falls among them. */
 export class UploadFieldSet {
-  /** Options seen before the audio: what the upload resolves with. */
+  /** Every option read so far: complete once the body has been read. */
   readonly fields: AudioUploadFields = {};
+  /** True once `language` (set or empty) has been read: it can no longer change. */
+  get languageKnown(): boolean {
+    return this.seen.has('language');
+  }
   private readonly seen = new Set<string>();
-  private audioStarted = false;
 
   constructor(private readonly audioParam: string) {}
-
-  /** From now on, options must change nothing. */
-  startAudio(): void {
-    this.audioStarted = true;
-  }
 
   /** Records one option; `value` undefined means unset (empty or null). */
   set(name: string, value: string | boolean | undefined): void {
     if (!isOptionName(name)) throw unknownOption(name, this.audioParam);
     if (this.seen.has(name)) throw invalidParam(name, `\`${name}\` is given more than once.`);
     this.seen.add(name);
-    if (!this.audioStarted) {
-      if (value !== undefined) (this.fields as Record<string, unknown>)[name] = value;
-      return;
-    }
-    if (value !== undefined && value !== DEFAULTS[name]) {
-      throw invalidParam(
-        name,
-        `\`${name}\` came after the audio. Send the options first and \`${this.audioParam}\` last: the audio is processed while it uploads.`,
-      );
-    }
+    if (value !== undefined) (this.fields as Record<string, unknown>)[name] = value;
   }
 }
 

@@ -10,7 +10,10 @@ import type { AudioUploadFields } from './upload-fields';
 
 /** What the body reader knows about the audio once it starts. */
 export interface UploadDescription {
+  /** The options read so far; the reader keeps adding to it until the body ends. */
   fields: AudioUploadFields;
+  /** Whether `language` had been read when the audio began. */
+  languageKnown: boolean;
   filename: string;
   contentType: string;
 }

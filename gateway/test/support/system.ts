@@ -47,7 +47,7 @@ export interface TestGateway {
  * One gateway replica over `clients`: with Redis, its own verified-key cache fed by the
  * revocation channel and Redis idempotency records, exactly as main.ts wires it.
  */
-export async function startGateway(clients: Clients, log: Logger, clock: ManualClock, redis?: Redis, prefix = ''): Promise<TestGateway> {
+export async function startGateway(clients: Clients, log: Logger, clock: ManualClock, redis?: Redis, prefix = '', body: { bodyIdleTimeoutMs?: number; spoolDir?: string } = {}): Promise<TestGateway> {
   let listener: RevocationListener | undefined;
   let keyCache: VerifiedKeyCache | undefined;
   if (redis) {
@@ -57,7 +57,7 @@ export async function startGateway(clients: Clients, log: Logger, clock: ManualC
     keyCache = cache;
   }
   const idempotency = redis ? new RedisIdempotencyStore(redis, `${prefix}idem:`) : new MemoryIdempotencyStore();
-  const app = createApp({ clients, log, idempotency, keyCache });
+  const app = createApp({ clients, log, idempotency, keyCache, ...body });
   const server: Server = await new Promise((resolve) => {
     // Every response is checked against the OpenAPI document (see openapi-check.ts).
     const s = createHttpServer(recordResponses(app)).listen(0, '127.0.0.1', () => resolve(s));
@@ -93,6 +93,10 @@ export interface SystemOptions {
   ai?: boolean;
   /** Billing's clock (rate-limit windows, periods); the real one when omitted. */
   billingClock?: ManualClock;
+  /** The gateway's body idle timeout (MURMUR_BODY_IDLE_TIMEOUT_MS), short in tests of stalled bodies. */
+  bodyIdleTimeoutMs?: number;
+  /** Temp dir of the transcription service and the gateway's spool, so a test can see what is left. */
+  tmpDir?: string;
 }
 
 export async function startSystem(opts: SystemOptions = {}): Promise<TestSystem> {
@@ -125,7 +129,7 @@ export async function startSystem(opts: SystemOptions = {}): Promise<TestSystem>
     ? await startConversionService({ log, address: '127.0.0.1:0', billing: aiClients.billing, library: aiClients.library, engine: new LocalEngine() })
     : undefined;
   const transcriptionSvc = opts.ai
-    ? await startTranscriptionService({ log, address: '127.0.0.1:0', billing: aiClients.billing, engine: createPocketsphinxEngine() })
+    ? await startTranscriptionService({ log, address: '127.0.0.1:0', billing: aiClients.billing, engine: createPocketsphinxEngine(), tmpDir: opts.tmpDir })
     : undefined;
   const addresses = {
     AUTH_ADDR: `127.0.0.1:${authSvc.port}`,
@@ -135,7 +139,7 @@ export async function startSystem(opts: SystemOptions = {}): Promise<TestSystem>
     CONVERSION_ADDR: conversionSvc ? `127.0.0.1:${conversionSvc.port}` : '127.0.0.1:1',
   };
   const clients = createClients(addresses, 10_000);
-  const gateway = await startGateway(clients, log, authClock, redis, prefix);
+  const gateway = await startGateway(clients, log, authClock, redis, prefix, { bodyIdleTimeoutMs: opts.bodyIdleTimeoutMs, spoolDir: opts.tmpDir });
   const baseUrl = gateway.baseUrl;
   const extraGateways: TestGateway[] = [];
 

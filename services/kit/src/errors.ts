@@ -52,6 +52,10 @@ export const ERROR_CODES = {
     http: 413, type: 'invalid_request_error', grpc: GrpcStatus.INVALID_ARGUMENT,
     message: 'The audio is larger than 500 MB. Split it into shorter files.',
   },
+  request_timeout: {
+    http: 408, type: 'invalid_request_error', grpc: GrpcStatus.DEADLINE_EXCEEDED,
+    message: 'The request body stopped arriving before it was complete; nothing was charged. Send the request again.',
+  },
   not_found: {
     http: 404, type: 'invalid_request_error', grpc: GrpcStatus.NOT_FOUND,
     message: 'No such resource. Check the id or the path.',

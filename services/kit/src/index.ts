@@ -20,3 +20,4 @@ export * from './health';
 export * from './service-main';
 export * from './key-revocations';
 export * from './hold-lease';
+export * from './text-rules';

@@ -3,18 +3,21 @@
  * clean value or throw invalid_request naming the offending field. Keeping them here (not in
  * SQL constraints) turns bad input into a 400 with a `param`, never a Postgres error and a 500.
  */
-import { isId, MurmurError } from '@murmur/kit';
+import { charCount, checkText, isId, isLanguageTag, MAX_LANGUAGE_CHARS, MAX_TITLE_CHARS, MurmurError, titleOf } from '@murmur/kit';
+
+// The text rules live in the kit, shared with the gateway's checks before paid work.
+export { charCount, titleOf };
 
 /** Input limits in characters (code points), counts and seconds; the README lists them. */
 export const LIMITS = {
-  recordingTitle: 500,
+  recordingTitle: MAX_TITLE_CHARS,
   threadTitle: 500,
   name: 200,
   description: 2000,
   query: 500,
   transcriptText: 5_000_000,
   segments: 500_000,
-  language: 35,
+  language: MAX_LANGUAGE_CHARS,
   artifactContent: 5_000_000,
   itemText: 100_000,
   /** 100 days of audio: far beyond any upload, small enough to catch unit mix-ups. */
@@ -27,38 +30,17 @@ export const CREATED_AT_SKEW_MS = 5 * 60 * 1000;
 const EARLIEST_CREATED_AT = Date.UTC(1970, 0, 1);
 const FILTER_MIN = Date.UTC(1, 0, 1);
 const FILTER_MAX = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
-const LANGUAGE = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$/;
 const ARTIFACT_KIND = /^[a-z_]{1,40}$/;
 
 function invalid(param: string, message: string): MurmurError {
   return new MurmurError('invalid_request', message, { param });
 }
 
-/** Characters as Postgres counts them (code points), computed only when it can matter. */
-export function charCount(s: string): number {
-  if (s.length === 0) return 0;
-  const pairs = s.match(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g);
-  return s.length - (pairs ? pairs.length : 0);
-}
-
-function checkText(value: string, param: string, max: number, label: string): void {
-  // A string of at most `max` UTF-16 units has at most `max` code points: skip the count.
-  if (value.length > max && charCount(value) > max) throw invalid(param, `${label} must be at most ${max.toLocaleString('en-US')} characters.`);
-  // Postgres text and jsonb cannot hold U+0000.
-  if (value.includes('\u0000')) throw invalid(param, `${label} must not contain NUL characters.`);
-}
 
 /** owner_id comes from auth (a verified principal); anything else is a caller bug. */
 export function ownerIdOf(value: string): string {
   if (!isId('usr', value)) throw invalid('owner_id', 'owner_id must be a user id (usr_…).');
   return value;
-}
-
-/** An optional title (recordings, threads): trimmed, may be empty. */
-export function titleOf(value: string, max: number, param = 'title'): string {
-  const title = value.trim();
-  checkText(title, param, max, 'The title');
-  return title;
 }
 
 /** A required name (folders, knowledge bases): trimmed, 1–200 characters. */
@@ -110,7 +92,7 @@ export interface CleanTranscript {
 export function transcriptOf(value: { text: string; language: string; segments: Array<{ startSeconds: number; endSeconds: number; text: string }> }): CleanTranscript {
   checkText(value.text, 'transcript.text', LIMITS.transcriptText, 'The transcript');
   const language = value.language.trim();
-  if (language !== '' && (language.length > LIMITS.language || !LANGUAGE.test(language))) {
+  if (!isLanguageTag(language)) {
     throw invalid('transcript.language', 'transcript.language must be a BCP-47 language tag such as "en" or "pt-BR", or empty.');
   }
   if (value.segments.length > LIMITS.segments) {
