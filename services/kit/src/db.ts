@@ -98,7 +98,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
         await client.query('COMMIT');
         return out;
       } catch (err) {
-        if (committing && unavailableCause(err) !== undefined) throw new CommitOutcomeUnknown(err);
+        if (committing && unavailableCause(err) !== undefined && !neverSent(err)) throw new CommitOutcomeUnknown(err);
         await client.query('ROLLBACK').catch(() => undefined);
         throw err;
       }
@@ -175,6 +175,11 @@ class NotSent extends Error {
   }
 }
 
+/** pg refuses a statement on a client it already knows is broken: the statement never left. */
+function neverSent(err: unknown): boolean {
+  return err instanceof Error && /^Client (has encountered a connection error|was closed) and is not queryable$/.test(err.message);
+}
+
 type Attempt = <T>(pool: Pool, use: (client: PoolClient) => Promise<T>) => Promise<T>;
 
 /**
@@ -227,7 +232,7 @@ function retrier(budgetMs: number, log?: Logger) {
         const lost = err instanceof NotSent ? err.lost : err;
         const cause = unavailableCause(lost);
         if (cause === undefined) throw err;
-        const safe = err instanceof NotSent || kind !== 'write';
+        const safe = err instanceof NotSent || neverSent(err) || kind !== 'write';
         const delay = Math.min(25 * 2 ** tries, 500);
         if (!safe || Date.now() + delay >= deadline) {
           log?.warn({ cause, kind, tries: tries + 1 }, 'Postgres unavailable; answered service_unavailable');
