@@ -4,6 +4,10 @@
  * auth pushes every revocation and waits for this cache to drop the key before RevokeApiKey
  * returns, so a revoked key still fails on the very next request. Expiry is re-checked on
  * every hit; an entry lives 30 s at most, so last_used_at lags by at most that much.
+ *
+ * When the channel breaks (Redis down) the cache is emptied and off; when it is back, it is
+ * emptied again and caches nothing for {@link RESET_SETTLE_MS}, so a verification answered
+ * before a revocation that happened during the break (and reached nobody) is never cached.
  */
 import { createHash } from 'node:crypto';
 import type { auth } from '@murmur/proto';
@@ -12,6 +16,8 @@ import type { Clock } from '@murmur/kit';
 export const KEY_CACHE_TTL_MS = 30_000;
 const TOMBSTONE_MS = 120_000;
 const MAX_ENTRIES = 50_000;
+/** Longer than any verification can be in flight (the gRPC deadline, 10 s by default). */
+export const RESET_SETTLE_MS = 30_000;
 
 interface Entry {
   principal: auth.Principal;
@@ -23,6 +29,7 @@ export class VerifiedKeyCache {
   private readonly byKeyId = new Map<string, Set<string>>();
   /** Key ids revoked recently: a verification that raced the revocation must not be cached. */
   private readonly tombstones = new Map<string, number>();
+  private resetAt = -Infinity;
 
   constructor(private readonly clock: Clock, private readonly isLive: () => boolean) {}
 
@@ -49,7 +56,8 @@ export class VerifiedKeyCache {
     const now = this.clock.now().getTime();
     const revokedAt = this.tombstones.get(principal.keyId);
     if (revokedAt !== undefined && now - revokedAt < TOMBSTONE_MS) return;
-    if (this.entries.size >= MAX_ENTRIES) this.clear();
+    if (now - this.resetAt < RESET_SETTLE_MS) return;
+    if (this.entries.size >= MAX_ENTRIES) this.wipe();
     const slot = VerifiedKeyCache.slot(authorization);
     this.entries.set(slot, { principal, cachedUntil: now + KEY_CACHE_TTL_MS });
     const slots = this.byKeyId.get(principal.keyId) ?? new Set<string>();
@@ -66,7 +74,13 @@ export class VerifiedKeyCache {
     this.byKeyId.delete(keyId);
   }
 
+  /** The revocation channel broke or came back: revocations may have been missed. */
   clear(): void {
+    this.resetAt = this.clock.now().getTime();
+    this.wipe();
+  }
+
+  private wipe(): void {
     this.entries.clear();
     this.byKeyId.clear();
   }

@@ -3,8 +3,12 @@
  * first request claims the key ("running"); once execution has begun its response is kept for
  * 24 h and replayed for the same parameters. Redis when REDIS_URL is set (exact across gateway
  * replicas: the claim is one SET NX), in-process otherwise (exact for one gateway).
+ *
+ * Redis down: without its records "once" cannot be promised, so every call fails fast (within
+ * REDIS_CALL_TIMEOUT_MS) with service_unavailable and a request carrying Idempotency-Key is
+ * refused before anything runs; requests without the header do not touch the store.
  */
-import type { Redis } from '@murmur/kit';
+import { MurmurError, redisCall, unavailableCause, type Redis } from '@murmur/kit';
 
 /** A stored response, replayed byte for byte. */
 export interface StoredResponse {
@@ -36,26 +40,39 @@ function recordKey(owner: string, key: string): string {
   return `${owner}:${Buffer.from(key).toString('base64url')}`;
 }
 
+/** A Redis failure as the contract's 503; anything else (a bug) passes through unchanged. */
+async function bounded<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await redisCall(work);
+  } catch (err) {
+    if (unavailableCause(err) === undefined) throw err;
+    throw new MurmurError(
+      'service_unavailable',
+      'Idempotency-Key cannot be honoured right now (its store is unavailable); nothing was charged. Retry in a few seconds, or send the request without the header.',
+    );
+  }
+}
+
 export class RedisIdempotencyStore implements IdempotencyStore {
   constructor(private readonly redis: Redis, private readonly prefix = 'murmur:idem:') {}
 
   async claim(owner: string, key: string, fingerprint: string | null): Promise<ClaimResult> {
     const k = this.prefix + recordKey(owner, key);
     const running: IdempotencyRecord = { state: 'running', fingerprint, startedAt: Date.now() };
-    const ok = await this.redis.set(k, JSON.stringify(running), { NX: true, EX: RUNNING_TTL_SECONDS });
+    const ok = await bounded(this.redis.set(k, JSON.stringify(running), { NX: true, EX: RUNNING_TTL_SECONDS }));
     if (ok === 'OK') return { claimed: true };
-    const raw = await this.redis.get(k);
+    const raw = await bounded(this.redis.get(k));
     if (raw === null) return this.claim(owner, key, fingerprint); // expired between the two calls
     return { claimed: false, record: JSON.parse(raw) as IdempotencyRecord };
   }
 
   async complete(owner: string, key: string, fingerprint: string, response: StoredResponse) {
     const done: IdempotencyRecord = { state: 'done', fingerprint, response };
-    await this.redis.set(this.prefix + recordKey(owner, key), JSON.stringify(done), { EX: IDEMPOTENCY_TTL_SECONDS });
+    await bounded(this.redis.set(this.prefix + recordKey(owner, key), JSON.stringify(done), { EX: IDEMPOTENCY_TTL_SECONDS }));
   }
 
   async release(owner: string, key: string) {
-    await this.redis.del(this.prefix + recordKey(owner, key));
+    await bounded(this.redis.del(this.prefix + recordKey(owner, key)));
   }
 }
 

@@ -138,7 +138,12 @@ export function aiRoute<I>(clients: Clients, store: IdempotencyStore, log: Logge
         idempotencyKey: key ?? `auto_${randomUUID()}`,
         signal: controller.signal,
       });
-      if (key) await store.complete(owner, key, spec.fingerprint(input), response);
+      // The work is done and charged: a record that cannot be stored (Redis down) must not turn it into a failure.
+      if (key) {
+        await store.complete(owner, key, spec.fingerprint(input), response).catch((err: unknown) => {
+          log.warn({ err: (err as Error).message }, 'idempotency record not stored; the response is sent anyway');
+        });
+      }
       send(res, response, false);
     } catch (err) {
       const e = err instanceof MurmurError ? err : fromGrpcError(err);

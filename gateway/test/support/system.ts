@@ -19,7 +19,7 @@ import {
   type Redis,
 } from '@murmur/kit';
 import { AUTH_MIGRATIONS_DIR, startAuthService } from '@murmur/auth';
-import { BILLING_MIGRATIONS_DIR, startBillingService } from '@murmur/billing';
+import { BILLING_MIGRATIONS_DIR, RedisRateLimiter, startBillingService } from '@murmur/billing';
 import { LIBRARY_MIGRATIONS_DIR, startLibraryService } from '@murmur/library';
 import { LocalEngine, startConversionService } from '@murmur/conversion';
 import { createPocketsphinxEngine, startTranscriptionService } from '@murmur/transcription';
@@ -97,17 +97,27 @@ export interface SystemOptions {
   bodyIdleTimeoutMs?: number;
   /** Temp dir of the transcription service and the gateway's spool, so a test can see what is left. */
   tmpDir?: string;
+  /** A Postgres of the test's own (fault tests); default DATABASE_URL, else embedded. */
+  databaseUrl?: string;
+  /**
+   * A Redis of the test's own (fault tests); default REDIS_URL, else none. Given here, billing's
+   * rate limiter also runs on it, as main.ts wires it.
+   */
+  redisUrl?: string;
+  /** Where every component logs (fault tests read it); default silent unless TEST_LOG_LEVEL. */
+  log?: Logger;
 }
 
 export async function startSystem(opts: SystemOptions = {}): Promise<TestSystem> {
-  const log = createLogger('test', process.env.TEST_LOG_LEVEL ?? 'silent');
+  const log = opts.log ?? createLogger('test', process.env.TEST_LOG_LEVEL ?? 'silent');
   const dbs: Database[] = await Promise.all([
-    openTestDatabase('auth', AUTH_MIGRATIONS_DIR),
-    openTestDatabase('billing', BILLING_MIGRATIONS_DIR),
-    openTestDatabase('library', LIBRARY_MIGRATIONS_DIR),
+    openTestDatabase('auth', AUTH_MIGRATIONS_DIR, opts.databaseUrl),
+    openTestDatabase('billing', BILLING_MIGRATIONS_DIR, opts.databaseUrl),
+    openTestDatabase('library', LIBRARY_MIGRATIONS_DIR, opts.databaseUrl),
   ]);
   const [authDb, billingDb, libraryDb] = dbs as [Database, Database, Database];
-  const redis: Redis | undefined = process.env.REDIS_URL ? await connectRedis(process.env.REDIS_URL, log) : undefined;
+  const redisUrl = opts.redisUrl ?? process.env.REDIS_URL;
+  const redis: Redis | undefined = redisUrl ? await connectRedis(redisUrl, log) : undefined;
   const authClock = new ManualClock(new Date());
   const prefix = `murmur:test:${Date.now()}:${Math.random().toString(36).slice(2)}:`;
   const authSvc = await startAuthService({
@@ -118,7 +128,8 @@ export async function startSystem(opts: SystemOptions = {}): Promise<TestSystem>
     cache: redis ? new RedisCache(redis, `${prefix}auth:`) : undefined,
     announceRevocation: redis ? async (keyId) => void (await publishRevocation(redis, keyId)) : undefined,
   });
-  const billingSvc = await startBillingService({ db: billingDb, log, address: '127.0.0.1:0', clock: opts.billingClock });
+  const rateLimiter = opts.redisUrl && redis ? new RedisRateLimiter(redis, { keyPrefix: `${prefix}ratelimit:` }) : undefined;
+  const billingSvc = await startBillingService({ db: billingDb, log, address: '127.0.0.1:0', clock: opts.billingClock, rateLimiter });
   const librarySvc = await startLibraryService({ db: libraryDb, log, address: '127.0.0.1:0' });
   // The AI services call billing and library as the gateway does: real clients, real servers.
   const aiClients = {

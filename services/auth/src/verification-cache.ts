@@ -14,7 +14,7 @@
  * database lookup for VerifyKey, while a revocation that cannot clear the cache fails loudly
  * so the caller retries it.
  */
-import { MurmurError, type KeyValueCache, type Logger } from '@murmur/kit';
+import { MurmurError, withDeadline, type KeyValueCache, type Logger } from '@murmur/kit';
 
 /** What a cache hit needs to answer VerifyKey; expiry is re-checked against the clock on every hit. */
 export interface CachedPrincipal {
@@ -49,15 +49,6 @@ export function decodeEntry(raw: string): CachedPrincipal | null {
   if (typeof u !== 'string' || typeof k !== 'string') return null;
   if (e !== null && (typeof e !== 'number' || !Number.isSafeInteger(e))) return null;
   return { userId: u, keyId: k, expiresAt: e === null ? null : new Date(e) };
-}
-
-function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`cache call timed out after ${ms} ms`)), ms);
-    timer.unref();
-  });
-  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
 
 const errMessage = (err: unknown) => (err instanceof Error ? err.message : String(err));
@@ -129,7 +120,7 @@ export class VerificationCache {
   }
 
   private call<T>(work: Promise<T>): Promise<T> {
-    return withTimeout(work, this.timeoutMs);
+    return withDeadline(work, this.timeoutMs, 'verification cache');
   }
 }
 

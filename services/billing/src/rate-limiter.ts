@@ -7,7 +7,7 @@
  * numbers.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { systemClock, type Clock, type Redis } from '@murmur/kit';
+import { MurmurError, redisCall, systemClock, unavailableCause, type Clock, type Redis } from '@murmur/kit';
 import type { billing } from '@murmur/proto';
 import { freeingHitIndex, windowState } from './limits';
 
@@ -113,6 +113,9 @@ const SLIDING_WINDOW_SHA = createHash('sha1').update(SLIDING_WINDOW_LUA).digest(
  * replicas never admit more than `limit`. "Now" comes from the injected clock (each replica's
  * own; keep them NTP-synced) so tests can move time; the key expires one window after the
  * last admitted hit, so idle users cost nothing.
+ *
+ * Redis down: the limit cannot be exact, so a call fails fast (within REDIS_CALL_TIMEOUT_MS)
+ * with service_unavailable rather than admitting unlimited calls; nothing is charged.
  */
 export class RedisRateLimiter implements RateLimiter {
   private readonly clock: Clock;
@@ -143,15 +146,24 @@ export class RedisRateLimiter implements RateLimiter {
     };
     let reply: unknown;
     try {
-      reply = await this.redis.evalSha(SLIDING_WINDOW_SHA, options);
+      reply = await redisCall(this.evaluate(options));
     } catch (err) {
-      if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) throw err;
-      reply = await this.redis.eval(SLIDING_WINDOW_LUA, options); // loads it for the next calls
+      if (unavailableCause(err) === undefined) throw err;
+      throw new MurmurError('service_unavailable', 'The rate limiter is unavailable right now; nothing was charged. Retry in a few seconds.');
     }
     const [allowed, count, freeing] = reply as [number, number, string];
     return {
       allowed: Number(allowed) === 1,
       state: windowState(Number(count), freeing === '' ? undefined : Number(freeing), now, limit, windowSeconds),
     };
+  }
+
+  private async evaluate(options: { keys: string[]; arguments: string[] }): Promise<unknown> {
+    try {
+      return await this.redis.evalSha(SLIDING_WINDOW_SHA, options);
+    } catch (err) {
+      if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) throw err;
+      return this.redis.eval(SLIDING_WINDOW_LUA, options); // loads it for the next calls
+    }
   }
 }

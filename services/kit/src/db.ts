@@ -2,11 +2,21 @@
  * Postgres for a service: a `pg` pool whose search_path is the service's own schema, and
  * forward-only SQL migrations from the service's `migrations/` folder, applied under an
  * advisory lock so replicas starting together never race. DATABASE_URL unset → embedded PGlite.
+ *
+ * A lost or refused connection (server restarting, failover) is retried where that is safe,
+ * within a short budget, and otherwise surfaces as `service_unavailable` (docs/operations.md):
+ * - a connection that could not be obtained: nothing was sent, any statement is retried;
+ * - `query` of a read-only statement (SELECT, SHOW, VALUES, TABLE): retried;
+ * - `transaction` whose connection broke before COMMIT was sent: nothing was committed, so the
+ *   whole function runs again on a fresh connection;
+ * - a write that may have reached the server, or a COMMIT whose answer was lost: not retried.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool, type PoolClient, type QueryResultRow } from 'pg';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres';
+import { MurmurError, unavailableCause } from './errors';
 import type { Logger } from './log';
 
 export interface DatabaseOptions {
@@ -19,13 +29,28 @@ export interface DatabaseOptions {
   embeddedDataDir?: string;
   poolSize?: number;
   log?: Logger;
+  /**
+   * How long a statement or transaction keeps retrying a lost connection before it answers
+   * service_unavailable (default {@link DB_RETRY_BUDGET_MS}); well under the gRPC deadline.
+   */
+  retryBudgetMs?: number;
 }
+
+/** Default retry budget: a Postgres restart of a second or two is invisible to clients. */
+export const DB_RETRY_BUDGET_MS = 3_000;
+/** Longest wait for a connection (new or from a busy pool) before the attempt counts as failed. */
+const CONNECT_TIMEOUT_MS = 2_000;
+const READ_ONLY_STATEMENT = /^\s*(SELECT|SHOW|VALUES|TABLE)\b/i;
 
 export interface Database {
   pool: Pool;
   schema: string;
   embedded: boolean;
-  /** Runs `fn` in one transaction on one connection; rolls back on throw. */
+  /**
+   * Runs `fn` in one transaction on one connection; rolls back on throw. When the connection
+   * breaks before COMMIT is sent, `fn` runs again on a new connection: keep its effects inside
+   * the database (anything else it does may happen twice).
+   */
   transaction<T>(fn: (client: PoolClient) => Promise<T>): Promise<T>;
   query<R extends QueryResultRow>(sql: string, params?: unknown[]): Promise<R[]>;
   close(): Promise<void>;
@@ -49,33 +74,39 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
     // (Parse/Bind/Execute on the unnamed statement) would interleave and corrupt each other.
     max: embedded ? 1 : opts.poolSize ?? 10,
     idleTimeoutMillis: 30_000,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    keepAlive: true,
     application_name: opts.schema,
     // Every connection starts in the service's own schema.
     options: embedded ? undefined : `-c search_path=${opts.schema},public`,
   });
-  pool.on('error', (err) => opts.log?.error({ err: err.message }, 'idle Postgres connection failed'));
+  // pg-pool emits 'error' for an idle client whose server went away (restart, failover) and
+  // drops that client; the next checkout connects afresh. An outage, not a bug: a warning.
+  pool.on('error', (err) => opts.log?.warn({ cause: unavailableCause(err) ?? err.message }, 'idle Postgres connection lost; the pool reconnects on next use'));
+  const retry = retrier(opts.retryBudgetMs ?? DB_RETRY_BUDGET_MS, opts.log);
 
   const db: Database = {
     pool,
     schema: opts.schema,
     embedded: embedded !== undefined,
-    async transaction(fn) {
-      const client = await pool.connect();
+    transaction: (fn) => retry('transaction', (attempt) => attempt(pool, async (client) => {
+      let committing = false;
       try {
         await client.query('BEGIN');
         const out = await fn(client);
+        committing = true;
         await client.query('COMMIT');
         return out;
       } catch (err) {
+        if (committing && unavailableCause(err) !== undefined && !neverSent(err)) throw new CommitOutcomeUnknown(err);
         await client.query('ROLLBACK').catch(() => undefined);
         throw err;
-      } finally {
-        client.release();
       }
-    },
-    async query(sql, params) {
-      return (await pool.query(sql, params)).rows;
-    },
+    })),
+    query: (sql, params) =>
+      retry(READ_ONLY_STATEMENT.test(sql) ? 'read' : 'write', (attempt) =>
+        attempt(pool, async (client) => (await client.query(sql, params)).rows),
+      ),
     async close() {
       await pool.end();
       await embedded?.stop();
@@ -126,4 +157,89 @@ export async function migrate(db: Database, dir: string, log?: Logger): Promise<
     client.release();
   }
   return applied;
+}
+
+/** The answer to a COMMIT was lost with its connection: it may or may not have been applied. */
+class CommitOutcomeUnknown extends Error {
+  constructor(readonly lost: unknown) {
+    super('the connection was lost while committing');
+    this.name = 'CommitOutcomeUnknown';
+  }
+}
+
+/** A failure to get a connection: nothing reached the server, so any statement may be retried. */
+class NotSent extends Error {
+  constructor(readonly lost: unknown) {
+    super('no connection to the database');
+    this.name = 'NotSent';
+  }
+}
+
+/** pg refuses a statement on a client it already knows is broken: the statement never left. */
+function neverSent(err: unknown): boolean {
+  return err instanceof Error && /^Client (has encountered a connection error|was closed) and is not queryable$/.test(err.message);
+}
+
+type Attempt = <T>(pool: Pool, use: (client: PoolClient) => Promise<T>) => Promise<T>;
+
+/**
+ * One try on one pooled connection. The client's own 'error' event (emitted when its server
+ * dies while it is checked out, where pg-pool listens no longer) is caught here, and a client
+ * that failed that way is destroyed instead of going back to the pool.
+ */
+const attemptOnce: Attempt = async (pool, use) => {
+  let client: PoolClient;
+  try {
+    client = await pool.connect();
+  } catch (err) {
+    throw unavailableCause(err) !== undefined ? new NotSent(err) : err;
+  }
+  let broken: Error | undefined;
+  const onError = (err: Error) => (broken = err);
+  client.on('error', onError);
+  try {
+    return await use(client);
+  } catch (err) {
+    if (unavailableCause(err) !== undefined || err instanceof CommitOutcomeUnknown) broken ??= err as Error;
+    throw err;
+  } finally {
+    client.release(broken);
+    client.removeListener('error', onError);
+  }
+};
+
+type RetryKind = 'read' | 'write' | 'transaction';
+
+/**
+ * Runs an attempt again while its failure is a lost connection and a retry is safe for its
+ * kind (see the module comment), with exponential backoff inside `budgetMs`; what is left is
+ * service_unavailable.
+ */
+function retrier(budgetMs: number, log?: Logger) {
+  return async <T>(kind: RetryKind, run: (attempt: Attempt) => Promise<T>): Promise<T> => {
+    const deadline = Date.now() + budgetMs;
+    for (let tries = 0; ; tries++) {
+      try {
+        return await run(attemptOnce);
+      } catch (err) {
+        if (err instanceof CommitOutcomeUnknown) {
+          log?.warn({ cause: unavailableCause(err.lost) }, 'Postgres connection lost during COMMIT; outcome unknown');
+          throw new MurmurError(
+            'service_unavailable',
+            'The database connection was lost while saving; the change may not have been saved. Retry in a few seconds.',
+          );
+        }
+        const lost = err instanceof NotSent ? err.lost : err;
+        const cause = unavailableCause(lost);
+        if (cause === undefined) throw err;
+        const safe = err instanceof NotSent || neverSent(err) || kind !== 'write';
+        const delay = Math.min(25 * 2 ** tries, 500);
+        if (!safe || Date.now() + delay >= deadline) {
+          log?.warn({ cause, kind, tries: tries + 1 }, 'Postgres unavailable; answered service_unavailable');
+          throw new MurmurError('service_unavailable');
+        }
+        await sleep(delay);
+      }
+    }
+  };
 }

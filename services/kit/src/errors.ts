@@ -6,6 +6,15 @@
  */
 import { Metadata, status as GrpcStatus, type ServiceError } from '@grpc/grpc-js';
 import { protobufAny, rpcErrorDetails, rpcStatus } from '@murmur/proto';
+import {
+  ClientClosedError,
+  ClientOfflineError,
+  ConnectionTimeoutError,
+  ReconnectStrategyError,
+  SocketClosedUnexpectedlyError,
+  SocketTimeoutError,
+  TimeoutError as RedisTimeoutError,
+} from 'redis';
 
 export type ErrorType =
   | 'authentication_error'
@@ -174,9 +183,101 @@ export function errorInfoOf(err: Pick<ServiceError, 'metadata'>): rpcErrorDetail
   }
 }
 
+/** Socket errors of a peer that is down, restarting or unreachable (Node's `err.code`). */
+const UNREACHABLE_SOCKET_CODES = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'EHOSTDOWN',
+  'ENETUNREACH', 'ENETDOWN', 'ENOTFOUND', 'EAI_AGAIN',
+]);
+
+/**
+ * SQLSTATEs that mean "the database cannot serve this connection right now", not "this
+ * statement is wrong": class 08 (connection exception) as a whole, shutdowns and start-up
+ * (57P01 admin_shutdown, 57P02 crash_shutdown, 57P03 cannot_connect_now), too many connections,
+ * and a primary that became a read-only standby during a failover.
+ */
+const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300', '25006']);
+
+/** What `pg` and pg-pool say, without a code, when the connection is gone or never came. */
+const UNAVAILABLE_PG_MESSAGES = [
+  /^Connection terminated/,
+  /^timeout exceeded when trying to connect$/,
+  /^Client has encountered a connection error and is not queryable$/,
+  /^Client was closed and is not queryable$/,
+  /^Query read timeout$/,
+  /^Cannot use a pool after calling end on the pool$/,
+];
+
+/** Redis replies of a server that is loading, failing over or not yet a primary. */
+const UNAVAILABLE_REDIS_REPLIES = /^(LOADING|MASTERDOWN|READONLY|TRYAGAIN|CLUSTERDOWN)\b/;
+
+/** Raised by {@link withDeadline}: the dependency did not answer within the caller's budget. */
+export class DependencyTimeoutError extends Error {
+  constructor(what: string, ms: number) {
+    super(`${what} did not answer within ${ms} ms`);
+    this.name = 'DependencyTimeoutError';
+  }
+}
+
+/**
+ * Why `err` means a dependency (Postgres, Redis, a socket) is unreachable right now — a fact
+ * about the infrastructure, not a bug — or undefined. The one table deciding what becomes
+ * `service_unavailable` instead of `internal_error`; follows `cause` and AggregateError.
+ */
+export function unavailableCause(err: unknown, depth = 0): string | undefined {
+  if (depth > 4 || typeof err !== 'object' || err === null) return undefined;
+  if (
+    err instanceof ClientOfflineError ||
+    err instanceof ClientClosedError ||
+    err instanceof ConnectionTimeoutError ||
+    err instanceof SocketClosedUnexpectedlyError ||
+    err instanceof SocketTimeoutError ||
+    err instanceof RedisTimeoutError ||
+    err instanceof ReconnectStrategyError
+  ) {
+    return `redis: ${(err as Error).message}`;
+  }
+  if (err instanceof DependencyTimeoutError) return err.message;
+  const e = err as { code?: unknown; message?: unknown; cause?: unknown; errors?: unknown };
+  const code = typeof e.code === 'string' ? e.code : undefined;
+  const message = typeof e.message === 'string' ? e.message : '';
+  if (code && UNREACHABLE_SOCKET_CODES.has(code)) return `socket: ${code}`;
+  if (code && /^[0-9A-Z]{5}$/.test(code) && (code.startsWith('08') || UNAVAILABLE_SQLSTATES.has(code))) return `postgres: SQLSTATE ${code}`;
+  if (UNAVAILABLE_PG_MESSAGES.some((re) => re.test(message))) return `postgres: ${message}`;
+  if (UNAVAILABLE_REDIS_REPLIES.test(message)) return `redis: ${message.split(' ')[0]}`;
+  if (Array.isArray(e.errors)) {
+    for (const inner of e.errors) {
+      const why = unavailableCause(inner, depth + 1);
+      if (why) return why;
+    }
+  }
+  return e.cause !== undefined ? unavailableCause(e.cause, depth + 1) : undefined;
+}
+
+/** The service_unavailable error for an unreachable dependency, or undefined for anything else. */
+export function unavailableError(err: unknown): MurmurError | undefined {
+  if (err instanceof MurmurError) return err.code === 'service_unavailable' ? err : undefined;
+  return unavailableCause(err) === undefined ? undefined : new MurmurError('service_unavailable');
+}
+
+/**
+ * Settles like `work`, or rejects with {@link DependencyTimeoutError} after `ms`: a bound for
+ * calls to a dependency that may hang (a frozen Redis) where the caller would rather fail fast.
+ */
+export function withDeadline<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new DependencyTimeoutError(what, ms)), ms);
+    timer.unref();
+  });
+  // A late rejection of `work` after the timeout must not become an unhandled rejection.
+  work.catch(() => undefined);
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}
+
 /**
  * Turns whatever a gRPC call failed with into a MurmurError: the ErrorInfo reason when the
- * peer sent one, otherwise service_unavailable for transport failures and internal_error.
+ * peer sent one, otherwise service_unavailable for transport failures (and for an unreachable
+ * dependency of the caller itself, see {@link unavailableCause}) and internal_error.
  */
 export function fromGrpcError(err: unknown): MurmurError {
   if (err instanceof MurmurError) return err;
@@ -191,7 +292,7 @@ export function fromGrpcError(err: unknown): MurmurError {
       return new MurmurError('service_unavailable');
     }
   }
-  return new MurmurError('internal_error');
+  return unavailableError(err) ?? new MurmurError('internal_error');
 }
 
 /** The JSON error body of DESIGN.md §3. */

@@ -6,8 +6,9 @@
  * not serve from memory (see {@link RevocationListener.live}).
  */
 import { randomBytes } from 'node:crypto';
+import { MurmurError } from './errors';
 import type { Logger } from './log';
-import type { Redis } from './redis';
+import { redisCall, type Redis } from './redis';
 
 export const REVOCATION_CHANNEL = 'murmur:auth:key-revoked';
 
@@ -19,12 +20,22 @@ interface RevocationMessage {
 /**
  * Publishes a revocation and resolves once every cache subscribed at that moment has
  * acknowledged it, or after `timeoutMs` (then `acked < notified`; the caller logs it).
+ * With Redis down it throws service_unavailable at once: no cache is live then (each one
+ * listens on this same Redis), and the stored revocation is safe to retry.
  */
 export async function publishRevocation(redis: Redis, keyId: string, timeoutMs = 2_000): Promise<{ notified: number; acked: number }> {
   const ack = `${REVOCATION_CHANNEL}:ack:${randomBytes(8).toString('hex')}`;
+  const unavailable = () =>
+    new MurmurError('service_unavailable', 'The key is revoked, but the gateways could not be told. Retry the revocation in a few seconds.');
+  if (!redis.isReady) throw unavailable();
   const sub = redis.duplicate();
-  await sub.connect();
+  // Without its own listener an 'error' of the duplicate (Redis dying meanwhile) would crash the process.
+  sub.on('error', () => undefined);
   try {
+    // connect() retries forever while Redis is down; the revocation must not wait for it.
+    await redisCall(sub.connect(), timeoutMs).catch(() => {
+      throw unavailable();
+    });
     let acked = 0;
     let expected = Infinity;
     let done!: () => void;
@@ -34,7 +45,9 @@ export async function publishRevocation(redis: Redis, keyId: string, timeoutMs =
       if (acked >= expected) done();
     });
     const message: RevocationMessage = { keyId, ack };
-    const notified = await redis.publish(REVOCATION_CHANNEL, JSON.stringify(message));
+    const notified = await redisCall(redis.publish(REVOCATION_CHANNEL, JSON.stringify(message)), timeoutMs).catch(() => {
+      throw unavailable();
+    });
     expected = notified;
     if (acked >= expected) done();
     let timer: NodeJS.Timeout | undefined;
@@ -42,18 +55,20 @@ export async function publishRevocation(redis: Redis, keyId: string, timeoutMs =
     clearTimeout(timer);
     return { notified, acked: Math.min(acked, notified) };
   } finally {
-    await sub.quit().catch(() => undefined);
+    sub.destroy();
   }
 }
 
 /**
  * A cache's end of the channel: calls `onRevoked` for each revoked key id, then acknowledges.
  * `live` is true only while subscribed; on any break the cache is told to forget everything
- * (`onReset`) since revocations may have been missed.
+ * (`onReset`) since revocations may have been missed, and again when the channel is back
+ * (node-redis reconnects and resubscribes by itself before it reports 'ready').
  */
 export class RevocationListener {
   private sub: Redis | undefined;
   private subscribed = false;
+  private started = false;
 
   constructor(
     private readonly redis: Redis,
@@ -73,12 +88,18 @@ export class RevocationListener {
       this.subscribed = false;
       this.handlers.onReset();
     };
-    sub.on('error', lost);
+    sub.on('error', () => {
+      if (!sub.isReady) lost();
+    });
     sub.on('end', lost);
     sub.on('reconnecting', lost);
     sub.on('ready', () => {
-      // node-redis resubscribes after a reconnect; serve from the cache again only then.
-      if (this.sub === sub && sub.isReady) this.subscribed = true;
+      // node-redis resubscribed before 'ready'; serve from the cache again only now, and start
+      // it empty so nothing verified before the break is kept.
+      if (this.sub !== sub || !this.started || !sub.isReady) return;
+      this.handlers.onReset();
+      this.subscribed = true;
+      this.log?.info('revocation channel back: verified-key cache on');
     });
     await sub.connect();
     await sub.subscribe(REVOCATION_CHANNEL, (raw) => {
@@ -89,14 +110,18 @@ export class RevocationListener {
         return;
       }
       this.handlers.onRevoked(message.keyId);
-      void this.redis.publish(message.ack, '1').catch(() => undefined);
+      void redisCall(this.redis.publish(message.ack, '1')).catch(() => undefined);
     });
+    this.started = true;
     this.subscribed = true;
   }
 
   async stop(): Promise<void> {
     this.subscribed = false;
-    await this.sub?.quit().catch(() => undefined);
+    this.started = false;
+    const sub = this.sub;
     this.sub = undefined;
+    if (sub?.isReady) await sub.quit().catch(() => undefined);
+    else sub?.destroy();
   }
 }

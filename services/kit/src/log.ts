@@ -15,8 +15,9 @@ const REDACT = [
   'audio', '*.audio', 'audio_base64', '*.audio_base64', 'content', '*.content',
 ];
 
-export function createLogger(service: string, level = process.env.LOG_LEVEL ?? 'info'): Logger {
-  return pino({
+/** `destination` (default stdout) lets a test read the lines a component logs. */
+export function createLogger(service: string, level = process.env.LOG_LEVEL ?? 'info', destination?: pino.DestinationStream): Logger {
+  const options: pino.LoggerOptions = {
     level,
     base: { service },
     messageKey: 'msg',
@@ -31,5 +32,6 @@ export function createLogger(service: string, level = process.env.LOG_LEVEL ?? '
       if (span && span.traceId !== '00000000000000000000000000000000') out.trace_id = span.traceId;
       return out;
     },
-  });
+  };
+  return destination ? pino(options, destination) : pino(options);
 }

@@ -8,7 +8,8 @@
  * `testPostgresUnavailable()` / `testRedisUnavailable()` say why, so a test can skip with that
  * reason printed instead of passing by construction.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { promisify } from 'node:util';
 import { existsSync, readdirSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
 import { randomBytes } from 'node:crypto';
@@ -113,16 +114,18 @@ export async function startTestPostgres(): Promise<TestPostgres> {
     });
   }
   await waitForPort(port);
-  const ctl = (action: string, ...extra: string[]) =>
-    run('pg_ctlcluster', ['--skip-systemctl-redirect', version, name, action, ...extra]);
+  // Asynchronous: a fault test's services run in the test's process and must keep serving
+  // (and failing) while the cluster stops and starts, not freeze with it.
+  const ctl = async (action: string, ...extra: string[]) =>
+    void (await promisify(execFile)('pg_ctlcluster', ['--skip-systemctl-redirect', version, name, action, ...extra]));
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     port,
     async kill() {
-      ctl('stop', '-m', 'immediate');
+      await ctl('stop', '-m', 'immediate');
     },
     async start() {
-      ctl('start');
+      await ctl('start');
       await waitForPort(port);
     },
     async drop() {

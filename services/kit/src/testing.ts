@@ -8,8 +8,8 @@ import { Client } from 'pg';
 import { openDatabase, type Database } from './db';
 import { MurmurError } from './errors';
 
-export async function openTestDatabase(service: string, migrationsDir: string): Promise<Database> {
-  const url = process.env.DATABASE_URL || undefined;
+/** `url` overrides DATABASE_URL (a fault test's own Postgres). */
+export async function openTestDatabase(service: string, migrationsDir: string, url = process.env.DATABASE_URL || undefined): Promise<Database> {
   const schema = url ? `${service}_t${randomBytes(5).toString('hex')}` : service;
   const db = await openDatabase({ schema, migrationsDir, url, poolSize: 4 });
   const close = db.close.bind(db);

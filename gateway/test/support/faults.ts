@@ -1,0 +1,104 @@
+/**
+ * Fault-test support: the whole system on a Postgres and a Redis of the test's own (which the
+ * test kills and restarts), a logger whose lines the test reads, and a caller that records how
+ * each request was answered (a hang guard aborts one that takes far too long).
+ */
+import { Writable } from 'node:stream';
+import { createLogger, startTestPostgres, startTestRedis, testPostgresUnavailable, testRedisUnavailable, type TestPostgres, type TestRedis } from '@murmur/kit';
+import { startSystem, type SystemOptions, type TestSystem } from './system';
+
+/** Why the fault tests cannot run here, or undefined. */
+export function faultTestsUnavailable(): string | undefined {
+  return testPostgresUnavailable() ?? testRedisUnavailable();
+}
+
+export interface LogLine {
+  level: string;
+  msg?: string;
+  [k: string]: unknown;
+}
+
+export interface FaultSystem {
+  sys: TestSystem;
+  pg: TestPostgres;
+  redis: TestRedis;
+  /** Every log line of every component, parsed. */
+  lines: LogLine[];
+  stop(): Promise<void>;
+}
+
+export async function startFaultSystem(opts: Omit<SystemOptions, 'databaseUrl' | 'redisUrl' | 'log'> = {}): Promise<FaultSystem> {
+  const lines: LogLine[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      for (const raw of chunk.toString('utf8').split('\n')) if (raw.trim()) lines.push(JSON.parse(raw) as LogLine);
+      done();
+    },
+  });
+  const log = createLogger('fault-test', 'info', sink);
+  const [pg, redis] = await Promise.all([startTestPostgres(), startTestRedis()]);
+  const sys = await startSystem({ ...opts, databaseUrl: pg.url, redisUrl: redis.url, log });
+  return {
+    sys,
+    pg,
+    redis,
+    lines,
+    async stop() {
+      await sys.stop();
+      await Promise.all([pg.drop(), redis.stop()]);
+    },
+  };
+}
+
+/** Lines that report a bug (an error nobody classified), which an outage must never produce. */
+export function bugReports(lines: LogLine[]): LogLine[] {
+  return lines.filter((l) => /unhandled/i.test(l.msg ?? '') || l.level === 'fatal');
+}
+
+export interface Answer {
+  path: string;
+  status: number;
+  /** `error.code` of an error body. */
+  code?: string;
+  body: Record<string, any>;
+}
+
+/** Far above any budget of the system (retries 3 s, gRPC deadline 10 s): only a hang trips it. */
+export const HANG_GUARD_MS = 20_000;
+
+/** One request; a hang (no answer within HANG_GUARD_MS) is status 0. */
+export async function call(baseUrl: string, key: string, method: 'GET' | 'POST', path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
+  try {
+    const res = await fetch(`${baseUrl}/api/v1${path}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+      body: body !== undefined ? JSON.stringify(body) : undefined,
+      signal: AbortSignal.timeout(HANG_GUARD_MS),
+    });
+    const text = await res.text();
+    let json: Record<string, any> = {};
+    try {
+      json = JSON.parse(text) as Record<string, any>;
+    } catch {
+      json = { raw: text };
+    }
+    return { path, status: res.status, code: json.error?.code, body: json };
+  } catch (err) {
+    return { path, status: 0, body: { hang: String(err) } };
+  }
+}
+
+/** An answer the contract allows during an outage: a success, or 503 service_unavailable with its body. */
+export function answeredWell(a: Answer): boolean {
+  if (a.status >= 200 && a.status < 300) return true;
+  return a.status === 503 && a.code === 'service_unavailable' && typeof a.body.error?.request_id === 'string';
+}
+
+/** Retries `probe` until it is true (the system recovers by itself), failing after `timeoutMs`. */
+export async function eventually(what: string, probe: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await probe())) {
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
