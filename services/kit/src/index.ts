@@ -15,6 +15,7 @@ export * from './redis';
 export * from './shutdown';
 export * from './testing';
 export * from './test-servers';
+export * from './real-servers';
 export * from './health';
 export * from './service-main';
 export * from './key-revocations';
