@@ -4,6 +4,7 @@
  * plus request ids, 404, 405 and unknown parameters.
  */
 import { auth } from '@murmur/proto';
+import { callsServedOn, describeIfReal, realRedisUnavailable } from '@murmur/kit';
 import { get, startSystem, type TestSystem } from './support/system';
 
 const HEX64 = 'a'.repeat(64);
@@ -57,27 +58,39 @@ describe('authentication over REST', () => {
     expect(JSON.stringify(res.body)).not.toContain(key);
   });
 
-  it('fails a revoked key on the very next request, with its verification cached', async () => {
-    const { key: k, keyId: id } = await sys.newUser('revoked@example.com');
-    expect((await get(sys.baseUrl, '/api/v1/me', k)).status).toBe(200);
-    expect((await get(sys.baseUrl, '/api/v1/usage', k)).status).toBe(200);
-    await sys.clients.auth.revokeApiKey({ keyId: id, userId: '' });
-    const res = await get(sys.baseUrl, '/api/v1/me', k);
-    expect(res.status).toBe(401);
-    expect(res.body.error.code).toBe('invalid_api_key');
-  });
+  describeIfReal(realRedisUnavailable(), 'with the gateways\' verified-key caches (Redis: REDIS_URL or a redis-server of our own)', () => {
+    /** Calls the auth service has received (VerifyKey among them), from grpc-js's channelz counters. */
+    const authCalls = () => callsServedOn(Number(sys.addresses.AUTH_ADDR.split(':')[1]));
 
-  it('fails a revoked key on the very next request through every gateway replica, caches warm', async () => {
-    const second = await sys.extraGateway();
-    const { key: k, keyId: id } = await sys.newUser('replicas@example.com');
-    for (let i = 0; i < 3; i++) {
-      expect((await get(sys.baseUrl, '/api/v1/me', k)).status).toBe(200);
-      expect((await get(second.baseUrl, '/api/v1/me', k)).status).toBe(200);
-    }
-    await sys.clients.auth.revokeApiKey({ keyId: id, userId: '' });
-    const [a, b] = await Promise.all([get(sys.baseUrl, '/api/v1/me', k), get(second.baseUrl, '/api/v1/me', k)]);
-    expect([a.status, b.status]).toEqual([401, 401]);
-    expect(a.body.error.code).toBe('invalid_api_key');
+    it('fails a revoked key on the very next request, with its verification cached', async () => {
+      const { key: k, keyId: id } = await sys.newUser('revoked@example.com');
+      expect((await get(sys.baseUrl, '/api/v1/usage', k)).status).toBe(200);
+      // Warm: the next request is answered without asking auth (GET /usage needs no other auth call).
+      const warm = await authCalls();
+      expect((await get(sys.baseUrl, '/api/v1/usage', k)).status).toBe(200);
+      expect(await authCalls()).toBe(warm);
+      await sys.clients.auth.revokeApiKey({ keyId: id, userId: '' });
+      const res = await get(sys.baseUrl, '/api/v1/usage', k);
+      expect(res.status).toBe(401);
+      expect(res.body.error.code).toBe('invalid_api_key');
+    });
+
+    it('fails a revoked key on the very next request through every gateway replica, caches warm', async () => {
+      const second = await sys.extraGateway();
+      const { key: k, keyId: id } = await sys.newUser('replicas@example.com');
+      for (const base of [sys.baseUrl, second.baseUrl]) expect((await get(base, '/api/v1/usage', k)).status).toBe(200);
+      // Both replicas now answer the key from their caches: auth is not asked again.
+      const warm = await authCalls();
+      for (let i = 0; i < 3; i++) {
+        expect((await get(sys.baseUrl, '/api/v1/usage', k)).status).toBe(200);
+        expect((await get(second.baseUrl, '/api/v1/usage', k)).status).toBe(200);
+      }
+      expect(await authCalls()).toBe(warm);
+      await sys.clients.auth.revokeApiKey({ keyId: id, userId: '' });
+      const [a, b] = await Promise.all([get(sys.baseUrl, '/api/v1/usage', k), get(second.baseUrl, '/api/v1/usage', k)]);
+      expect([a.status, b.status]).toEqual([401, 401]);
+      expect([a.body.error.code, b.body.error.code]).toEqual(['invalid_api_key', 'invalid_api_key']);
+    });
   });
 
   it('expires a 30-day key exactly at its expiry, and not one second before', async () => {

@@ -1,31 +1,37 @@
 /**
- * GET /api/v1/openapi.json over real HTTP: served without a key (the auth client here counts its
- * calls and refuses every key, so any attempt to authenticate would show), cacheable, the same
- * document the code builds; other methods 405 and query parameters 400 like on every route. The
- * responses go through the same OpenAPI check as the integration suite's.
+ * GET /api/v1/openapi.json over real HTTP: served without a key (a real auth service behind the
+ * gateway, whose calls are counted by grpc-js's channelz counters, so any attempt to
+ * authenticate would show), cacheable, the same document the code builds; other methods 405 and
+ * query parameters 400 like on every route. The responses go through the same OpenAPI check as
+ * the integration suite's.
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createLogger, MurmurError } from '@murmur/kit';
-import { createApp, createHttpServer, MemoryIdempotencyStore, MURMUR_VERSION, type Clients } from '@murmur/gateway';
+import { callsServedOn, createLogger, openTestDatabase, type Database } from '@murmur/kit';
+import { AUTH_MIGRATIONS_DIR, startAuthService, type RunningAuthService } from '@murmur/auth';
+import { closeClients, createApp, createClients, createHttpServer, MemoryIdempotencyStore, MURMUR_VERSION, type Clients } from '@murmur/gateway';
 import { buildOpenApiDocument } from '../src/openapi/document';
 import { assertResponsesDocumented, recordResponses } from './support/openapi-check';
 
 describe('GET /api/v1/openapi.json', () => {
+  const log = createLogger('test', 'silent');
+  let db: Database;
+  let authSvc: RunningAuthService;
+  let clients: Clients;
   let server: Server;
   let base: string;
-  let verifications = 0;
-  const clients = {
-    auth: {
-      verifyKey: async () => {
-        verifications++;
-        throw new MurmurError('missing_api_key');
-      },
-    },
-  } as unknown as Clients;
+  /** VerifyKey and every other call the auth service has received so far. */
+  const authCalls = () => callsServedOn(authSvc.port);
 
   beforeAll(async () => {
-    const app = createApp({ clients, log: createLogger('test', 'silent'), idempotency: new MemoryIdempotencyStore() });
+    db = await openTestDatabase('auth', AUTH_MIGRATIONS_DIR);
+    authSvc = await startAuthService({ db, log, address: '127.0.0.1:0' });
+    // Only auth runs: every other service address refuses connections.
+    clients = createClients(
+      { AUTH_ADDR: `127.0.0.1:${authSvc.port}`, BILLING_ADDR: '127.0.0.1:1', LIBRARY_ADDR: '127.0.0.1:1', TRANSCRIPTION_ADDR: '127.0.0.1:1', CONVERSION_ADDR: '127.0.0.1:1' },
+      10_000,
+    );
+    const app = createApp({ clients, log, idempotency: new MemoryIdempotencyStore() });
     server = createHttpServer(recordResponses(app));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
@@ -33,22 +39,30 @@ describe('GET /api/v1/openapi.json', () => {
   afterAll(async () => {
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
+    closeClients(clients);
+    await authSvc?.stop();
+    await db?.close();
     assertResponsesDocumented();
   });
 
-  it('serves the document without an API key, cacheable for five minutes', async () => {
+  it('serves the document without an API key, cacheable for five minutes, asking auth nothing', async () => {
+    const before = await authCalls();
     const res = await fetch(`${base}/openapi.json`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
     expect(res.headers.get('cache-control')).toBe('public, max-age=300');
     expect(res.headers.get('x-request-id')).toMatch(/^req_[0-9a-f]{24}$/);
     expect(await res.json()).toEqual(buildOpenApiDocument(MURMUR_VERSION));
-    expect(verifications).toBe(0);
+    expect(await authCalls()).toBe(before);
   });
 
-  it('ignores an Authorization header, even a malformed one', async () => {
-    const res = await fetch(`${base}/openapi.json`, { headers: { authorization: 'Bearer nonsense' } });
-    expect(res.status).toBe(200);
+  it('ignores an Authorization header, even a malformed one or a well-formed unknown key', async () => {
+    const before = await authCalls();
+    for (const authorization of ['Bearer nonsense', `Bearer svc_${'0'.repeat(64)}`]) {
+      const res = await fetch(`${base}/openapi.json`, { headers: { authorization } });
+      expect(res.status).toBe(200);
+    }
+    expect(await authCalls()).toBe(before);
   });
 
   it('answers HEAD like GET, without a body', async () => {
@@ -71,10 +85,11 @@ describe('GET /api/v1/openapi.json', () => {
   });
 
   it('leaves the other routes behind authentication', async () => {
-    const before = verifications;
-    const res = await fetch(`${base}/me`);
+    const before = await authCalls();
+    const res = await fetch(`${base}/me`, { headers: { authorization: `Bearer svc_${'0'.repeat(64)}` } });
     expect(res.status).toBe(401);
-    expect(verifications).toBe(before + 1);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('invalid_api_key');
+    expect(await authCalls()).toBe(before + 1);
   });
 
   it('answers 404 to a path beside it', async () => {

@@ -284,7 +284,23 @@ describe('read routes', () => {
     });
   });
 
-  it('keeps ArtifactFormat in sync with the presenter', () => {
-    expect(library.ArtifactFormat.ARTIFACT_FORMAT_PLAIN).toBe(2);
+  it('presents each stored artifact format by its public name (plain, markdown)', async () => {
+    const carol = await sys.newUser('carol@example.com');
+    const { recording } = await sys.clients.library.createRecording({
+      ownerId: carol.user.id,
+      title: 'Formats',
+      folderId: '',
+      durationSeconds: 3,
+      createdAt: undefined,
+      transcript: { text: 'A short note about artifact formats.', language: 'en', segments: [] },
+    });
+    const add = (format: library.ArtifactFormat, content: string) =>
+      sys.clients.library.addArtifact({ ownerId: carol.user.id, recordingId: recording!.id, kind: 'summary', format, content, creditsCharged: 0 });
+    const plain = (await add(library.ArtifactFormat.ARTIFACT_FORMAT_PLAIN, 'plain text')).artifact!;
+    const markdown = (await add(library.ArtifactFormat.ARTIFACT_FORMAT_MARKDOWN, '# markdown')).artifact!;
+    const res = await api(`/recordings/${recording!.id}`, carol.key);
+    expect(res.status).toBe(200);
+    const formats = Object.fromEntries(res.body.artifacts.map((a: { id: string; format: string }) => [a.id, a.format]));
+    expect(formats).toEqual({ [plain.id]: 'plain', [markdown.id]: 'markdown' });
   });
 });

@@ -46,7 +46,13 @@ interface Pkg {
   dir: string;
   dependencies: Record<string, string>;
 }
-const rootPkg = JSON.parse(read('package.json')) as { workspaces: string[] };
+const rootPkg = JSON.parse(read('package.json')) as { workspaces: string[]; engines: { node: string } };
+/**
+ * The runtime decision lives in one place, package.json `engines.node` (">=N"): the image
+ * follows it, so moving the runtime is one edit there and one in the Dockerfile, not here.
+ */
+const nodeMajor = /^\s*(?:>=|\^|~)?\s*v?(\d+)/.exec(rootPkg.engines.node)?.[1];
+if (!nodeMajor) throw new Error(`package.json engines.node "${rootPkg.engines.node}" names no Node major`);
 const workspaces: Pkg[] = rootPkg.workspaces.map((dir) => {
   const p = JSON.parse(read(`${dir}/package.json`)) as { name: string; dependencies?: Record<string, string> };
   return { name: p.name, dir, dependencies: p.dependencies ?? {} };
@@ -113,8 +119,8 @@ describe('Dockerfile', () => {
     expect(targets.sort()).toEqual([...components, 'migrate'].sort());
   });
 
-  it('builds everything on node:20-bookworm-slim', () => {
-    expect(dockerfile.args.NODE_IMAGE).toBe('node:20-bookworm-slim');
+  it(`builds everything on the Node major package.json engines.node names (node:${nodeMajor}-bookworm-slim)`, () => {
+    expect(dockerfile.args.NODE_IMAGE).toBe(`node:${nodeMajor}-bookworm-slim`);
     const names = dockerfile.stages.map((s) => s.name);
     for (const s of dockerfile.stages) expect(s.from === '${NODE_IMAGE}' || names.includes(s.from)).toBe(true);
   });

@@ -1,7 +1,9 @@
 /**
  * The whole system for integration tests: auth, billing and library (and, with `ai`, transcription
  * and conversion) as real gRPC servers on loopback (each with its own database: a fresh schema on the real Postgres when DATABASE_URL is
- * set, embedded PGlite otherwise), and the gateway's HTTP app on a free port. No mocks.
+ * set, embedded PGlite otherwise), Redis (REDIS_URL, else a redis-server of the system's own, so
+ * the gateways' verified-key caches and the revocation channel run as in CI), and the gateway's
+ * HTTP app on a free port. No mocks.
  */
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
@@ -12,10 +14,13 @@ import {
   ManualClock,
   openTestDatabase,
   publishRevocation,
+  realRedis,
+  realRedisUnavailable,
   RedisCache,
   RevocationListener,
   type Database,
   type Logger,
+  type RealServer,
   type Redis,
 } from '@murmur/kit';
 import { AUTH_MIGRATIONS_DIR, startAuthService } from '@murmur/auth';
@@ -116,8 +121,13 @@ export async function startSystem(opts: SystemOptions = {}): Promise<TestSystem>
     openTestDatabase('library', LIBRARY_MIGRATIONS_DIR, opts.databaseUrl),
   ]);
   const [authDb, billingDb, libraryDb] = dbs as [Database, Database, Database];
-  const redisUrl = opts.redisUrl ?? process.env.REDIS_URL;
-  const redis: Redis | undefined = redisUrl ? await connectRedis(redisUrl, log) : undefined;
+  // Redis as in CI: the given URL, REDIS_URL, else a redis-server of our own, so the verified-key
+  // cache and the revocation channel exist on a developer machine too; in-process only where
+  // none can run.
+  const redisServer: RealServer | undefined = opts.redisUrl
+    ? { url: opts.redisUrl, release: async () => undefined }
+    : realRedisUnavailable() ? undefined : await realRedis();
+  const redis: Redis | undefined = redisServer ? await connectRedis(redisServer.url, log) : undefined;
   const authClock = new ManualClock(new Date());
   const prefix = `murmur:test:${Date.now()}:${Math.random().toString(36).slice(2)}:`;
   const authSvc = await startAuthService({
@@ -177,6 +187,7 @@ export async function startSystem(opts: SystemOptions = {}): Promise<TestSystem>
       aiClients.library.close();
       await Promise.all([authSvc.stop(), billingSvc.stop(), librarySvc.stop()]);
       await redis?.close();
+      await redisServer?.release();
       await Promise.all(dbs.map((d) => d.close()));
       assertResponsesDocumented();
     },

@@ -1,12 +1,10 @@
-import * as path from 'node:path';
-import { createClient, createLogger, ManualClock, MurmurError, newId, openTestDatabase, type Database, type PromiseClient } from '@murmur/kit';
+import { createClient, createLogger, ManualClock, MurmurError, newId, type Database, type PromiseClient } from '@murmur/kit';
 import { billing } from '@murmur/proto';
 import { MemoryRateLimiter, PLANS, startBillingService } from '../src/index';
 import { PostgresBillingStore, type AccountChanges, type NewAccount } from '../src/store';
+import { describeRaces, openBillingDatabase } from './support/database';
 
-const migrations = path.resolve(__dirname, '../migrations');
-
-describe('billing service over gRPC (real Postgres when DATABASE_URL is set, embedded PGlite otherwise)', () => {
+describe('billing service over gRPC (real Postgres: DATABASE_URL or a cluster of our own; PGlite only where neither exists)', () => {
   const clock = new ManualClock('2026-01-15T12:00:00Z');
   const limiter = new MemoryRateLimiter(clock);
   let db: Database;
@@ -15,7 +13,7 @@ describe('billing service over gRPC (real Postgres when DATABASE_URL is set, emb
   let store: PostgresBillingStore;
 
   beforeAll(async () => {
-    db = await openTestDatabase('billing', migrations);
+    db = await openBillingDatabase(8);
     store = new PostgresBillingStore(db);
     server = await startBillingService({
       db,
@@ -96,11 +94,13 @@ describe('billing service over gRPC (real Postgres when DATABASE_URL is set, emb
       expect(rows[0]).toMatchObject({ kind: 'reset', monthlyDelta: 100, prepaidDelta: 0, spendDeltaCents: 0 });
     });
 
-    it('creates exactly one account when first calls race', async () => {
-      const userId = newUser();
-      const all = await Promise.all(Array.from({ length: 8 }, () => usage(userId)));
-      expect(new Set(all.map((u) => u.monthlyCreditsRemaining))).toEqual(new Set([100]));
-      expect(await ledger(userId)).toHaveLength(1);
+    describeRaces('first calls racing', () => {
+      it('creates exactly one account', async () => {
+        const userId = newUser();
+        const all = await Promise.all(Array.from({ length: 8 }, () => usage(userId)));
+        expect(new Set(all.map((u) => u.monthlyCreditsRemaining))).toEqual(new Set([100]));
+        expect(await ledger(userId)).toHaveLength(1);
+      });
     });
 
     it('reports this period\'s counters, spend and reservations as stored', async () => {
@@ -191,12 +191,14 @@ describe('billing service over gRPC (real Postgres when DATABASE_URL is set, emb
       expect((await ledger(userId)).map((r) => r.kind)).toEqual(['grant', 'reset', 'reset']);
     });
 
-    it('resets only once when calls of a new month race', async () => {
-      const userId = newUser();
-      await usage(userId);
-      clock.set('2026-02-10T00:00:00Z');
-      await Promise.all(Array.from({ length: 6 }, () => usage(userId)));
-      expect((await ledger(userId)).filter((r) => r.kind === 'reset')).toHaveLength(2); // opening + February
+    describeRaces('calls of a new month racing', () => {
+      it('resets only once', async () => {
+        const userId = newUser();
+        await usage(userId);
+        clock.set('2026-02-10T00:00:00Z');
+        await Promise.all(Array.from({ length: 6 }, () => usage(userId)));
+        expect((await ledger(userId)).filter((r) => r.kind === 'reset')).toHaveLength(2); // opening + February
+      });
     });
   });
 

@@ -1,22 +1,22 @@
 import { randomBytes } from 'node:crypto';
-import * as path from 'node:path';
-import { Client } from 'pg';
 import {
   connectRedis,
   createClient,
   createLogger,
+  describeIfReal,
   ManualClock,
   type MurmurError,
   newId,
-  openDatabase,
+  realRedis,
+  realRedisUnavailable,
   type Database,
   type PromiseClient,
+  type RealServer,
   type Redis,
 } from '@murmur/kit';
 import { billing } from '@murmur/proto';
 import { MemoryRateLimiter, RedisRateLimiter, startBillingService, type RateLimiter, type RateLimitState, type RunningBillingService } from '../src/index';
-
-const migrations = path.resolve(__dirname, '../migrations');
+import { describeRaces, openBillingDatabase } from './support/database';
 const { OPERATION_TRANSCRIBE: TRANSCRIBE, OPERATION_CONVERT: CONVERT } = billing.Operation;
 const State = billing.ReservationState;
 const START = '2026-01-15T12:00:00Z';
@@ -35,29 +35,9 @@ class UnlimitedRateLimiter implements RateLimiter {
   }
 }
 
-/**
- * A database of this file's own with a pool wide enough for real races: a fresh schema on
- * DATABASE_URL (dropped afterwards), an in-memory PGlite otherwise (its pool is capped at 8).
- */
-async function openChargingDatabase(): Promise<Database> {
-  const url = process.env.DATABASE_URL || undefined;
-  const schema = url ? `billing_c${randomBytes(5).toString('hex')}` : 'billing';
-  const db = await openDatabase({ schema, migrationsDir: migrations, url, poolSize: 24 });
-  if (!url) return db;
-  const close = db.close.bind(db);
-  db.close = async () => {
-    await close();
-    const admin = new Client({ connectionString: url });
-    await admin.connect();
-    await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-    await admin.end();
-  };
-  return db;
-}
-
 type BillingClient = PromiseClient<billing.BillingServiceClient>;
 
-describe('charging over gRPC: admission, reserve → commit / release, expiry (real Postgres when DATABASE_URL is set)', () => {
+describe('charging over gRPC: admission, reserve → commit / release, expiry (real Postgres: DATABASE_URL or a cluster of our own)', () => {
   const clock = new ManualClock(START);
   let db: Database;
   /** Real in-process limiter: 10 AI requests a minute. */
@@ -68,7 +48,7 @@ describe('charging over gRPC: admission, reserve → commit / release, expiry (r
   let fast: BillingClient;
 
   beforeAll(async () => {
-    db = await openChargingDatabase();
+    db = await openBillingDatabase(24);
     limited = await startBillingService({ db, log, address: '127.0.0.1:0', clock, rateLimiter: new MemoryRateLimiter(clock), sweepIntervalMs: 0 });
     unlimited = await startBillingService({ db, log, address: '127.0.0.1:0', clock, rateLimiter: new UnlimitedRateLimiter(), sweepIntervalMs: 0 });
     api = createClient(billing.BillingServiceClient, `127.0.0.1:${limited.port}`, { deadlineMs: 30_000 });
@@ -202,16 +182,14 @@ describe('charging over gRPC: admission, reserve → commit / release, expiry (r
       expect(await reserve(api, newUser(), { idempotencyKey: 'k'.repeat(255) })).toMatchObject({ state: State.RESERVATION_STATE_HELD });
     });
 
-    it('returns the same reservation for the same key and holds once, also when the duplicates race', async () => {
+    it('returns the same reservation for the same key and holds once', async () => {
       const userId = newUser();
       const idempotencyKey = key();
       const first = await reserve(api, userId, { credits: 4, idempotencyKey });
       const again = await reserve(api, userId, { credits: 4, idempotencyKey });
       expect(again).toEqual(first);
-      const raced = await Promise.all(Array.from({ length: 8 }, () => reserve(fast, userId, { credits: 4, idempotencyKey: 'raced' })));
-      expect(new Set(raced.map((r) => r.id)).size).toBe(1);
-      expect(await balances(userId)).toEqual({ monthly: 92, prepaid: 0, spend: 0, reserved: 8 });
-      expect((await ledgerRows(userId)).filter((r) => r.kind === 'reserve')).toHaveLength(2);
+      expect(await balances(userId)).toEqual({ monthly: 96, prepaid: 0, spend: 0, reserved: 4 });
+      expect((await ledgerRows(userId)).filter((r) => r.kind === 'reserve')).toHaveLength(1);
       // A replay is not a new AI call: it takes no rate-limit slot.
       expect((await rateLimit(userId)).remaining).toBe(9);
     });
@@ -280,7 +258,15 @@ describe('charging over gRPC: admission, reserve → commit / release, expiry (r
     });
   });
 
-  describe('concurrency (the account row lock and the CHECK constraints)', () => {
+  describeRaces('concurrency (the account row lock and the CHECK constraints)', () => {
+    it('holds once when duplicates of one idempotency key race', async () => {
+      const userId = newUser();
+      const raced = await Promise.all(Array.from({ length: 8 }, () => reserve(fast, userId, { credits: 4, idempotencyKey: 'raced' })));
+      expect(new Set(raced.map((r) => r.id)).size).toBe(1);
+      expect(await balances(userId)).toEqual({ monthly: 96, prepaid: 0, spend: 0, reserved: 4 });
+      expect((await ledgerRows(userId)).filter((r) => r.kind === 'reserve')).toHaveLength(1);
+    });
+
     it('200 concurrent reserves of 1 credit against 37: exactly 37 succeed, balance 0, 37 reserve rows, the rest insufficient_tokens', async () => {
       const userId = newUser();
       await setBalances(userId, 37, 0, 0);
@@ -721,14 +707,16 @@ describe('charging over gRPC: admission, reserve → commit / release, expiry (r
     });
   });
 
-  (process.env.REDIS_URL ? describe : describe.skip)('two billing instances sharing one Redis (REDIS_URL)', () => {
+  describeIfReal(realRedisUnavailable(), 'two billing instances sharing one Redis (REDIS_URL or a redis-server of our own)', () => {
     const prefix = `murmur-test:billing-charging:${randomBytes(6).toString('hex')}:`;
+    let server: RealServer;
     let redis: Redis;
     let instances: RunningBillingService[] = [];
     let clients: BillingClient[] = [];
 
     beforeAll(async () => {
-      redis = await connectRedis(process.env.REDIS_URL!);
+      server = await realRedis();
+      redis = await connectRedis(server.url);
       instances = await Promise.all(
         [0, 1].map(() =>
           startBillingService({ db, log, address: '127.0.0.1:0', clock, rateLimiter: new RedisRateLimiter(redis, { clock, keyPrefix: prefix }), sweepIntervalMs: 0 }),
@@ -742,6 +730,7 @@ describe('charging over gRPC: admission, reserve → commit / release, expiry (r
       await Promise.all(instances.map((i) => i.stop()));
       for await (const keys of redis.scanIterator({ MATCH: `${prefix}*`, COUNT: 100 })) if (keys.length) await redis.del(keys);
       await redis.close();
+      await server?.release();
     });
 
     it('admits exactly 10 of 25 concurrent calls spread over both', async () => {

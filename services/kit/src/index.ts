@@ -16,6 +16,8 @@ export * from './redis';
 export * from './shutdown';
 export * from './testing';
 export * from './test-servers';
+export * from './real-servers';
+export * from './grpc-calls';
 export * from './health';
 export * from './service-main';
 export * from './key-revocations';

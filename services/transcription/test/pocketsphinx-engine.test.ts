@@ -9,6 +9,7 @@
  * A control shows the limits bite: the same hypotheses scored against the wrong references give
  * WER ≥ 0.85, and silence or a broken decoder gives 1.0.
  */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { createPocketsphinxEngine } from '../src/engines/pocketsphinx';
@@ -17,6 +18,24 @@ import { wordErrorRate } from '../src/wer';
 import { ESPEAK_SENTENCES, ffmpeg, librivoxUtterances, probeSeconds, speak, tempDir } from './fixtures';
 
 const engine = createPocketsphinxEngine();
+
+/** The pid of this process's child running `name`, once it runs (polled: no timing asserted). */
+async function childNamed(name: string): Promise<number> {
+  for (;;) {
+    for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+      try {
+        // /proc/<pid>/stat: "pid (comm) state ppid …"; comm is cut to 15 characters.
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+        const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+        if (ppid === process.pid && comm === name.slice(0, 15)) return Number(pid);
+      } catch {
+        // the process ended while we read
+      }
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
 const live = () => new AbortController().signal;
 let tmp: Awaited<ReturnType<typeof tempDir>>;
 /** The espeak-ng passage at 16 kHz (about 30 s). */
@@ -76,14 +95,17 @@ describe('pocketsphinx engine', () => {
   });
 
   it('kills pocketsphinx when the signal aborts', async () => {
-    // The passage takes several seconds of CPU; aborted 200 ms in, the call ends at once.
+    // Forty times the passage (about 20 minutes of audio) takes pocketsphinx far longer than
+    // jest's test timeout: the call can only end in time because the abort ended it.
+    const long = path.join(tmp.dir, 'passage-x40.wav');
+    await ffmpeg(['-stream_loop', '39', '-i', passage, '-c', 'copy', long]);
+    expect(await probeSeconds(long)).toBeGreaterThan(600);
     const controller = new AbortController();
-    const run = engine.recognize(passage, { language: '', signal: controller.signal });
-    await new Promise((r) => setTimeout(r, 200));
-    const aborted = Date.now();
+    const run = engine.recognize(long, { language: '', signal: controller.signal });
+    const child = await childNamed('pocketsphinx_continuous');
     controller.abort(new Error('client went away'));
     await expect(run).rejects.toThrow('client went away');
-    expect(Date.now() - aborted).toBeLessThan(500);
+    expect(existsSync(`/proc/${child}`)).toBe(false);
   });
 
   it('fails with the Debian packages to install when the binary is missing', async () => {

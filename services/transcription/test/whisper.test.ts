@@ -51,8 +51,16 @@ if (!present) process.stderr.write(`whisper tests skipped: no test model at ${MO
     expect([name, auto.name, auto.model]).toEqual(['whisper', 'whisper', 'ggml-tiny.en']);
     await auto.close?.();
   });
+});
 
+// Needs no model: it runs wherever the tests run.
+describe('whisper engine without a model file', () => {
   it('fails with the fetch command when the model file is missing', async () => {
-    await expect(createWhisperEngine({ modelPath: path.join(tmp.dir, 'ggml-none.bin') })).rejects.toThrow('npm run models -- fetch base.en');
+    const tmp = await tempDir('murmur-whisper-none-');
+    try {
+      await expect(createWhisperEngine({ modelPath: path.join(tmp.dir, 'ggml-none.bin') })).rejects.toThrow('npm run models -- fetch base.en');
+    } finally {
+      await tmp.remove();
+    }
   });
 });

@@ -1,0 +1,53 @@
+/**
+ * Test support: the real Postgres or Redis a test needs to mean what it claims — races that only
+ * bite where transactions run side by side (PGlite runs one at a time), caches and channels that
+ * exist only with Redis. CI sets DATABASE_URL / REDIS_URL; on a developer machine without them a
+ * server of the test's own is started (test-servers.ts), and only where that cannot run either is
+ * the group skipped — with one console line saying which group and why, never green by
+ * construction.
+ */
+import { startTestPostgres, startTestRedis, testPostgresUnavailable, testRedisUnavailable } from './test-servers';
+
+/** A real server for a test: its URL, and how to give back what was started for it. */
+export interface RealServer {
+  url: string;
+  /** Stops and deletes a server started for the test; nothing for DATABASE_URL / REDIS_URL. */
+  release(): Promise<void>;
+}
+
+/** Why no real Postgres can be had here (no DATABASE_URL and no own cluster), or undefined. */
+export function realPostgresUnavailable(): string | undefined {
+  return process.env.DATABASE_URL ? undefined : testPostgresUnavailable();
+}
+
+/** Why no real Redis can be had here (no REDIS_URL and no redis-server), or undefined. */
+export function realRedisUnavailable(): string | undefined {
+  return process.env.REDIS_URL ? undefined : testRedisUnavailable();
+}
+
+/** DATABASE_URL when set, else a fresh cluster of the test's own (dropped by `release`). */
+export async function realPostgres(): Promise<RealServer> {
+  const url = process.env.DATABASE_URL;
+  if (url) return { url, release: async () => undefined };
+  const own = await startTestPostgres();
+  return { url: own.url, release: () => own.drop() };
+}
+
+/** REDIS_URL when set, else a redis-server of the test's own (stopped by `release`). */
+export async function realRedis(): Promise<RealServer> {
+  const url = process.env.REDIS_URL;
+  if (url) return { url, release: async () => undefined };
+  const own = await startTestRedis();
+  return { url: own.url, release: () => own.stop() };
+}
+
+/**
+ * `describe` when `why` is undefined; else `describe.skip`, after one line on stderr naming the
+ * group and the reason (a plain `npm test` must say what it did not prove).
+ */
+export function describeIfReal(why: string | undefined, name: string, fn: () => void): void {
+  const g = globalThis as unknown as { describe: ((name: string, fn: () => void) => void) & { skip(name: string, fn: () => void): void } };
+  if (why === undefined) return g.describe(name, fn);
+  process.stderr.write(`skipped: "${name}" — ${why}\n`);
+  g.describe.skip(name, fn);
+}
