@@ -7,7 +7,7 @@
  */
 import { connectRedis, describeIfReal, ManualClock, publishRevocation, RevocationListener, startTestRedis, testRedisUnavailable, type Redis, type TestRedis } from '@murmur/kit';
 import { auth } from '@murmur/proto';
-import { KEY_CACHE_TTL_MS, VerifiedKeyCache } from '@murmur/gateway';
+import { KEY_CACHE_TTL_MS, RESET_SETTLE_MS, VerifiedKeyCache } from '@murmur/gateway';
 
 const NOW = new Date('2026-01-15T12:00:00Z');
 const KEY_A = `Bearer svc_${'a'.repeat(64)}`;
@@ -106,6 +106,16 @@ describeIfReal(redisMissing, 'revocation channel (a redis-server of our own, kil
     return r;
   };
 
+  /**
+   * Right after a reset the cache stores nothing (a verification answered before a revocation it
+   * never heard must not be cached): shown, then the settle time passes.
+   */
+  const settle = (r: { cache: VerifiedKeyCache }) => {
+    r.cache.set(KEY_A, principal('key_too_early'));
+    expect(r.cache.get(KEY_A)).toBeUndefined();
+    clock.advance(RESET_SETTLE_MS);
+  };
+
   beforeAll(async () => {
     server = await startTestRedis();
     publisher = await connectRedis(server.url);
@@ -140,6 +150,7 @@ describeIfReal(redisMissing, 'revocation channel (a redis-server of our own, kil
     // node-redis reconnects and resubscribes; the cache serves again, but not the revoked key.
     await until(() => r.listener.live);
     expect(r.cache.get(KEY_A)).toBeUndefined();
+    settle(r);
     r.cache.set(KEY_A, principal('key_next'));
     expect(r.cache.get(KEY_A)?.keyId).toBe('key_next');
     expect((await publishRevocation(publisher, 'key_next')).acked).toBeGreaterThanOrEqual(1);
@@ -157,6 +168,7 @@ describeIfReal(redisMissing, 'revocation channel (a redis-server of our own, kil
     await server.start();
     await until(() => replicas.every((x) => x.listener.live) && publisher.isReady);
     expect(r.cache.get(KEY_A)).toBeUndefined();
+    settle(r);
     r.cache.set(KEY_A, principal('key_crash'));
     expect(r.cache.get(KEY_A)?.keyId).toBe('key_crash');
     expect((await publishRevocation(publisher, 'key_crash')).acked).toBe(replicas.filter((x) => x.listener.live).length);
