@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import * as path from 'node:path';
 import { CursorCodec, startGrpcServer, systemClock, type Clock, type Database, type Logger } from '@murmur/kit';
 import { billingHandlers } from './server';
-import { BillingService } from './service';
+import { BillingService } from './charging';
 import { MemoryRateLimiter, type RateLimiter } from './rate-limiter';
 import { PostgresBillingStore } from './store';
 

@@ -1,7 +1,7 @@
 /** Billing's gRPC handlers: request → service call → response, nothing else. */
 import { bindService, type BoundService } from '@murmur/kit';
 import { billing } from '@murmur/proto';
-import type { BillingService } from './service';
+import type { BillingService } from './charging';
 
 /** The bound BillingService of murmur.billing.v1 over the domain service. */
 export function billingHandlers(service: BillingService): BoundService {

@@ -1,5 +1,5 @@
 /**
- * Billing's domain rules: lazy accounts, the monthly period and its reset, plan changes, prepaid
+ * Billing's domain rules (being split by concern; this file keeps charging): lazy accounts, the monthly period and its reset, plan changes, prepaid
  * grants, spending caps, support adjustments, the ledger, the rate-limit window, and charging —
  * admission (AdmitAiRequest), reserve → commit / release, and the expiry of forgotten holds.
  * Throws MurmurError only; knows no gRPC and no SQL.
