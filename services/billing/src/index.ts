@@ -7,8 +7,11 @@
 import { randomBytes } from 'node:crypto';
 import * as path from 'node:path';
 import { CursorCodec, startGrpcServer, systemClock, type Clock, type Database, type Logger } from '@murmur/kit';
+import { Accounts } from './accounts';
+import { Charging } from './charging';
+import { Ledger } from './ledger';
+import { AccountLifecycle } from './lifecycle';
 import { billingHandlers } from './server';
-import { BillingService } from './service';
 import { MemoryRateLimiter, type RateLimiter } from './rate-limiter';
 import { PostgresBillingStore } from './store';
 
@@ -50,22 +53,24 @@ export interface RunningBillingService {
 /** Starts the billing gRPC server (with health and reflection) and its expiry sweeper; the caller owns `db`. */
 export async function startBillingService(deps: BillingServiceDeps): Promise<RunningBillingService> {
   const clock = deps.clock ?? systemClock;
-  const service = new BillingService({
-    store: new PostgresBillingStore(deps.db),
-    limiter: deps.rateLimiter ?? new MemoryRateLimiter(clock),
-    cursors: new CursorCodec(deps.cursorSecret ?? randomBytes(32).toString('hex')),
-    clock,
-    log: deps.log,
-  });
+  const store = new PostgresBillingStore(deps.db);
+  const limiter = deps.rateLimiter ?? new MemoryRateLimiter(clock);
+  const lifecycle = new AccountLifecycle(store, clock);
+  const charging = new Charging({ store, lifecycle, limiter, clock, log: deps.log });
+  const domain = {
+    accounts: new Accounts(lifecycle, limiter),
+    charging,
+    ledger: new Ledger(store, lifecycle, new CursorCodec(deps.cursorSecret ?? randomBytes(32).toString('hex'))),
+  };
   const server = await startGrpcServer(
-    { name: 'billing', log: deps.log, services: [billingHandlers(service)], protoFiles: ['murmur/billing/v1/billing.proto'] },
+    { name: 'billing', log: deps.log, services: [billingHandlers(domain)], protoFiles: ['murmur/billing/v1/billing.proto'] },
     deps.address,
   );
 
   // One sweep at a time: a tick that finds the previous sweep still running is skipped.
   let running: Promise<unknown> | undefined;
   const tick = () => {
-    running ??= service
+    running ??= charging
       .sweepExpiredReservations()
       .then(
         (expired) => expired > 0 && deps.log.info({ expired }, 'expired forgotten reservations'),
@@ -81,7 +86,7 @@ export async function startBillingService(deps: BillingServiceDeps): Promise<Run
 
   return {
     port: server.port,
-    sweepExpiredReservations: () => service.sweepExpiredReservations(),
+    sweepExpiredReservations: () => charging.sweepExpiredReservations(),
     async stop() {
       clearInterval(timer);
       await running;

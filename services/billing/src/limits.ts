@@ -1,12 +1,36 @@
 /**
- * Pure arithmetic of billing: billing periods, the sliding rate-limit window, prices, and how
- * a charge is drawn from and returned to the balances. No I/O and no clock of its own, so every
- * boundary (month lengths, leap years, year ends, the instant a rate-limit slot frees, the last
- * credit under a cap, a refund across a period boundary) is pinned down by table tests.
+ * Billing's limits and pure arithmetic: the bounds every caller is held to, billing periods, the
+ * sliding rate-limit window, prices, and how a charge is drawn from and returned to the
+ * balances. No I/O and no clock of its own, so every boundary (month lengths, leap years, year
+ * ends, the instant a rate-limit slot frees, the last credit under a cap, a refund across a
+ * period boundary) is pinned down by table tests.
  */
 
 /** Length of the AI rate-limit window (DESIGN §5: "10 AI requests a minute"). */
 export const RATE_LIMIT_WINDOW_SECONDS = 60;
+
+/** Most prepaid credits one grant may add (a typo guard on an app purchase, not a price limit). */
+export const MAX_GRANT_CREDITS = 10_000_000;
+/** Largest balance a support adjustment may set. */
+export const MAX_ADJUST_CREDITS = 1_000_000_000;
+/** Largest monthly spending cap a user may set: $1,000,000. */
+export const MAX_SPENDING_CAP_CENTS = 100_000_000;
+/** Longest note kept on a ledger row. */
+export const MAX_NOTE_LENGTH = 500;
+/** Ledger page size when the caller passes 0 (DESIGN §3 paging: default 20). */
+export const DEFAULT_PAGE_SIZE = 20;
+/** Largest ledger page (DESIGN §3 paging: 1–100). */
+export const MAX_PAGE_SIZE = 100;
+/** How long an admission from AdmitAiRequest can be passed to Reserve: enough to upload 500 MB. */
+export const ADMISSION_TTL_SECONDS = 5 * 60;
+/** Hold of a reservation when the caller passes hold_seconds 0. */
+export const DEFAULT_HOLD_SECONDS = 15 * 60;
+/** Longest hold a caller may ask for. */
+export const MAX_HOLD_SECONDS = 24 * 60 * 60;
+/** Longest idempotency key (DESIGN §7: ≤ 255 characters). */
+export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
+/** Most credits one reservation may hold (the largest balance support can set). */
+export const MAX_RESERVE_CREDITS = 1_000_000_000;
 
 /** A billing period: `[start, end)`, both instants in UTC. */
 export interface Period {

@@ -1,51 +1,151 @@
-/** Billing's gRPC handlers: request → service call → response, nothing else. */
+/**
+ * Billing's gRPC handlers: request → domain call → response, nothing else. The proto shapes
+ * (enums, messages) are mapped here and only here; the domain works on its own records.
+ * Errors are MurmurErrors from the domain; the kit's server factory turns them into statuses.
+ */
 import { bindService, type BoundService } from '@murmur/kit';
 import { billing } from '@murmur/proto';
-import type { BillingService } from './service';
+import type { Accounts, Usage } from './accounts';
+import type { Charging } from './charging';
+import type { Ledger } from './ledger';
+import type { LedgerEntryRecord, OperationName, ReservationRecord, ReservationStateName } from './store';
 
-/** The bound BillingService of murmur.billing.v1 over the domain service. */
-export function billingHandlers(service: BillingService): BoundService {
+/** The billing domain, one part per concern, as the handlers call it. */
+export interface BillingDomain {
+  accounts: Accounts;
+  charging: Charging;
+  ledger: Ledger;
+}
+
+const OPERATION_NAMES = new Map<billing.Operation, OperationName>([
+  [billing.Operation.OPERATION_TRANSCRIBE, 'transcribe'],
+  [billing.Operation.OPERATION_CONVERT, 'convert'],
+]);
+
+const OPERATION_ENUMS: Record<OperationName, billing.Operation> = {
+  transcribe: billing.Operation.OPERATION_TRANSCRIBE,
+  convert: billing.Operation.OPERATION_CONVERT,
+};
+
+const STATE_ENUMS: Record<ReservationStateName, billing.ReservationState> = {
+  held: billing.ReservationState.RESERVATION_STATE_HELD,
+  committed: billing.ReservationState.RESERVATION_STATE_COMMITTED,
+  released: billing.ReservationState.RESERVATION_STATE_RELEASED,
+  expired: billing.ReservationState.RESERVATION_STATE_EXPIRED,
+};
+
+/** undefined for OPERATION_UNSPECIFIED and unknown values: the domain refuses them, after checking the user id. */
+function toOperationName(operation: billing.Operation): OperationName | undefined {
+  return OPERATION_NAMES.get(operation);
+}
+
+function toReservation(r: ReservationRecord): billing.Reservation {
+  return {
+    id: r.id,
+    userId: r.userId,
+    operation: OPERATION_ENUMS[r.operation],
+    credits: r.credits,
+    monthlyCredits: r.monthlyCredits,
+    prepaidCredits: r.prepaidCredits,
+    state: STATE_ENUMS[r.state],
+    idempotencyKey: r.idempotencyKey,
+    createdAt: r.createdAt,
+    expiresAt: r.expiresAt,
+  };
+}
+
+function toLedgerEntry(row: LedgerEntryRecord): billing.LedgerEntry {
+  return {
+    id: row.id,
+    userId: row.userId,
+    kind: row.kind,
+    monthlyDelta: row.monthlyDelta,
+    prepaidDelta: row.prepaidDelta,
+    spendDeltaCents: row.spendDeltaCents,
+    reservationId: row.reservationId ?? '',
+    note: row.note,
+    createdAt: row.createdAt,
+  };
+}
+
+/** A copy of the plan: the config's plans are frozen and shared. */
+function toPlan(plan: Readonly<billing.Plan>): billing.Plan {
+  return { ...plan };
+}
+
+function toUsage({ account, plan, rateLimit }: Usage): billing.Usage {
+  return {
+    userId: account.userId,
+    plan: toPlan(plan),
+    monthlyCreditsRemaining: account.monthlyRemaining,
+    prepaidCreditsRemaining: account.prepaidRemaining,
+    periodStart: account.periodStart,
+    periodEnd: account.periodEnd,
+    spendingCapCents: account.spendingCapCents,
+    spendCents: account.spendCents,
+    rateLimit,
+    creditsUsed: account.creditsUsed,
+    transcriptions: account.transcriptions,
+    transcriptionSeconds: account.transcriptionSeconds,
+    conversions: account.conversions,
+    creditsReserved: account.reserved,
+  };
+}
+
+/** The bound BillingService of murmur.billing.v1 over the domain. */
+export function billingHandlers({ accounts, charging, ledger }: BillingDomain): BoundService {
   return bindService(billing.BillingServiceService, {
     async listPlans() {
-      return { plans: service.listPlans() };
+      return { plans: accounts.listPlans().map(toPlan) };
     },
     async getUsage(req) {
-      return { usage: await service.getUsage(req.userId) };
+      return { usage: toUsage(await accounts.getUsage(req.userId)) };
     },
     async changePlan(req) {
-      return { usage: await service.changePlan(req.userId, req.planId) };
+      return { usage: toUsage(await accounts.changePlan(req.userId, req.planId)) };
     },
     async grantPrepaidCredits(req) {
-      return { usage: await service.grantPrepaidCredits(req.userId, req.credits, req.note) };
+      return { usage: toUsage(await accounts.grantPrepaidCredits(req.userId, req.credits, req.note)) };
     },
     async setSpendingCap(req) {
-      return { usage: await service.setSpendingCap(req.userId, req.capCents) };
+      return { usage: toUsage(await accounts.setSpendingCap(req.userId, req.capCents)) };
     },
     async adjustCredits(req) {
-      return {
-        usage: await service.adjustCredits(req.userId, { monthlyCredits: req.monthlyCredits, prepaidCredits: req.prepaidCredits, note: req.note }),
-      };
-    },
-    async admitAiRequest(req) {
-      return service.admitAiRequest(req.userId, req.operation);
-    },
-    async reserve(req) {
-      return { reservation: await service.reserve(req) };
-    },
-    async commit(req) {
-      return { reservation: await service.commit(req.userId, req.reservationId, req.credits, req.usageSeconds) };
-    },
-    async release(req) {
-      return { reservation: await service.release(req.userId, req.reservationId, req.reason) };
-    },
-    async renewReservation(req) {
-      return { reservation: await service.renewReservation(req.userId, req.reservationId, req.holdSeconds) };
+      const adjust = { monthlyCredits: req.monthlyCredits, prepaidCredits: req.prepaidCredits, note: req.note };
+      return { usage: toUsage(await accounts.adjustCredits(req.userId, adjust)) };
     },
     async getRateLimit(req) {
-      return { rateLimit: await service.getRateLimit(req.userId) };
+      return { rateLimit: await accounts.getRateLimit(req.userId) };
+    },
+    async admitAiRequest(req) {
+      const admission = await charging.admitAiRequest(req.userId, toOperationName(req.operation));
+      return { rateLimit: admission.rateLimit, admissionId: admission.admissionId };
+    },
+    async reserve(req) {
+      const reservation = await charging.reserve({
+        userId: req.userId,
+        operation: toOperationName(req.operation),
+        credits: req.credits,
+        idempotencyKey: req.idempotencyKey,
+        admissionId: req.admissionId,
+        audioSeconds: req.audioSeconds,
+        transcriptChars: req.transcriptChars,
+        holdSeconds: req.holdSeconds,
+      });
+      return { reservation: toReservation(reservation) };
+    },
+    async commit(req) {
+      return { reservation: toReservation(await charging.commit(req.userId, req.reservationId, req.credits, req.usageSeconds)) };
+    },
+    async release(req) {
+      return { reservation: toReservation(await charging.release(req.userId, req.reservationId, req.reason)) };
+    },
+    async renewReservation(req) {
+      return { reservation: toReservation(await charging.renewReservation(req.userId, req.reservationId, req.holdSeconds)) };
     },
     async listLedgerEntries(req) {
-      return service.listLedgerEntries(req.userId, req.pageSize, req.pageToken);
+      const page = await ledger.listLedgerEntries(req.userId, req.pageSize, req.pageToken);
+      return { entries: page.entries.map(toLedgerEntry), nextPageToken: page.nextPageToken };
     },
   });
 }

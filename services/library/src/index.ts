@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { commonSchema, startGrpcServer, type Clock, type Database, type Logger } from '@murmur/kit';
 import { libraryHandlers } from './server';
 import { LibraryService } from './service';
-import { createPostgresLibraryStore } from './store';
+import { createPostgresLibraryStore } from './store-postgres';
 
 /** The library's SQL migrations, for openDatabase / openTestDatabase('library', …). */
 export const LIBRARY_MIGRATIONS_DIR = path.resolve(__dirname, '../migrations');
@@ -54,4 +54,5 @@ export async function startLibraryService(deps: LibraryServiceDeps): Promise<Run
 }
 
 export { LibraryService, type LibraryServiceOptions, type ListPage } from './service';
-export { createPostgresLibraryStore, type LibraryStore } from './store';
+export { createPostgresLibraryStore } from './store-postgres';
+export type { LibraryStore } from './store';

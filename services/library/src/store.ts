@@ -1,17 +1,13 @@
 /**
- * What the library service needs from storage, as one interface, and its Postgres
- * implementation (SQL split by resource into store-*.ts). Every method takes the owner and
+ * What the library service needs from storage, as one interface; its Postgres implementation is
+ * store-postgres.ts (SQL split by resource into store-*.ts). Every method takes the owner and
  * every query filters by it: a row of another owner is indistinguishable from a missing one.
  * Methods report a missing row as a value ({@link Missing}), never as an exception, so the
  * service alone decides which error the caller sees.
  */
-import type { Database } from '@murmur/kit';
 import type { PagePosition } from './paging';
 import type { ArtifactFormatWord, ContextSourceKindWord, ThreadItemKindWord } from './kinds';
 import type { CleanTranscript } from './validation';
-import { postgresCollectionStore } from './store-collections';
-import { postgresRecordingStore } from './store-recordings';
-import { postgresThreadStore } from './store-threads';
 
 /** Which referenced row was not found (or belongs to someone else). */
 export interface Missing<R extends string> {
@@ -209,8 +205,3 @@ export interface CollectionStore {
 
 /** Everything the library service stores. */
 export type LibraryStore = RecordingStore & ThreadStore & CollectionStore;
-
-/** The Postgres implementation over a database opened with the library migrations. */
-export function createPostgresLibraryStore(db: Database): LibraryStore {
-  return { ...postgresRecordingStore(db), ...postgresThreadStore(db), ...postgresCollectionStore(db) };
-}

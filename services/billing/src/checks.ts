@@ -1,0 +1,17 @@
+/** The input checks every part of the billing domain makes; each throws invalid_request naming its field. */
+import { isId, MurmurError } from '@murmur/kit';
+import { MAX_NOTE_LENGTH } from './limits';
+
+/** Every RPC names its user: a malformed id is the caller's mistake, never a missing account. */
+export function checkUserId(userId: string): void {
+  if (!isId('usr', userId)) {
+    throw new MurmurError('invalid_request', 'user_id must be a user id of the form usr_….', { param: 'user_id' });
+  }
+}
+
+/** A note or reason ends up on a ledger row, whose length is bounded. */
+export function checkNote(note: string, param: 'note' | 'reason' = 'note'): void {
+  if (note.length > MAX_NOTE_LENGTH) {
+    throw new MurmurError('invalid_request', `${param} must be at most ${MAX_NOTE_LENGTH} characters.`, { param });
+  }
+}
