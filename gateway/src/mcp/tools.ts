@@ -8,7 +8,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { billing } from '@murmur/proto';
-import { invalidParam } from '@murmur/kit';
+import { invalidParam, MAX_LANGUAGE_CHARS, MAX_TITLE_CHARS } from '@murmur/kit';
 import * as ops from '../operations';
 import { MCP_AUDIO_LIMIT_TEXT, MCP_MAX_BASE64_CHARS, mcpAudioTooLarge } from './body-limit';
 import { runTool, toolError, type ToolResult } from './tool-result';
@@ -165,9 +165,9 @@ const TOOLS: readonly ToolDefinition[] = [
         // No .max(): a longer string is audio_too_large (checked first in the tool), not a schema error.
         audio_base64: z.string().min(1).describe(`The audio file, base64-encoded (a data: URL prefix is accepted), at most ${MCP_MAX_BASE64_CHARS.toLocaleString('en-US')} characters.`),
         filename: z.string().max(255).optional().describe('Original file name, a hint for the decoder.'),
-        language: z.string().max(35).optional().describe('Spoken language code such as "en"; omit to let the engine decide.'),
+        language: z.string().max(MAX_LANGUAGE_CHARS).optional().describe('Spoken language code such as "en"; omit to let the engine decide.'),
         save: z.boolean().optional().describe('Store the transcript as a new recording.'),
-        title: z.string().max(500).optional().describe('Title of the saved recording (with save).'),
+        title: z.string().max(MAX_TITLE_CHARS).optional().describe('Title of the saved recording (with save).'),
         folder_id: z.string().optional().describe('Folder of the saved recording (with save).'),
       },
       outputSchema: ops.transcriptionShape.shape,

@@ -6,7 +6,7 @@
  * transcription upload, whose body is parsed as a stream rather than by a zod schema.
  */
 import { z } from 'zod';
-import { ERROR_CODES, type ErrorCode, type ErrorType } from '@murmur/kit';
+import { ERROR_CODES, MAX_TITLE_CHARS, type ErrorCode, type ErrorType } from '@murmur/kit';
 import * as shapes from '../operations/shapes';
 import { convertInputSchema } from '../operations/schemas';
 import { MAX_AUDIO_BYTES } from '../operations/transcribe';
@@ -122,7 +122,7 @@ function transcribeOptions(): Record<string, JsonSchema> {
       description: '`json` (the transcription object), `text` (plain text), `srt` (SubRip) or `vtt` (WebVTT).',
     },
     save: { type: 'boolean', default: false, description: 'Store the transcript as a recording in your library; its id comes back as `recording_id`.' },
-    title: { type: 'string', maxLength: 500, description: 'Title of the saved recording (only with `save`).' },
+    title: { type: 'string', maxLength: MAX_TITLE_CHARS, description: 'Title of the saved recording (only with `save`).' },
     folder_id: { type: 'string', description: 'Folder of yours to save the recording in (only with `save`).' },
   };
 }

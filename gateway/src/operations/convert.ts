@@ -2,7 +2,7 @@
 import { conversion } from '@murmur/proto';
 import { MurmurError } from '@murmur/kit';
 import type { OperationContext } from './context';
-import { iso } from './present';
+import { presentConversion } from './present';
 import type { ConvertInput } from './schemas';
 
 export interface ChargeContext {
@@ -39,14 +39,5 @@ export async function convert(ctx: OperationContext, input: ConvertInput, charge
     },
     { signal: charge.signal, deadlineMs: 5 * 60_000 },
   );
-  return {
-    id: res.id,
-    object: 'artifact' as const,
-    kind: res.kind,
-    format: res.format === conversion.OutputFormat.OUTPUT_FORMAT_PLAIN ? ('plain' as const) : ('markdown' as const),
-    content: res.content,
-    credits_charged: res.creditsCharged,
-    recording_id: res.recordingId || null,
-    created_at: iso(res.createdAt),
-  };
+  return presentConversion(res);
 }

@@ -1,9 +1,9 @@
 /** Paging input shared by every list operation (REST query and MCP arguments alike). */
 import type { library } from '@murmur/proto';
-import { invalidParam } from '@murmur/kit';
+import { DEFAULT_PAGE_LIMIT, invalidParam, MAX_PAGE_LIMIT } from '@murmur/kit';
 
-export const MAX_PAGE_LIMIT = 100;
-export const DEFAULT_PAGE_LIMIT = 20;
+/** The contract's page sizes (kit's limits.ts), which the library enforces too; the front ends describe them. */
+export { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT };
 
 export interface PageInput {
   /** 1–100; absent means 20. */

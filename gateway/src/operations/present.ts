@@ -1,18 +1,27 @@
 /**
  * Public JSON shapes (DESIGN.md §3: snake_case, ISO-8601 UTC, typed ids, `object` names) of
  * the services' messages. REST returns them as bodies and MCP as structuredContent, so a
- * field is named once, here.
+ * field is named once, here — also where two messages (a library Artifact and a conversion's
+ * answer) become the same public object. shapes.ts describes what these functions build.
  */
-import { billing, library } from '@murmur/proto';
+import { type auth, billing, conversion, library, type transcription } from '@murmur/proto';
 
 export function iso(d: Date | undefined): string | null {
   return d ? d.toISOString() : null;
 }
 
-const FORMAT: Record<number, 'markdown' | 'plain'> = {
+type ArtifactFormatName = 'markdown' | 'plain';
+
+const FORMAT: Record<number, ArtifactFormatName> = {
   [library.ArtifactFormat.ARTIFACT_FORMAT_UNSPECIFIED]: 'markdown',
   [library.ArtifactFormat.ARTIFACT_FORMAT_MARKDOWN]: 'markdown',
   [library.ArtifactFormat.ARTIFACT_FORMAT_PLAIN]: 'plain',
+};
+
+const OUTPUT_FORMAT: Record<number, ArtifactFormatName> = {
+  [conversion.OutputFormat.OUTPUT_FORMAT_UNSPECIFIED]: 'markdown',
+  [conversion.OutputFormat.OUTPUT_FORMAT_MARKDOWN]: 'markdown',
+  [conversion.OutputFormat.OUTPUT_FORMAT_PLAIN]: 'plain',
 };
 
 const ITEM_KIND: Record<number, string> = {
@@ -28,16 +37,47 @@ const SOURCE_KIND: Record<number, string> = {
   [library.ContextSourceKind.CONTEXT_SOURCE_KIND_KNOWLEDGE_BASE]: 'knowledge_base',
 };
 
-export function presentArtifact(a: library.Artifact) {
+/** What a stored artifact and a conversion's answer have in common. */
+type ArtifactFields = Pick<library.Artifact, 'id' | 'kind' | 'content' | 'creditsCharged' | 'recordingId' | 'createdAt'>;
+
+function artifact(a: ArtifactFields, format: ArtifactFormatName) {
   return {
     id: a.id,
     object: 'artifact' as const,
     kind: a.kind,
-    format: FORMAT[a.format] ?? 'markdown',
+    format,
     content: a.content,
     credits_charged: a.creditsCharged,
     recording_id: a.recordingId || null,
     created_at: iso(a.createdAt),
+  };
+}
+
+export function presentArtifact(a: library.Artifact) {
+  return artifact(a, FORMAT[a.format] ?? 'markdown');
+}
+
+/** A conversion's answer is the artifact it made (POST /convert, the `convert` tool). */
+export function presentConversion(c: conversion.ConvertResponse) {
+  return artifact(c, OUTPUT_FORMAT[c.format] ?? 'markdown');
+}
+
+function presentSegments(segments: ReadonlyArray<{ startSeconds: number; endSeconds: number; text: string }>) {
+  return segments.map((s) => ({ start: s.startSeconds, end: s.endSeconds, text: s.text }));
+}
+
+/** POST /transcribe and the `transcribe` tool; `recordingId` is set when it was saved. */
+export function presentTranscription(t: transcription.TranscribeResponse, recordingId: string | null) {
+  return {
+    id: t.id,
+    object: 'transcription' as const,
+    text: t.text,
+    language: t.language || null,
+    duration_seconds: t.durationSeconds,
+    segments: presentSegments(t.segments),
+    model: t.model,
+    credits_charged: t.creditsCharged,
+    recording_id: recordingId,
   };
 }
 
@@ -61,7 +101,7 @@ export function presentRecording(r: library.Recording) {
       ? {
           text: r.transcript.text,
           language: r.transcript.language || null,
-          segments: r.transcript.segments.map((s) => ({ start: s.startSeconds, end: s.endSeconds, text: s.text })),
+          segments: presentSegments(r.transcript.segments),
         }
       : null,
     artifacts: r.artifacts.map(presentArtifact),
@@ -166,6 +206,27 @@ export function presentUsage(u: billing.Usage) {
       transcription_seconds: u.transcriptionSeconds,
       conversions: u.conversions,
     },
+  };
+}
+
+/** GET /me: the key's owner, with their usage (already presented) and what their library holds. */
+export function presentMe(user: auth.User, usage: ReturnType<typeof presentUsage>, stats: library.GetLibraryStatsResponse, principal: auth.Principal) {
+  return {
+    id: user.id,
+    object: 'user' as const,
+    email: user.email,
+    name: user.name,
+    created_at: iso(user.createdAt),
+    plan: usage.plan ? { id: usage.plan.id, name: usage.plan.name } : null,
+    usage,
+    library: {
+      recordings: stats.recordings,
+      thought_threads: stats.thoughtThreads,
+      folders: stats.folders,
+      knowledge_bases: stats.knowledgeBases,
+      recorded_seconds: stats.recordedSeconds,
+    },
+    api_key: { id: principal.keyId, expires_at: iso(principal.keyExpiresAt) },
   };
 }
 

@@ -4,7 +4,7 @@
  * `param` set to the offending field.
  */
 import { z } from 'zod';
-import { invalidParam, MurmurError } from '@murmur/kit';
+import { invalidParam, MAX_INSTRUCTIONS_CHARS, MurmurError } from '@murmur/kit';
 
 /** A UTF-16 surrogate without its partner: what JSON's `"\ud800"` decodes to, and no UTF-8 can hold. */
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
@@ -71,7 +71,7 @@ export const convertInputSchema = z
     recording_id: z.string().optional().describe('A recording of yours whose transcript to convert; the artifact is stored on it.'),
     kind: z.string().describe('What to produce: summary, email, spreadsheet, action_items, meeting_notes or key_points.'),
     outputFormat: z.enum(CONVERT_FORMATS).optional().describe('"plain" for plain text (a spreadsheet becomes CSV); omitted or "markdown" for Markdown.'),
-    instructions: z.string().max(4000).optional().describe('Free-text guidance such as length, tone or audience.'),
+    instructions: z.string().max(MAX_INSTRUCTIONS_CHARS).optional().describe('Free-text guidance such as length, tone or audience.'),
   })
   .strict();
 

@@ -5,13 +5,14 @@
  */
 import { once } from 'node:events';
 import type { Readable } from 'node:stream';
-import { invalidParam, isLanguageTag, MAX_TITLE_CHARS, MurmurError, titleOf } from '@murmur/kit';
+import { invalidParam, isLanguageTag, MAX_AUDIO_BYTES, MAX_TITLE_CHARS, MurmurError, titleOf } from '@murmur/kit';
 import type { OperationContext } from './context';
 import type { ChargeContext } from './convert';
-import { TRANSCRIPT_FORMATS, type TranscriptFormat } from './transcript-formats';
+import { presentTranscription } from './present';
+import { transcriptFormatOf, type TranscriptFormat } from './transcript-formats';
 
-/** DESIGN.md: audio up to 500 MB (500,000,000 bytes), as a file or as decoded base64. */
-export const MAX_AUDIO_BYTES = 500_000_000;
+/** Audio up to 500 MB, as a file or as decoded base64: kit's limit, the one the transcription service applies too. */
+export { MAX_AUDIO_BYTES };
 /** gRPC messages of audio are cut to this size. */
 const CHUNK_BYTES = 256 * 1024;
 /** A 2-hour recording on a small machine takes a while; the gateway waits this long at most. */
@@ -34,6 +35,17 @@ export interface CheckedTranscribeOptions {
 }
 
 /**
+ * `language` as the gateway accepts it: absent or a tag by kit's rule (isLanguageTag), the one
+ * the transcription service and the library apply too. Absent → "" (the engine decides).
+ */
+export function languageOf(value: string | undefined): string {
+  if (value !== undefined && !isLanguageTag(value)) {
+    throw invalidParam('language', '`language` must be a language code such as "en" or "pt-BR".');
+  }
+  return value ?? '';
+}
+
+/**
  * Validates every option before any paid work starts — each value by the rules the library
  * will apply when it stores the recording (kit's text-rules), then how they combine, and that
  * the folder is the caller's — so a request the library would refuse after the transcription
@@ -44,13 +56,8 @@ export interface CheckedTranscribeOptions {
  * combine (`save` may come later); the full check runs once the body has ended.
  */
 export async function checkTranscribeOptions(ctx: OperationContext, o: TranscribeOptions, mode: 'full' | 'partial' = 'full'): Promise<CheckedTranscribeOptions> {
-  if (o.language !== undefined && !isLanguageTag(o.language)) {
-    throw invalidParam('language', '`language` must be a language code such as "en" or "pt-BR".');
-  }
-  const format = (o.response_format ?? 'json') as TranscriptFormat;
-  if (!TRANSCRIPT_FORMATS.includes(format)) {
-    throw invalidParam('response_format', `\`response_format\` must be one of ${TRANSCRIPT_FORMATS.join(', ')}.`);
-  }
+  const language = languageOf(o.language);
+  const format = transcriptFormatOf(o.response_format);
   const title = o.title === undefined ? '' : titleOf(o.title, MAX_TITLE_CHARS);
   if (o.folder_id !== undefined && (o.folder_id.length > 100 || o.folder_id.includes('\u0000'))) {
     throw invalidParam('folder_id', '`folder_id` must be the id of one of your folders (fld_…).');
@@ -61,7 +68,7 @@ export async function checkTranscribeOptions(ctx: OperationContext, o: Transcrib
   if (o.folder_id) {
     await ctx.clients.library.getFolder({ ownerId: ctx.principal.userId, folderId: o.folder_id });
   }
-  return { language: o.language ?? '', responseFormat: format, save: o.save ?? false, title, folderId: o.folder_id ?? '' };
+  return { language, responseFormat: format, save: o.save ?? false, title, folderId: o.folder_id ?? '' };
 }
 
 /** Sends `audio` through the transcription service and, with `save`, stores the result. */
@@ -133,15 +140,5 @@ export async function transcribe(
     if (!recording) throw new MurmurError('internal_error');
     recordingId = recording.id;
   }
-  return {
-    id: t.id,
-    object: 'transcription' as const,
-    text: t.text,
-    language: t.language || null,
-    duration_seconds: t.durationSeconds,
-    segments: t.segments.map((s) => ({ start: s.startSeconds, end: s.endSeconds, text: s.text })),
-    model: t.model,
-    credits_charged: t.creditsCharged,
-    recording_id: recordingId,
-  };
+  return presentTranscription(t, recordingId);
 }

@@ -1,7 +1,9 @@
 /**
- * The `response_format`s of a transcription besides JSON: plain text, SubRip (SRT) and WebVTT,
- * built from the segments. Pure; table-tested.
+ * The `response_format`s of a transcription — the one list and its check — and the ones besides
+ * JSON: plain text, SubRip (SRT) and WebVTT, built from the segments. Pure; table-tested.
  */
+import { invalidParam } from '@murmur/kit';
+
 export interface TimedSegment {
   start: number;
   end: number;
@@ -10,6 +12,18 @@ export interface TimedSegment {
 
 export const TRANSCRIPT_FORMATS = ['json', 'text', 'srt', 'vtt'] as const;
 export type TranscriptFormat = (typeof TRANSCRIPT_FORMATS)[number];
+
+/**
+ * The one check of `response_format`, wherever it is read (an upload's body as it arrives, the
+ * options before paid work): absent means `json`.
+ */
+export function transcriptFormatOf(value: string | undefined): TranscriptFormat {
+  if (value === undefined) return 'json';
+  if (!(TRANSCRIPT_FORMATS as readonly string[]).includes(value)) {
+    throw invalidParam('response_format', `\`response_format\` must be one of ${TRANSCRIPT_FORMATS.join(', ')}.`);
+  }
+  return value as TranscriptFormat;
+}
 
 function clock(seconds: number, separator: ',' | '.'): string {
   const ms = Math.max(0, Math.round(seconds * 1000));

@@ -10,6 +10,7 @@
  * transcribe-route.ts). Unknown or repeated options are `invalid_request` naming them.
  */
 import { MurmurError, invalidParam } from '@murmur/kit';
+import { transcriptFormatOf } from '../operations/transcript-formats';
 
 /** The options of a transcription upload, as read from the body. */
 export interface AudioUploadFields {
@@ -23,7 +24,6 @@ export interface AudioUploadFields {
 export type OptionName = keyof AudioUploadFields;
 
 export const OPTION_NAMES: readonly OptionName[] = ['language', 'response_format', 'save', 'title', 'folder_id'];
-export const RESPONSE_FORMATS = ['json', 'text', 'srt', 'vtt'] as const;
 
 export function isOptionName(name: string): name is OptionName {
   return (OPTION_NAMES as readonly string[]).includes(name);
@@ -74,9 +74,7 @@ export function optionFromJson(name: OptionName, value: string | number | boolea
 }
 
 function checkString(name: OptionName, value: string): string {
-  if (name === 'response_format' && !(RESPONSE_FORMATS as readonly string[]).includes(value)) {
-    throw invalidParam(name, `\`response_format\` must be one of ${RESPONSE_FORMATS.join(', ')}.`);
-  }
+  if (name === 'response_format') transcriptFormatOf(value);
   return value;
 }
 

@@ -64,7 +64,7 @@ export async function startConversionService(deps: ConversionServiceDeps): Promi
   return { port: server.port, stop: () => server.shutdown() };
 }
 
-export { ConversionService, countCharacters, MAX_INSTRUCTIONS_CHARS, type BillingClient, type ConversionServiceOptions, type LibraryClient } from './service';
+export { ConversionService, countCharacters, type BillingClient, type ConversionServiceOptions, type LibraryClient } from './service';
 export { conversionConfigSchema, loadConversionConfig, type ConversionConfig } from './config';
 export {
   buildPrompt, condenseTranscript, createEngine, ggufHeaderProblem, EngineConfigError, EngineError, extractArtifact, LlamaEngine, llamaModelPath, LocalEngine, OpenAiEngine,

@@ -14,6 +14,8 @@ import {
   invalidParam,
   isId,
   keepReservationHeld,
+  MAX_IDEMPOTENCY_KEY_CHARS,
+  MAX_INSTRUCTIONS_CHARS,
   MurmurError,
   newId,
   systemClock,
@@ -31,10 +33,6 @@ export type BillingClient = Pick<PromiseClient<billing.BillingServiceClient>, 'g
 /** The library RPCs conversion uses. */
 export type LibraryClient = Pick<PromiseClient<library.LibraryServiceClient>, 'getRecording' | 'addArtifact'>;
 
-/** Longest `instructions` accepted, in characters. */
-export const MAX_INSTRUCTIONS_CHARS = 2_000;
-/** Longest idempotency key (DESIGN §7). */
-export const MAX_IDEMPOTENCY_KEY_CHARS = 255;
 /** Default time an engine gets before the conversion fails. */
 export const DEFAULT_ENGINE_TIMEOUT_MS = 120_000;
 

@@ -23,3 +23,4 @@ export * from './service-main';
 export * from './key-revocations';
 export * from './hold-lease';
 export * from './text-rules';
+export * from './limits';

@@ -9,12 +9,10 @@
  * signed, not written into the cursor, so a cursor does not reveal whose list it walks.
  */
 import { createHash } from 'node:crypto';
-import { CursorCodec, isId, MurmurError } from '@murmur/kit';
+import { CursorCodec, DEFAULT_PAGE_LIMIT, isId, MAX_PAGE_LIMIT, MurmurError } from '@murmur/kit';
 
-/** Page size when `page.limit` is 0 (DESIGN.md §3: default 20, at most 100). */
-export const DEFAULT_PAGE_LIMIT = 20;
-/** Largest page a client may ask for. */
-export const MAX_PAGE_LIMIT = 100;
+/** The contract's page sizes (kit's limits.ts), which the gateway checks too. */
+export { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT };
 
 /** The lists that page, each with the id prefix of its rows. */
 export const LIST_ID_PREFIX = {

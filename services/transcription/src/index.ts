@@ -71,7 +71,7 @@ export async function startTranscriptionService(deps: TranscriptionServiceDeps):
   return { port: server.port, stop: () => server.shutdown() };
 }
 
-export { TranscriptionService, DEFAULT_MAX_AUDIO_BYTES, DEFAULT_MAX_AUDIO_SECONDS, type BillingPort, type TranscriptionServiceOptions } from './service';
+export { TranscriptionService, audioLimitOf, DEFAULT_MAX_AUDIO_SECONDS, type BillingPort, type TranscriptionServiceOptions } from './service';
 export { EngineError, type Recognition, type RecognizeOptions, type SpeechEngine } from './engines/engine';
 export { createPocketsphinxEngine, DEBIAN_POCKETSPHINX_MODEL_DIR, type PocketsphinxOptions } from './engines/pocketsphinx';
 export { createWhisperEngine, type WhisperOptions } from './engines/whisper';

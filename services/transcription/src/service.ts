@@ -13,7 +13,17 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { DEFAULT_HOLD_LEASE_SECONDS, holdLapsedError, keepReservationHeld, MurmurError, newId, type Logger, type PromiseClient } from '@murmur/kit';
+import {
+  DEFAULT_HOLD_LEASE_SECONDS,
+  holdLapsedError,
+  isLanguageTag,
+  keepReservationHeld,
+  MAX_AUDIO_BYTES,
+  MurmurError,
+  newId,
+  type Logger,
+  type PromiseClient,
+} from '@murmur/kit';
 import { billing, type transcription } from '@murmur/proto';
 import { spoolUpload, UndecodableAudioError } from './audio-files';
 import type { SpeechEngine } from './engines/engine';
@@ -25,9 +35,6 @@ import type { StitchedTranscript } from './stitch';
 
 /** The billing RPCs a transcription uses. */
 export type BillingPort = Pick<PromiseClient<billing.BillingServiceClient>, 'reserve' | 'commit' | 'release' | 'renewReservation'>;
-
-/** Limit when the caller sends max_bytes 0: DESIGN.md §3's 500 MB. */
-export const DEFAULT_MAX_AUDIO_BYTES = 500 * 1024 * 1024;
 
 /**
  * Longest audio decoded: 12 hours (1.4 GB of PCM on disk). 500 MB of low-bitrate Opus can
@@ -60,8 +67,6 @@ export interface CallSignal {
   signal: AbortSignal;
 }
 
-const LANGUAGE_TAG = /^[A-Za-z]{2,3}([-_][A-Za-z0-9]{1,8})*$/;
-
 export class TranscriptionService {
   private readonly semaphore: Semaphore;
   private readonly concurrency: number;
@@ -90,7 +95,8 @@ export class TranscriptionService {
   validate(config: TranscribeConfig): void {
     if (!config.userId) throw new MurmurError('invalid_request', 'user_id is required.', { param: 'user_id' });
     if (config.maxBytes < 0) throw new MurmurError('invalid_request', 'max_bytes must not be negative.', { param: 'max_bytes' });
-    if (config.language && !LANGUAGE_TAG.test(config.language)) {
+    // Kit's rule: the one the gateway checks and the library stores by.
+    if (!isLanguageTag(config.language)) {
       throw new MurmurError('invalid_request', 'language must be a language code such as "en" or "en-US".', { param: 'language' });
     }
     const { engine } = this.opts;
@@ -108,7 +114,7 @@ export class TranscriptionService {
     const started = Date.now();
     const dir = await mkdtemp(path.join(this.tmpDir, 'murmur-trn-'));
     try {
-      const maxBytes = config.maxBytes > 0 ? config.maxBytes : DEFAULT_MAX_AUDIO_BYTES;
+      const maxBytes = audioLimitOf(config);
       const uploadFile = path.join(dir, `upload${safeExtension(config.filename)}`);
       const uploadBytes = await spoolUpload(audio, uploadFile, maxBytes);
       call.signal.throwIfAborted();
@@ -243,6 +249,15 @@ export class TranscriptionService {
       throw err;
     }
   }
+}
+
+/**
+ * The most bytes of audio a call may send: its max_bytes, or when 0 DESIGN.md §3's 500 MB —
+ * kit's MAX_AUDIO_BYTES (decimal), the limit the gateway applies, so a direct gRPC caller meets
+ * the same one.
+ */
+export function audioLimitOf(config: Pick<TranscribeConfig, 'maxBytes'>): number {
+  return config.maxBytes > 0 ? config.maxBytes : MAX_AUDIO_BYTES;
 }
 
 /** "en-US" → "en": the response carries ISO 639-1 like the engines report. */

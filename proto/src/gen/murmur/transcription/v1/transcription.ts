@@ -24,11 +24,17 @@ import {
 /** TranscribeConfig opens a Transcribe stream. */
 export interface TranscribeConfig {
   userId: string;
-  /** BCP-47 language hint, e.g. "en"; empty to let the engine decide. */
+  /**
+   * BCP-47 language hint, e.g. "en" or "pt-BR" (the rule of @murmur/kit isLanguageTag, as the
+   * gateway checks it); empty to let the engine decide.
+   */
   language: string;
   /** Per owner; makes the credit reservation idempotent. */
   idempotencyKey: string;
-  /** The plan's limit on the encoded audio size. */
+  /**
+   * Limit on the encoded audio size in bytes; 0 → the contract's 500 MB = 500,000,000 bytes
+   * (decimal; @murmur/kit MAX_AUDIO_BYTES, the limit the gateway sends).
+   */
   maxBytes: number;
   /** Original file name and content type, hints for the decoder. */
   filename: string;
