@@ -21,35 +21,37 @@ if (major < 20) {
 }
 const lock = path.join(root, 'package-lock.json');
 const installed = path.join(root, 'node_modules', '.package-lock.json');
+const bootstrapDir = path.join(root, 'node_modules', '.cache', 'murmur-node');
 if (process.argv.includes('--install') || !fs.existsSync(installed) || fs.statSync(installed).mtimeMs < fs.statSync(lock).mtimeMs) {
   // `npm install` with the committed lock (not `npm ci`: npm/cli#4828 makes it refuse lock files
   // written on one platform), run by the Node.js the lock pins, so npm checks the packages'
   // `engines` against the runtime that will run them.
   say('Installing dependencies (npm install)…');
   run('npm', ['install', '--no-audit', '--no-fund'], { env: { ...process.env, PATH: runtimePath() } });
+  // The install brought node_modules/.bin/node: the bootstrap copy is not needed again.
+  fs.rmSync(bootstrapDir, { recursive: true, force: true });
 }
 
 /**
  * PATH with the locked Node.js first. On a machine whose own Node.js is older, npm would warn
  * about every package that needs the newer one (EBADENGINE): so before the first install, that
  * Node.js alone (no engines of its own) goes into node_modules/.cache/murmur-node, and npm (a
- * `#!/usr/bin/env node` script) then runs on it.
+ * `#!/usr/bin/env node` script) then runs on it (the install removes it again).
  */
 function runtimePath() {
   const bin = path.join(root, 'node_modules', '.bin');
   const PATH = `${bin}${path.delimiter}${process.env.PATH ?? ''}`;
   const wanted = JSON.parse(fs.readFileSync(lock, 'utf8')).packages?.['node_modules/node']?.version;
   if (!wanted || major >= Number(wanted.split('.')[0]) || nodeVersion(path.join(bin, 'node')) === wanted) return PATH;
-  const cache = path.join(root, 'node_modules', '.cache', 'murmur-node');
-  const cached = path.join(cache, 'node_modules', '.bin', 'node');
+  const cached = path.join(bootstrapDir, 'node_modules', '.bin', 'node');
   if (nodeVersion(cached) !== wanted) {
     say(`Fetching Node.js ${wanted} (npm install node@${wanted})…`);
-    fs.rmSync(cache, { recursive: true, force: true });
-    fs.mkdirSync(cache, { recursive: true });
+    fs.rmSync(bootstrapDir, { recursive: true, force: true });
+    fs.mkdirSync(bootstrapDir, { recursive: true });
     // The `node` package fetches its platform's binary in a preinstall script: allowed by name.
     const manifest = { private: true, dependencies: { node: wanted }, allowScripts: { node: true } };
-    fs.writeFileSync(path.join(cache, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
-    run('npm', ['install', '--no-audit', '--no-fund', '--no-package-lock', '--silent'], { cwd: cache, stdio: ['ignore', 'ignore', 'inherit'] });
+    fs.writeFileSync(path.join(bootstrapDir, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+    run('npm', ['install', '--no-audit', '--no-fund', '--no-package-lock', '--silent'], { cwd: bootstrapDir, stdio: ['ignore', 'ignore', 'inherit'] });
   }
   return `${path.dirname(cached)}${path.delimiter}${PATH}`;
 }
