@@ -15,16 +15,19 @@
 # Stages: `manifests` (package.json files and the lock) → `build` (every dependency, `tsc -b`)
 # → one `deps-<target>` per deployable (`npm install --omit=dev --workspace=<package>`: only that
 # package's production closure, so the 700 MB of llama.cpp binaries land in conversion alone)
-# → `runtime` (node:20-bookworm-slim, no npm, user 10001) → the targets, which add their
-# node_modules, their compiled packages and nothing else. They run `node <package>/dist/main.js`
-# directly: exec form, no shell, no npm at run time.
+# → `runtime` (node:24-bookworm-slim, no npm, user 10001) → `base` (what every deployable shares:
+# the compiled contracts, the .proto sources the gRPC servers reflect, the kit) → the targets,
+# which add their node_modules, their own compiled package and nothing else. They run
+# `node <package>/dist/main.js` directly: exec form, no shell, no npm at run time.
+#
+# The Node major follows package.json `engines.node` (deploy/helm/test/dockerfile.test.ts).
 
-ARG NODE_IMAGE=node:20-bookworm-slim
+ARG NODE_IMAGE=node:24-bookworm-slim
 
 # ── package manifests: the layer cache key of every npm install below ───────────────────────────
 FROM ${NODE_IMAGE} AS manifests
-# The npm that wrote package-lock.json. node:20 ships npm 10, which rewrites the lock (it drops
-# the `libc` fields npm 11 records), and the build refuses a lock it had to change.
+# The npm that wrote package-lock.json, exactly: another npm may write the lock differently (npm
+# 10 drops the `libc` fields npm 11 records), and the build refuses a lock it had to change.
 ARG NPM_VERSION=11.19.1
 RUN npm install --global --no-audit --no-fund npm@${NPM_VERSION}
 WORKDIR /app
@@ -112,31 +115,29 @@ WORKDIR /app
 # Numeric, so Kubernetes' runAsNonRoot can verify it without reading /etc/passwd.
 USER 10001:10001
 
-# ── gateway: REST /api/v1 and MCP /mcp on PORT (8080) ───────────────────────────────────────────
-FROM runtime AS gateway
-COPY --from=deps-gateway /app/package.json ./
-COPY --from=deps-gateway /app/node_modules node_modules
+# ── base: what every deployable runs with: the contracts (compiled, and the .proto sources the
+# gRPC servers reflect) and the kit ──────────────────────────────────────────────────────────────
+FROM runtime AS base
 COPY --from=build /app/proto/package.json proto/
 COPY --from=build /app/proto/dist proto/dist
 COPY --from=build /app/proto/murmur proto/murmur
 COPY --from=build /app/proto/google proto/google
 COPY --from=build /app/services/kit/package.json services/kit/
 COPY --from=build /app/services/kit/dist services/kit/dist
+
+# ── gateway: REST /api/v1 and MCP /mcp on PORT (8080) ───────────────────────────────────────────
+FROM base AS gateway
+COPY --from=deps-gateway /app/package.json ./
+COPY --from=deps-gateway /app/node_modules node_modules
 COPY --from=build /app/gateway/package.json gateway/
 COPY --from=build /app/gateway/dist gateway/dist
 EXPOSE 8080
 CMD ["node", "gateway/dist/main.js"]
 
 # ── auth: gRPC :50051, schema "auth" ────────────────────────────────────────────────────────────
-FROM runtime AS auth
+FROM base AS auth
 COPY --from=deps-auth /app/package.json ./
 COPY --from=deps-auth /app/node_modules node_modules
-COPY --from=build /app/proto/package.json proto/
-COPY --from=build /app/proto/dist proto/dist
-COPY --from=build /app/proto/murmur proto/murmur
-COPY --from=build /app/proto/google proto/google
-COPY --from=build /app/services/kit/package.json services/kit/
-COPY --from=build /app/services/kit/dist services/kit/dist
 COPY --from=build /app/services/auth/package.json services/auth/
 COPY --from=build /app/services/auth/dist services/auth/dist
 COPY --from=build /app/services/auth/migrations services/auth/migrations
@@ -144,15 +145,9 @@ EXPOSE 50051
 CMD ["node", "services/auth/dist/main.js"]
 
 # ── billing: gRPC :50052, schema "billing" ──────────────────────────────────────────────────────
-FROM runtime AS billing
+FROM base AS billing
 COPY --from=deps-billing /app/package.json ./
 COPY --from=deps-billing /app/node_modules node_modules
-COPY --from=build /app/proto/package.json proto/
-COPY --from=build /app/proto/dist proto/dist
-COPY --from=build /app/proto/murmur proto/murmur
-COPY --from=build /app/proto/google proto/google
-COPY --from=build /app/services/kit/package.json services/kit/
-COPY --from=build /app/services/kit/dist services/kit/dist
 COPY --from=build /app/services/billing/package.json services/billing/
 COPY --from=build /app/services/billing/dist services/billing/dist
 COPY --from=build /app/services/billing/migrations services/billing/migrations
@@ -160,15 +155,9 @@ EXPOSE 50052
 CMD ["node", "services/billing/dist/main.js"]
 
 # ── library: gRPC :50053, schema "library" ──────────────────────────────────────────────────────
-FROM runtime AS library
+FROM base AS library
 COPY --from=deps-library /app/package.json ./
 COPY --from=deps-library /app/node_modules node_modules
-COPY --from=build /app/proto/package.json proto/
-COPY --from=build /app/proto/dist proto/dist
-COPY --from=build /app/proto/murmur proto/murmur
-COPY --from=build /app/proto/google proto/google
-COPY --from=build /app/services/kit/package.json services/kit/
-COPY --from=build /app/services/kit/dist services/kit/dist
 COPY --from=build /app/services/library/package.json services/library/
 COPY --from=build /app/services/library/dist services/library/dist
 COPY --from=build /app/services/library/migrations services/library/migrations
@@ -176,7 +165,7 @@ EXPOSE 50053
 CMD ["node", "services/library/dist/main.js"]
 
 # ── transcription: gRPC :50054; ffmpeg decodes, Debian's pocketsphinx recognises ───────────────
-FROM runtime AS transcription
+FROM base AS transcription
 USER root
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
@@ -185,42 +174,24 @@ RUN apt-get update \
 USER 10001:10001
 COPY --from=deps-transcription /app/package.json ./
 COPY --from=deps-transcription /app/node_modules node_modules
-COPY --from=build /app/proto/package.json proto/
-COPY --from=build /app/proto/dist proto/dist
-COPY --from=build /app/proto/murmur proto/murmur
-COPY --from=build /app/proto/google proto/google
-COPY --from=build /app/services/kit/package.json services/kit/
-COPY --from=build /app/services/kit/dist services/kit/dist
 COPY --from=build /app/services/transcription/package.json services/transcription/
 COPY --from=build /app/services/transcription/dist services/transcription/dist
 EXPOSE 50054
 CMD ["node", "services/transcription/dist/main.js"]
 
 # ── conversion: gRPC :50055; local engine by default, llama.cpp when a GGUF is mounted ─────────
-FROM runtime AS conversion
+FROM base AS conversion
 COPY --from=deps-conversion /app/package.json ./
 COPY --from=deps-conversion /app/node_modules node_modules
-COPY --from=build /app/proto/package.json proto/
-COPY --from=build /app/proto/dist proto/dist
-COPY --from=build /app/proto/murmur proto/murmur
-COPY --from=build /app/proto/google proto/google
-COPY --from=build /app/services/kit/package.json services/kit/
-COPY --from=build /app/services/kit/dist services/kit/dist
 COPY --from=build /app/services/conversion/package.json services/conversion/
 COPY --from=build /app/services/conversion/dist services/conversion/dist
 EXPOSE 50055
 CMD ["node", "services/conversion/dist/main.js"]
 
 # ── migrate: the chart's pre-install/pre-upgrade Job; every service schema, then exit ──────────
-FROM runtime AS migrate
+FROM base AS migrate
 COPY --from=deps-migrate /app/package.json ./
 COPY --from=deps-migrate /app/node_modules node_modules
-COPY --from=build /app/proto/package.json proto/
-COPY --from=build /app/proto/dist proto/dist
-COPY --from=build /app/proto/murmur proto/murmur
-COPY --from=build /app/proto/google proto/google
-COPY --from=build /app/services/kit/package.json services/kit/
-COPY --from=build /app/services/kit/dist services/kit/dist
 COPY --from=build /app/services/auth/migrations services/auth/migrations
 COPY --from=build /app/services/billing/migrations services/billing/migrations
 COPY --from=build /app/services/library/migrations services/library/migrations

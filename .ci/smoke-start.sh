@@ -41,6 +41,6 @@ grep -q '"object":"user"' <<<"$body" || { echo "$body"; exit 1; }
 list=$(curl -sS "http://localhost:$port/api/v1/recordings?limit=3" -H "Authorization: Bearer $key")
 grep -q '"object":"list"' <<<"$list" || { echo "$list"; exit 1; }
 echo "MCP conformance suite (server scenarios) against /mcp:"
-MURMUR_BASE_URL="http://localhost:$port" MURMUR_API_KEY="$key" node scripts/mcp-conformance.js > "$data/conformance.log" 2>&1 || { cat "$data/conformance.log"; exit 1; }
+MURMUR_BASE_URL="http://localhost:$port" MURMUR_API_KEY="$key" npm run --silent mcp:conformance > "$data/conformance.log" 2>&1 || { cat "$data/conformance.log"; exit 1; }
 grep -E '^(✓|✗)|Baseline check' "$data/conformance.log" || true
 echo "smoke: ok"

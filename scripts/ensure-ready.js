@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // Runs before `npm start`, `npm test` and `npm run admin`: installs dependencies when
-// node_modules is missing or older than package-lock.json, then builds (tsc -b, incremental)
-// unless --no-build. Plain JavaScript on purpose: it must run before anything is installed.
+// node_modules is missing or older than package-lock.json (or always, with --install), then
+// builds (tsc -b, incremental) unless --no-build. Plain JavaScript on purpose: it must run before
+// anything is installed, on the machine's own Node.js (20 or newer); everything after it runs on
+// the Node.js 24 that the install brings (the `node` devDependency, first on npm scripts' PATH).
 'use strict';
 const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
@@ -10,21 +12,57 @@ const path = require('node:path');
 const root = path.resolve(__dirname, '..');
 const quiet = process.argv.includes('--quiet');
 const say = (m) => { if (!quiet) process.stderr.write(`${m}\n`); };
-const run = (cmd, args) => execFileSync(cmd, args, { cwd: root, stdio: ['ignore', quiet ? 'ignore' : 'inherit', 'inherit'] });
+const run = (cmd, args, options = {}) => execFileSync(cmd, args, { cwd: root, stdio: ['ignore', quiet ? 'ignore' : 'inherit', 'inherit'], ...options });
 
 const [major] = process.versions.node.split('.').map(Number);
 if (major < 20) {
-  console.error(`Murmur needs Node.js 20 or newer; this is ${process.version}.`);
+  console.error(`Murmur needs Node.js 20 or newer to install itself (it then runs on the Node.js 24 it installs); this is ${process.version}.`);
   process.exit(1);
 }
-
 const lock = path.join(root, 'package-lock.json');
 const installed = path.join(root, 'node_modules', '.package-lock.json');
-if (!fs.existsSync(installed) || fs.statSync(installed).mtimeMs < fs.statSync(lock).mtimeMs) {
+const bootstrapDir = path.join(root, 'node_modules', '.cache', 'murmur-node');
+if (process.argv.includes('--install') || !fs.existsSync(installed) || fs.statSync(installed).mtimeMs < fs.statSync(lock).mtimeMs) {
   // `npm install` with the committed lock (not `npm ci`: npm/cli#4828 makes it refuse lock files
-  // written on one platform).
+  // written on one platform), run by the Node.js the lock pins, so npm checks the packages'
+  // `engines` against the runtime that will run them.
   say('Installing dependencies (npm install)…');
-  run('npm', ['install', '--no-audit', '--no-fund']);
+  run('npm', ['install', '--no-audit', '--no-fund'], { env: { ...process.env, PATH: runtimePath() } });
+  // The install brought node_modules/.bin/node: the bootstrap copy is not needed again.
+  fs.rmSync(bootstrapDir, { recursive: true, force: true });
+}
+
+/**
+ * PATH with the locked Node.js first. On a machine whose own Node.js is older, npm would warn
+ * about every package that needs the newer one (EBADENGINE): so before the first install, that
+ * Node.js alone (no engines of its own) goes into node_modules/.cache/murmur-node, and npm (a
+ * `#!/usr/bin/env node` script) then runs on it (the install removes it again).
+ */
+function runtimePath() {
+  const bin = path.join(root, 'node_modules', '.bin');
+  const PATH = `${bin}${path.delimiter}${process.env.PATH ?? ''}`;
+  const wanted = JSON.parse(fs.readFileSync(lock, 'utf8')).packages?.['node_modules/node']?.version;
+  if (!wanted || major >= Number(wanted.split('.')[0]) || nodeVersion(path.join(bin, 'node')) === wanted) return PATH;
+  const cached = path.join(bootstrapDir, 'node_modules', '.bin', 'node');
+  if (nodeVersion(cached) !== wanted) {
+    say(`Fetching Node.js ${wanted} (npm install node@${wanted})…`);
+    fs.rmSync(bootstrapDir, { recursive: true, force: true });
+    fs.mkdirSync(bootstrapDir, { recursive: true });
+    // The `node` package fetches its platform's binary in a preinstall script: allowed by name.
+    const manifest = { private: true, dependencies: { node: wanted }, allowScripts: { node: true } };
+    fs.writeFileSync(path.join(bootstrapDir, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+    run('npm', ['install', '--no-audit', '--no-fund', '--no-package-lock', '--silent'], { cwd: bootstrapDir, stdio: ['ignore', 'ignore', 'inherit'] });
+  }
+  return `${path.dirname(cached)}${path.delimiter}${PATH}`;
+}
+
+/** The version of the node binary at `file`, or undefined when there is none that runs. */
+function nodeVersion(file) {
+  try {
+    return execFileSync(file, ['-p', 'process.versions.node'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    return undefined;
+  }
 }
 // The transcription service decodes with ffmpeg and recognises with Debian's pocketsphinx.
 // On a Debian machine where we are root (a fresh dev box, CI) they are installed here;

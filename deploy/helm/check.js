@@ -85,20 +85,24 @@ function checkChart({ binary, chartDir = CHART, valueFiles = [], targets = docke
   return { errors, objects, values };
 }
 
-/** The chart's copy of the Envoy config must be deploy/envoy/envoy.yaml once that exists. */
-function envoyCopyErrors(chartDir = CHART) {
-  const source = path.join(REPO, 'deploy', 'envoy', 'envoy.yaml');
-  if (!fs.existsSync(source)) return [];
-  const copy = path.join(chartDir, 'files', 'envoy.yaml');
-  return fs.readFileSync(source, 'utf8') === fs.readFileSync(copy, 'utf8')
-    ? []
-    : [`${path.relative(REPO, copy)} differs from deploy/envoy/envoy.yaml: cp deploy/envoy/envoy.yaml ${path.relative(REPO, copy)}`];
+/**
+ * One Envoy config: the chart's files/envoy.yaml (a chart reads nothing outside its folder, and
+ * `helm package` must not depend on following a link out of it), with deploy/envoy/envoy.yaml a
+ * symbolic link to it for everything that is not Helm. A copy in its place would drift.
+ */
+function envoyLinkErrors(chartDir = CHART) {
+  const link = path.join(REPO, 'deploy', 'envoy', 'envoy.yaml');
+  const source = path.join(chartDir, 'files', 'envoy.yaml');
+  const isLink = fs.lstatSync(link, { throwIfNoEntry: false })?.isSymbolicLink() ?? false;
+  if (isLink && fs.realpathSync(link) === fs.realpathSync(source) && !fs.lstatSync(source).isSymbolicLink()) return [];
+  const target = path.relative(path.dirname(link), source);
+  return [`deploy/envoy/envoy.yaml must be a symbolic link to ${path.relative(REPO, source)}: ln -sf ${target} deploy/envoy/envoy.yaml`];
 }
 
 function main() {
   const binary = buildRenderer();
   let failed = false;
-  const copy = envoyCopyErrors();
+  const copy = envoyLinkErrors();
   if (copy.length > 0) {
     failed = true;
     for (const e of copy) console.error(`✗ ${e}`);
@@ -135,7 +139,7 @@ module.exports = {
   checkChart,
   checkInvariants,
   dockerTargets,
-  envoyCopyErrors,
+  envoyLinkErrors,
   parseManifests,
   validateObject,
   validateValues,

@@ -35,9 +35,15 @@ const stage = (name: string): Stage => {
   return s;
 };
 const of = (s: Stage, keyword: string) => s.instructions.filter((i) => i.keyword === keyword);
-/** COPY --from=<stage> sources of a target, as paths under /app. */
+/** The stage and the stages it is built FROM, nearest first. */
+const lineage = (s: Stage): Stage[] => {
+  const parent = dockerfile.stages.find((x) => x.name === s.from);
+  return parent ? [s, ...lineage(parent)] : [s];
+};
+/** COPY --from=<stage> sources of a target (its own or a parent stage's), as paths under /app. */
 const copiedFrom = (s: Stage, from: string) =>
-  of(s, 'COPY')
+  lineage(s)
+    .flatMap((x) => of(x, 'COPY'))
     .filter((i) => i.flags.from === from)
     .map((i) => (i.args.split(/\s+/)[0] ?? '').replace(/^\/app\//, ''));
 
@@ -115,7 +121,7 @@ describe('Dockerfile', () => {
       .map(([n]) => n)
       .sort();
     expect(Object.keys(deployables).sort()).toEqual(components);
-    const targets = dockerfile.stages.map((s) => s.name).filter((n) => !['manifests', 'build', 'runtime'].includes(n) && !n.startsWith('deps-'));
+    const targets = dockerfile.stages.map((s) => s.name).filter((n) => !['manifests', 'build', 'runtime', 'base'].includes(n) && !n.startsWith('deps-'));
     expect(targets.sort()).toEqual([...components, 'migrate'].sort());
   });
 
@@ -179,9 +185,11 @@ describe('Dockerfile', () => {
     expect(of(runtime, 'USER').map((i) => i.args)).toEqual(['10001:10001']);
     expect(of(runtime, 'RUN')[0]?.args).toMatch(/rm -rf .*\/usr\/local\/lib\/node_modules\/npm/);
     expect(of(runtime, 'RUN')[0]?.args).toMatch(/useradd --system --uid 10001 --gid 10001/);
+    expect(stage('base').from).toBe('runtime');
+    expect(of(stage('base'), 'USER')).toEqual([]);
     for (const target of [...Object.keys(deployables), 'migrate']) {
       const s = stage(target);
-      expect(s.from).toBe('runtime');
+      expect(s.from).toBe('base');
       const users = of(s, 'USER').map((i) => i.args);
       if (users.length > 0) expect(users[users.length - 1]).toBe('10001:10001');
     }
@@ -210,6 +218,15 @@ describe('Dockerfile', () => {
     const pinned = of(stage('manifests'), 'ARG').map((i) => i.args).find((a) => a.startsWith('NPM_VERSION='));
     const local = execFileSync('npm', ['--version'], { encoding: 'utf8' }).trim();
     expect(pinned?.split('=')[1]?.split('.')[0]).toBe(local.split('.')[0]);
+  });
+
+  it('writes what every deployable shares once, in the base stage', () => {
+    const shared = copiedFrom(stage('base'), 'build');
+    expect(shared).toEqual(['proto/package.json', 'proto/dist', 'proto/murmur', 'proto/google', 'services/kit/package.json', 'services/kit/dist']);
+    for (const target of [...Object.keys(deployables), 'migrate']) {
+      const own = of(stage(target), 'COPY').map((i) => (i.args.split(/\s+/)[0] ?? '').replace(/^\/app\//, ''));
+      expect([target, own.filter((p) => shared.includes(p))]).toEqual([target, []]);
+    }
   });
 
   it('copies every workspace manifest before installing (the lock names them all)', () => {

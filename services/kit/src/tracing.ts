@@ -20,7 +20,7 @@ import { getNodeAutoInstrumentations } from './tracing-instrumentations';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { AlwaysOffSampler, BatchSpanProcessor, NoopSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { AlwaysOffSampler, BatchSpanProcessor, NoopSpanProcessor } from '@opentelemetry/sdk-trace';
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
 import { addFinalShutdownStep } from './shutdown';
 
@@ -44,7 +44,7 @@ export function startTracing(service: string): void {
     // The SDK registers a tracer only when it has a span processor; without one every span would
     // be the API's no-op with an invalid context, and no `traceparent` could be answered.
     ...(exporting
-      ? { spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())] }
+      ? { spanProcessors: [new BatchSpanProcessor({ exporter: new OTLPTraceExporter() })] }
       : { spanProcessors: [new NoopSpanProcessor()], sampler: new AlwaysOffSampler() }),
     // Traces only. Left to itself the SDK also records metrics and pushes them (and an OTLP log
     // pipeline) to localhost:4318 every minute, endpoint or not; the standard variables still

@@ -98,7 +98,7 @@ certificate. Included once, by deployment.yaml.
 {{- end -}}
 {{- end -}}
 
-{{/* The Envoy config: files/envoy.yaml, a copy of deploy/envoy/envoy.yaml. */}}
+{{/* The Envoy config: files/envoy.yaml, the one source (deploy/envoy/envoy.yaml links to it). */}}
 {{- define "murmur.envoyConfig" -}}
 {{- .Files.Get "files/envoy.yaml" -}}
 {{- end -}}
