@@ -13,8 +13,7 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv
 import { MurmurError, type Logger } from '@murmur/kit';
 import type { Clients } from '../clients';
 import type { VerifiedKeyCache } from '../key-cache';
-import { requireKey as requireKeyMiddleware } from '../rest/authenticate';
-import { sendError } from '../rest/errors';
+import { requireKey as requireKeyMiddleware } from '../http/authenticate';
 import { MCP_MAX_BODY_BYTES, mcpAudioTooLarge } from './body-limit';
 import { toolError } from './tool-result';
 import { registerTools } from './tools';

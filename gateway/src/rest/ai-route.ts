@@ -21,7 +21,7 @@ import type { IdempotencyStore, StoredResponse } from '../idempotency/store';
 import { admit, type OperationContext } from '../operations';
 import { idempotencyKeyOf } from './idempotency-key';
 import { rateLimitOfError, setRateLimitHeaders } from './rate-limit-headers';
-import { sendError } from './errors';
+import { sendError } from '../http/errors';
 
 /** What an executing AI operation gets from the pipeline. */
 export interface AiCall {

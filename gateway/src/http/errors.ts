@@ -1,6 +1,7 @@
 /**
- * The REST rendering of the one error model: status and body from the code table in kit,
- * plus the headers some codes carry (WWW-Authenticate on 401, Retry-After on 429, Allow on 405).
+ * The HTTP rendering of the one error model, for both front ends (a /mcp request refused before
+ * any JSON-RPC — origin, key, body — is answered here too): status and body from the code table
+ * in kit, plus the headers some codes carry (WWW-Authenticate on 401, Retry-After on 429, Allow on 405).
  */
 import type { NextFunction, Request, Response } from 'express';
 import { MurmurError, toErrorBody, type Logger } from '@murmur/kit';
