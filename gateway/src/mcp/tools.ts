@@ -3,14 +3,13 @@
  * route: same validation limits, same data, same credits and rate limit, same error codes.
  * No tool creates or revokes keys, and none reads the profile or knowledge bases.
  */
-import { Readable } from 'node:stream';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { billing } from '@murmur/proto';
-import { invalidParam } from '@murmur/kit';
 import * as ops from '../operations';
-import { MCP_AUDIO_LIMIT_TEXT, MCP_MAX_BASE64_CHARS, mcpAudioTooLarge } from './body-limit';
+import { readAudioArgument } from './audio-argument';
+import { MCP_AUDIO_LIMIT_TEXT, MCP_MAX_BASE64_CHARS } from './body-limit';
 import { runTool, toolError, type ToolResult } from './tool-result';
 
 const page = {
@@ -21,21 +20,6 @@ const dateTime = z.string().datetime({ offset: true });
 
 const READ = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
 const AI = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false } as const;
-
-/** The base64 without a data: URL prefix or whitespace; refused when it holds more audio than the tool takes. */
-function cleanBase64(text: string): string {
-  const clean = text.replace(/^data:[^,]*;base64,/, '').replace(/\s+/g, '');
-  if (clean.length > MCP_MAX_BASE64_CHARS) throw mcpAudioTooLarge();
-  return clean;
-}
-
-function decodeBase64(clean: string): Buffer {
-  if (clean === '') throw invalidParam('audio_base64', '`audio_base64` is empty.');
-  if (!/^[A-Za-z0-9+/_-]*={0,2}$/.test(clean) || clean.length % 4 === 1) {
-    throw invalidParam('audio_base64', '`audio_base64` is not valid base64.');
-  }
-  return Buffer.from(clean, 'base64');
-}
 
 /** A tool: its definition (built once) and how to register it for one request's caller. */
 interface ToolDefinition {
@@ -175,11 +159,11 @@ const TOOLS: readonly ToolDefinition[] = [
     },
     (ctx, args) =>
       runTool(async () => {
-        const base64 = cleanBase64(args.audio_base64);
+        const audio = readAudioArgument(args.audio_base64);
         const options = await ops.checkTranscribeOptions(ctx, { language: args.language, save: args.save, title: args.title, folder_id: args.folder_id });
-        const audio = decodeBase64(base64);
+        if (audio.problem) throw audio.problem;
         const admission = await ops.admit(ctx, billing.Operation.OPERATION_TRANSCRIBE);
-        return ops.transcribe(ctx, Readable.from([audio]), { filename: args.filename ?? '', contentType: '' }, options, {
+        return ops.transcribe(ctx, audio.open(), { filename: args.filename ?? '', contentType: audio.contentType }, options, {
           admissionId: admission.admissionId,
           idempotencyKey: `mcp_${crypto.randomUUID()}`,
         });
