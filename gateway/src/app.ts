@@ -6,8 +6,8 @@ import type { IdempotencyStore } from './idempotency/store';
 import type { VerifiedKeyCache } from './key-cache';
 import { mcpHandlers } from './mcp/handler';
 import { openApiRouter } from './openapi/route';
-import { errorHandler } from './rest/errors';
-import { requestContext } from './rest/request-context';
+import { errorHandler } from './http/errors';
+import { requestContext } from './http/request-context';
 import { apiRouter, notFound } from './rest/routes';
 
 export interface AppDeps {

@@ -7,11 +7,11 @@
 import './tracing';
 import { commonSchema, connectRedis, createLogger, exitStartFailure, listenOn, loadConfig, onShutdown, RevocationListener, serviceAddressSchema, storageSchema, systemClock, z } from '@murmur/kit';
 import { createApp } from './app';
-import { createHttpServer } from './http-server';
+import { createHttpServer } from './http/server';
 import { closeClients, createClients } from './clients';
 import { MemoryIdempotencyStore, RedisIdempotencyStore } from './idempotency/store';
 import { VerifiedKeyCache } from './key-cache';
-import { DEFAULT_BODY_IDLE_TIMEOUT_MS } from './rest/body-idle-timeout';
+import { DEFAULT_BODY_IDLE_TIMEOUT_MS } from './http/body-idle-timeout';
 
 async function main(): Promise<void> {
   const cfg = loadConfig({

@@ -4,7 +4,7 @@
  * split — every split of a sample, and seeded random splits of random inputs.
  */
 import { MurmurError, seededRandom } from '@murmur/kit';
-import { Base64Decoder } from '../src/rest/base64-decoder';
+import { Base64Decoder } from '../src/http/base64-decoder';
 
 function decode(pieces: string[]): { bytes: Buffer; mediaType: string | undefined } {
   const d = new Base64Decoder({ param: 'audio_base64' });

@@ -13,10 +13,8 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv
 import { MurmurError, type Logger } from '@murmur/kit';
 import type { Clients } from '../clients';
 import type { VerifiedKeyCache } from '../key-cache';
-import { requireKey as requireKeyMiddleware } from '../rest/authenticate';
-import { sendError } from '../rest/errors';
+import { requireKey as requireKeyMiddleware } from '../http/authenticate';
 import { MCP_MAX_BODY_BYTES, mcpAudioTooLarge } from './body-limit';
-import { toolError } from './tool-result';
 import { registerTools } from './tools';
 
 export interface McpOptions {
@@ -75,10 +73,7 @@ export function mcpHandlers(opts: McpOptions) {
       return;
     }
     const server = new McpServer({ name: 'murmur', version: opts.version }, { capabilities: { tools: {}, logging: {} }, jsonSchemaValidator });
-    // Input that fails a tool's schema becomes the contract's invalid_request result.
-    (server as unknown as { createToolError: (m: string) => unknown }).createToolError = (message: string) =>
-      toolError(new MurmurError('invalid_request', message.replace(/^MCP error -?\d+: /, '')));
-    registerTools(server, { principal: req.principal!, clients: opts.clients });
+    registerTools(server, { principal: req.principal!, clients: opts.clients }, opts.log);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => {
       void transport.close();

@@ -5,7 +5,7 @@
  * the SDK's Client validates structuredContent against the tool's output schema even on error
  * results, so an error body there would make conforming clients throw.
  */
-import { fromGrpcError, MurmurError, toErrorBody, currentContext } from '@murmur/kit';
+import { MurmurError, toErrorBody, currentContext } from '@murmur/kit';
 
 export interface ToolResult {
   [key: string]: unknown;
@@ -22,17 +22,8 @@ export function toolSuccess(value: object): ToolResult {
   return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value as Record<string, unknown> };
 }
 
-export function toolError(err: unknown): ToolResult {
-  const e = err instanceof MurmurError ? err : fromGrpcError(err);
-  const body = toErrorBody(e, currentContext()?.requestId ?? '');
+/** The error result of a public error (kit's `asPublicError` makes one of anything). */
+export function toolError(err: MurmurError): ToolResult {
+  const body = toErrorBody(err, currentContext()?.requestId ?? '');
   return { content: [{ type: 'text', text: JSON.stringify(body) }], isError: true, _meta: { [ERROR_META_KEY]: body } };
-}
-
-/** Runs a tool body, mapping failures to an isError result. */
-export async function runTool(fn: () => Promise<object>): Promise<ToolResult> {
-  try {
-    return toolSuccess(await fn());
-  } catch (err) {
-    return toolError(err);
-  }
 }

@@ -3,15 +3,15 @@
  * route: same validation limits, same data, same credits and rate limit, same error codes.
  * No tool creates or revokes keys, and none reads the profile or knowledge bases.
  */
-import { Readable } from 'node:stream';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { billing } from '@murmur/proto';
-import { invalidParam, MAX_LANGUAGE_CHARS, MAX_TITLE_CHARS } from '@murmur/kit';
+import { MAX_LANGUAGE_CHARS, MAX_TITLE_CHARS, type Logger } from '@murmur/kit';
 import * as ops from '../operations';
-import { MCP_AUDIO_LIMIT_TEXT, MCP_MAX_BASE64_CHARS, mcpAudioTooLarge } from './body-limit';
-import { runTool, toolError, type ToolResult } from './tool-result';
+import { readAudioArgument } from './audio-argument';
+import { MCP_AUDIO_LIMIT_TEXT, MCP_MAX_BASE64_CHARS } from './body-limit';
+import { callTool, handleToolCalls, type CallableTool } from './tool-calls';
 
 const page = {
   limit: z.number().int().min(1).max(ops.MAX_PAGE_LIMIT).optional().describe(`Items per page, 1–${ops.MAX_PAGE_LIMIT} (default ${ops.DEFAULT_PAGE_LIMIT}).`),
@@ -22,47 +22,27 @@ const dateTime = z.string().datetime({ offset: true });
 const READ = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
 const AI = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false } as const;
 
-/** The base64 without a data: URL prefix or whitespace; refused when it holds more audio than the tool takes. */
-function cleanBase64(text: string): string {
-  const clean = text.replace(/^data:[^,]*;base64,/, '').replace(/\s+/g, '');
-  if (clean.length > MCP_MAX_BASE64_CHARS) throw mcpAudioTooLarge();
-  return clean;
-}
-
-function decodeBase64(clean: string): Buffer {
-  if (clean === '') throw invalidParam('audio_base64', '`audio_base64` is empty.');
-  if (!/^[A-Za-z0-9+/_-]*={0,2}$/.test(clean) || clean.length % 4 === 1) {
-    throw invalidParam('audio_base64', '`audio_base64` is not valid base64.');
-  }
-  return Buffer.from(clean, 'base64');
-}
-
-/** A tool: its definition (built once) and how to register it for one request's caller. */
+/** A tool, built once: its schemas and annotations (what tools/list shows) and its body. */
 interface ToolDefinition {
   name: string;
-  register(server: McpServer, ctx: ops.OperationContext): void;
+  config: { title: string; description: string; inputSchema: z.ZodObject; outputSchema: z.ZodObject; annotations: ToolAnnotations };
+  /** Runs on arguments the input schema accepted. */
+  run(ctx: ops.OperationContext, args: unknown): Promise<object>;
 }
 
 function defineTool<In extends z.ZodRawShape, Out extends z.ZodRawShape>(
   name: string,
   config: { title: string; description: string; inputSchema: In; outputSchema: Out; annotations: ToolAnnotations },
-  run: (ctx: ops.OperationContext, args: z.output<z.ZodObject<In>>) => Promise<ToolResult>,
+  run: (ctx: ops.OperationContext, args: z.output<z.ZodObject<In>>) => Promise<object>,
 ): ToolDefinition {
-  // Objects made once (the SDK would wrap a raw shape in a new z.object on every call).
-  const built = { ...config, inputSchema: z.object(config.inputSchema), outputSchema: z.object(config.outputSchema) };
   return {
     name,
-    register: (server, ctx) => {
+    // Objects made once (the SDK would wrap a raw shape in a new z.object on every call).
+    config: { ...config, inputSchema: z.object(config.inputSchema), outputSchema: z.object(config.outputSchema) },
+    run: (ctx, args) => {
       // The text rule of every string argument (lone surrogates, NUL), before the tool runs.
-      const checked = (args: z.output<z.ZodObject<In>>) => {
-        try {
-          ops.checkTextFields(args);
-        } catch (err) {
-          return toolError(err);
-        }
-        return run(ctx, args);
-      };
-      server.registerTool(name, built, checked as never);
+      ops.checkTextFields(args);
+      return run(ctx, args as z.output<z.ZodObject<In>>);
     },
   };
 }
@@ -86,13 +66,11 @@ const TOOLS: readonly ToolDefinition[] = [
       annotations: { title: 'List recordings', ...READ },
     },
     (ctx, args) =>
-      runTool(() =>
-        ops.listRecordings(ctx, {
-          ...args,
-          created_after: args.created_after ? new Date(args.created_after) : undefined,
-          created_before: args.created_before ? new Date(args.created_before) : undefined,
-        }),
-      ),
+      ops.listRecordings(ctx, {
+        ...args,
+        created_after: args.created_after ? new Date(args.created_after) : undefined,
+        created_before: args.created_before ? new Date(args.created_before) : undefined,
+      }),
   ),
 
   defineTool(
@@ -104,7 +82,7 @@ const TOOLS: readonly ToolDefinition[] = [
       outputSchema: ops.recordingShape.shape,
       annotations: { title: 'Get a recording', ...READ },
     },
-    (ctx, args) => runTool(() => ops.getRecording(ctx, args.recording_id)),
+    (ctx, args) => ops.getRecording(ctx, args.recording_id),
   ),
 
   defineTool(
@@ -116,7 +94,7 @@ const TOOLS: readonly ToolDefinition[] = [
       outputSchema: ops.listShape(ops.threadSummaryShape).shape,
       annotations: { title: 'List Thought Threads', ...READ },
     },
-    (ctx, args) => runTool(() => ops.listThoughtThreads(ctx, args)),
+    (ctx, args) => ops.listThoughtThreads(ctx, args),
   ),
 
   defineTool(
@@ -128,7 +106,7 @@ const TOOLS: readonly ToolDefinition[] = [
       outputSchema: ops.threadShape.shape,
       annotations: { title: 'Get a Thought Thread', ...READ },
     },
-    (ctx, args) => runTool(() => ops.getThoughtThread(ctx, args.thread_id)),
+    (ctx, args) => ops.getThoughtThread(ctx, args.thread_id),
   ),
 
   defineTool(
@@ -140,7 +118,7 @@ const TOOLS: readonly ToolDefinition[] = [
       outputSchema: ops.listShape(ops.folderShape).shape,
       annotations: { title: 'List folders', ...READ },
     },
-    (ctx, args) => runTool(() => ops.listFolders(ctx, args)),
+    (ctx, args) => ops.listFolders(ctx, args),
   ),
 
   defineTool(
@@ -152,7 +130,7 @@ const TOOLS: readonly ToolDefinition[] = [
       outputSchema: ops.usageShape.shape,
       annotations: { title: 'Get usage and limits', ...READ },
     },
-    (ctx) => runTool(() => ops.getUsage(ctx)),
+    (ctx) => ops.getUsage(ctx),
   ),
 
   defineTool(
@@ -173,17 +151,16 @@ const TOOLS: readonly ToolDefinition[] = [
       outputSchema: ops.transcriptionShape.shape,
       annotations: { title: 'Transcribe audio', ...AI },
     },
-    (ctx, args) =>
-      runTool(async () => {
-        const base64 = cleanBase64(args.audio_base64);
-        const options = await ops.checkTranscribeOptions(ctx, { language: args.language, save: args.save, title: args.title, folder_id: args.folder_id });
-        const audio = decodeBase64(base64);
-        const admission = await ops.admit(ctx, billing.Operation.OPERATION_TRANSCRIBE);
-        return ops.transcribe(ctx, Readable.from([audio]), { filename: args.filename ?? '', contentType: '' }, options, {
-          admissionId: admission.admissionId,
-          idempotencyKey: `mcp_${crypto.randomUUID()}`,
-        });
-      }),
+    async (ctx, args) => {
+      const audio = readAudioArgument(args.audio_base64);
+      const options = await ops.checkTranscribeOptions(ctx, { language: args.language, save: args.save, title: args.title, folder_id: args.folder_id });
+      if (audio.problem) throw audio.problem;
+      const admission = await ops.admit(ctx, billing.Operation.OPERATION_TRANSCRIBE);
+      return ops.transcribe(ctx, audio.open(), { filename: args.filename ?? '', contentType: audio.contentType }, options, {
+        admissionId: admission.admissionId,
+        idempotencyKey: `mcp_${crypto.randomUUID()}`,
+      });
+    },
   ),
 
   defineTool(
@@ -196,16 +173,20 @@ const TOOLS: readonly ToolDefinition[] = [
       outputSchema: ops.artifactShape.shape,
       annotations: { title: 'Convert a transcript', ...AI },
     },
-    (ctx, args) =>
-      runTool(async () => {
-        ops.checkConvertSource(args);
-        const admission = await ops.admit(ctx, billing.Operation.OPERATION_CONVERT);
-        return ops.convert(ctx, args, { admissionId: admission.admissionId, idempotencyKey: `mcp_${crypto.randomUUID()}` });
-      }),
+    async (ctx, args) => {
+      ops.checkConvertSource(args);
+      const admission = await ops.admit(ctx, billing.Operation.OPERATION_CONVERT);
+      return ops.convert(ctx, args, { admissionId: admission.admissionId, idempotencyKey: `mcp_${crypto.randomUUID()}` });
+    },
   ),
 ];
 
-/** Registers every tool on a request's server, bound to that request's caller. */
-export function registerTools(server: McpServer, ctx: ops.OperationContext): void {
-  for (const tool of TOOLS) tool.register(server, ctx);
+/** Registers every tool on a request's server, bound to that request's caller; tools/call is tool-calls.ts's. */
+export function registerTools(server: McpServer, ctx: ops.OperationContext, log: Logger): void {
+  const tools = new Map<string, CallableTool>();
+  for (const tool of TOOLS) {
+    tools.set(tool.name, { name: tool.name, inputSchema: tool.config.inputSchema, outputSchema: tool.config.outputSchema, run: (args) => tool.run(ctx, args) });
+    server.registerTool(tool.name, tool.config, (args: unknown) => callTool(tools.get(tool.name), tool.name, args, log));
+  }
+  handleToolCalls(server, tools, log);
 }

@@ -15,13 +15,13 @@
 import type { Request, Response } from 'express';
 import { randomUUID } from 'node:crypto';
 import type { billing } from '@murmur/proto';
-import { fromGrpcError, MurmurError, toErrorBody, type Logger } from '@murmur/kit';
+import { asPublicError, MurmurError, toErrorBody, type Logger } from '@murmur/kit';
 import type { Clients } from '../clients';
 import type { IdempotencyStore, StoredResponse } from '../idempotency/store';
 import { admit, type OperationContext } from '../operations';
 import { idempotencyKeyOf } from './idempotency-key';
 import { rateLimitOfError, setRateLimitHeaders } from './rate-limit-headers';
-import { sendError } from './errors';
+import { sendError } from '../http/errors';
 
 /** What an executing AI operation gets from the pipeline. */
 export interface AiCall {
@@ -126,9 +126,8 @@ export function aiRoute<I>(clients: Clients, store: IdempotencyStore, log: Logge
       try {
         admission = await admit(ctx, spec.operation);
       } catch (err) {
-        const e = fromGrpcError(err);
-        if (e.code === 'rate_limit_exceeded') setRateLimitHeaders(res, rateLimitOfError(e));
-        throw e;
+        if (err instanceof MurmurError && err.code === 'rate_limit_exceeded') setRateLimitHeaders(res, rateLimitOfError(err));
+        throw err;
       }
       setRateLimitHeaders(res, admission.rateLimit);
       input = await spec.read(req, res, controller.signal);
@@ -146,13 +145,10 @@ export function aiRoute<I>(clients: Clients, store: IdempotencyStore, log: Logge
       }
       send(res, response, false);
     } catch (err) {
-      const e = err instanceof MurmurError ? err : fromGrpcError(err);
       // The client went away: nothing is answered or kept, and its key is free for the retry.
       const gone = controller.signal.aborted || (err as Error)?.name === 'AbortError';
-      if (!gone && !(err instanceof MurmurError) && typeof (err as { code?: unknown })?.code !== 'number') {
-        const x = err as Error;
-        log.error({ err: { message: x?.message, stack: x?.stack }, path: req.path }, 'unhandled error in an AI route');
-      }
+      // What the abort broke is no bug: it is neither logged nor answered.
+      const e = gone && !(err instanceof MurmurError) ? new MurmurError('internal_error') : asPublicError(err, log, { path: req.path });
       if (key) {
         if (began && !gone && STORED_FAILURES.has(e.code)) {
           await store.complete(owner, key, fingerprintOrWildcard(spec, input), errorResponse(req, e)).catch(() => undefined);

@@ -33,7 +33,7 @@ import { AUDIO_BASE64, readJson } from './json-audio-stream';
 import { AUDIO_PART, readMultipart } from './multipart-audio';
 import type { AudioUploadFields } from './upload-fields';
 import { UploadStream, abortError } from './upload-stream';
-import { DEFAULT_BODY_IDLE_TIMEOUT_MS, watchBodyIdle } from './body-idle-timeout';
+import { DEFAULT_BODY_IDLE_TIMEOUT_MS, watchBodyIdle } from '../http/body-idle-timeout';
 
 export type { AudioUploadFields } from './upload-fields';
 

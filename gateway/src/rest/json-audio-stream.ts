@@ -10,7 +10,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { MurmurError, invalidParam } from '@murmur/kit';
-import { Base64Decoder } from './base64-decoder';
+import { Base64Decoder } from '../http/base64-decoder';
 import { FlatJsonTokenizer, type JsonScalar } from './flat-json-tokenizer';
 import { UploadFieldSet, isOptionName, optionFromJson, type AudioUploadFields } from './upload-fields';
 import type { UploadStream } from './upload-stream';

@@ -4,8 +4,8 @@
  */
 import express, { type Request, type Response } from 'express';
 import { MurmurError } from '@murmur/kit';
-import { bodyReadError } from './errors';
-import { DEFAULT_BODY_IDLE_TIMEOUT_MS, watchBodyIdle } from './body-idle-timeout';
+import { bodyReadError } from '../http/errors';
+import { DEFAULT_BODY_IDLE_TIMEOUT_MS, watchBodyIdle } from '../http/body-idle-timeout';
 
 const parsers = new Map<string, ReturnType<typeof express.json>>();
 

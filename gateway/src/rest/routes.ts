@@ -12,7 +12,7 @@ import * as ops from '../operations';
 import { aiRoute } from './ai-route';
 import { convertSpec } from './ai-routes';
 import { transcribeSpec } from './transcribe-route';
-import { requireKey } from './authenticate';
+import { requireKey } from '../http/authenticate';
 import { parseQuery } from './query';
 
 type Handler = (ctx: ops.OperationContext, req: Request) => Promise<unknown>;

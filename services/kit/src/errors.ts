@@ -15,6 +15,7 @@ import {
   SocketTimeoutError,
   TimeoutError as RedisTimeoutError,
 } from 'redis';
+import type { Logger } from './log';
 
 export type ErrorType =
   | 'authentication_error'
@@ -257,6 +258,26 @@ export function unavailableCause(err: unknown, depth = 0): string | undefined {
 export function unavailableError(err: unknown): MurmurError | undefined {
   if (err instanceof MurmurError) return err.code === 'service_unavailable' ? err : undefined;
   return unavailableCause(err) === undefined ? undefined : new MurmurError('service_unavailable');
+}
+
+/**
+ * The one way any failure becomes public, for every boundary (the gRPC server, REST, MCP): a
+ * MurmurError as it is; an unreachable dependency as service_unavailable (a warning, no stack:
+ * an outage, not a bug); anything else is a bug, logged here once with its stack — the line
+ * carries the request id of the call — and answered internal_error, its message never sent.
+ * `context` says where it happened (method, path, tool); `internalMessage` replaces the
+ * contract's default message of internal_error (gRPC statuses say just "internal error").
+ */
+export function asPublicError(err: unknown, log: Logger, context: Record<string, string> = {}, internalMessage?: string): MurmurError {
+  if (err instanceof MurmurError) return err;
+  const cause = unavailableCause(err);
+  if (cause !== undefined) {
+    log.warn({ ...context, cause }, 'a dependency is unavailable; answered service_unavailable');
+    return new MurmurError('service_unavailable');
+  }
+  const e = err as { message?: unknown; stack?: unknown } | null | undefined;
+  log.error({ ...context, err: { message: String(e?.message ?? err), stack: e?.stack } }, 'unhandled error');
+  return new MurmurError('internal_error', internalMessage);
 }
 
 /**

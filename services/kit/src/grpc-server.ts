@@ -11,7 +11,7 @@ import { HealthImplementation, protoPath as healthProtoPath } from 'grpc-health-
 import { protoRoot } from '@murmur/proto';
 import { acceptRequestId, runWithContext } from './context';
 import { BindError } from './bind-error';
-import { MurmurError, toGrpcError, unavailableCause } from './errors';
+import { asPublicError, toGrpcError } from './errors';
 import type { Logger } from './log';
 
 /** What a handler gets besides the request. */
@@ -86,20 +86,9 @@ function serviceNameOf(def: Record<string, MethodDef>): string {
   return first.path.split('/')[1] ?? '';
 }
 
-/**
- * A dependency that is down (Postgres restarting, Redis gone) is an outage, not a bug: it is
- * answered UNAVAILABLE + service_unavailable and logged as a warning without a stack.
- */
+/** What a failed handler answers: its MurmurError, or the one public form of anything else. */
 function toServiceError(err: unknown, log: Logger, method: string): Partial<grpc.ServiceError> {
-  if (err instanceof MurmurError) return toGrpcError(err);
-  const cause = unavailableCause(err);
-  if (cause !== undefined) {
-    log.warn({ method, cause }, 'a dependency is unavailable; answered service_unavailable');
-    return toGrpcError(new MurmurError('service_unavailable'));
-  }
-  const e = err as Error;
-  log.error({ method, err: { message: e?.message, stack: e?.stack } }, 'unhandled error in handler');
-  return toGrpcError(new MurmurError('internal_error', 'internal error'));
+  return toGrpcError(asPublicError(err, log, { method }, 'internal error'));
 }
 
 /** The reason of every cancelled call's signal: one object, not a DOMException with a stack per call. */

@@ -1,9 +1,10 @@
 /**
- * The REST rendering of the one error model: status and body from the code table in kit,
- * plus the headers some codes carry (WWW-Authenticate on 401, Retry-After on 429, Allow on 405).
+ * The HTTP rendering of the one error model, for both front ends (a /mcp request refused before
+ * any JSON-RPC — origin, key, body — is answered here too): status and body from the code table
+ * in kit, plus the headers some codes carry (WWW-Authenticate on 401, Retry-After on 429, Allow on 405).
  */
 import type { NextFunction, Request, Response } from 'express';
-import { MurmurError, toErrorBody, type Logger } from '@murmur/kit';
+import { asPublicError, MurmurError, toErrorBody, type Logger } from '@murmur/kit';
 
 const AUTH_CODES_WITH_TOKEN = new Set(['invalid_api_key', 'expired_api_key']);
 
@@ -34,18 +35,13 @@ export function bodyReadError(err: unknown): MurmurError | null {
   return null;
 }
 
-/** Anything a body parser or handler threw: typed errors as they are, the rest as internal_error (logged). */
+/** Anything a body parser or handler threw: typed errors as they are, body-read failures as the client's, the rest through kit's one public form. */
 export function errorHandler(log: Logger) {
   return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
     if (res.headersSent) {
       res.destroy();
       return;
     }
-    if (err instanceof MurmurError) return sendError(req, res, err);
-    const readError = bodyReadError(err);
-    if (readError) return sendError(req, res, readError);
-    const e = err as { message?: string; stack?: string };
-    log.error({ err: { message: e?.message, stack: e?.stack }, path: req.path }, 'unhandled error');
-    sendError(req, res, new MurmurError('internal_error'));
+    sendError(req, res, bodyReadError(err) ?? asPublicError(err, log, { path: req.path }));
   };
 }

@@ -1,4 +1,4 @@
-/** REST authentication: verifies the bearer key through the auth service before any handler runs. */
+/** Authentication of both front ends (REST and /mcp): verifies the bearer key through the auth service before any handler runs. */
 import type { NextFunction, Request, Response } from 'express';
 import type { auth } from '@murmur/proto';
 import { invalidParam } from '@murmur/kit';

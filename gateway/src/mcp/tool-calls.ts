@@ -1,0 +1,46 @@
+/**
+ * The tools/call handler of every request's server. McpServer's own handler renders its
+ * failures (an unknown tool, arguments the schema refuses, a bug) as bare text and has no hook
+ * to change that, so the call is handled here, through the SDK's public
+ * `Server.setRequestHandler`; tools/list stays McpServer's, from the same registrations. Every
+ * failure is the contract's error as an isError result, and a bug is logged once, with its stack
+ * and the request id, by kit's `asPublicError`.
+ */
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { getParseErrorMessage } from '@modelcontextprotocol/sdk/server/zod-compat.js';
+import { CallToolRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { z } from 'zod';
+import { asPublicError, MurmurError, type Logger } from '@murmur/kit';
+import { toolError, toolSuccess, type ToolResult } from './tool-result';
+
+/** A tool as tools/call runs it: its schemas (also what tools/list shows) and its body. */
+export interface CallableTool {
+  name: string;
+  inputSchema: z.ZodObject;
+  outputSchema: z.ZodObject;
+  /** Runs the tool on arguments its input schema accepted; resolves to its structured result. */
+  run(args: unknown): Promise<object>;
+}
+
+/** Validates, runs and renders one call; never throws. */
+export async function callTool(tool: CallableTool | undefined, name: string, args: unknown, log: Logger): Promise<ToolResult> {
+  if (!tool) return toolError(new MurmurError('invalid_request', `Tool ${name} not found`));
+  const input = await tool.inputSchema.safeParseAsync(args ?? {});
+  if (!input.success) {
+    return toolError(new MurmurError('invalid_request', `Input validation error: Invalid arguments for tool ${name}: ${getParseErrorMessage(input.error)}`));
+  }
+  try {
+    const value = await tool.run(input.data);
+    // A result its own schema refuses is our bug, not the caller's.
+    const output = tool.outputSchema.safeParse(value);
+    if (!output.success) throw new Error(`Output validation error: tool ${name}: ${getParseErrorMessage(output.error)}`);
+    return toolSuccess(value);
+  } catch (err) {
+    return toolError(asPublicError(err, log, { tool: name }));
+  }
+}
+
+/** Makes `tools` (already registered on `server` for tools/list) the ones tools/call runs. */
+export function handleToolCalls(server: McpServer, tools: ReadonlyMap<string, CallableTool>, log: Logger): void {
+  server.server.setRequestHandler(CallToolRequestSchema, (request) => callTool(tools.get(request.params.name), request.params.name, request.params.arguments, log));
+}
