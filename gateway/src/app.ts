@@ -39,7 +39,7 @@ export function createApp(deps: AppDeps): Express {
   });
   app.use('/api/v1', openApiRouter(MURMUR_VERSION)); // before the API router: no key needed
   app.use('/api/v1', apiRouter(deps.clients, deps.idempotency, deps.log, deps.keyCache, { bodyIdleTimeoutMs: deps.bodyIdleTimeoutMs, spoolDir: deps.spoolDir }));
-  const mcp = mcpHandlers({ clients: deps.clients, log: deps.log, allowedOrigins: deps.mcpAllowedOrigins ?? [], version: MURMUR_VERSION, keyCache: deps.keyCache });
+  const mcp = mcpHandlers({ clients: deps.clients, log: deps.log, allowedOrigins: deps.mcpAllowedOrigins ?? [], version: MURMUR_VERSION, keyCache: deps.keyCache, bodyIdleTimeoutMs: deps.bodyIdleTimeoutMs });
   app.post('/mcp', mcp.checkOrigin, mcp.requireKey, mcp.post);
   app.all('/mcp', mcp.checkOrigin, mcp.requireKey, mcp.notAllowed);
   app.use(() => notFound());

@@ -1,6 +1,6 @@
 /**
  * Issue 11 item 1: a body that stops arriving — 10 of 100 declared bytes, an upload stalled
- * mid-file, a /convert body cut off — answers 408 `request_timeout` after the body idle timeout
+ * mid-file, a /convert or /mcp body cut off — answers 408 `request_timeout` after the body idle timeout
  * (short here, MURMUR_BODY_IDLE_TIMEOUT_MS in production) and frees what it held: the
  * transcription call and its temp files, the gateway's spool, the Idempotency-Key (a retry is
  * not 409). A client that disconnects mid-upload frees its key the same way. Nothing is charged,
@@ -85,6 +85,16 @@ describe('a request body that stops arriving', () => {
     const headers = { 'content-type': 'application/json', 'content-length': '200' };
     expectTimeout(await rawPost(sys.baseUrl, '/api/v1/convert', key, headers, ['{"kind":"summary","transcript":"We met'], { stall: true }));
     expect(await creditsOf(sys, userId)).toEqual(before);
+  });
+
+  it('answers 408 for a /mcp body that stops arriving, and still serves /mcp after', async () => {
+    const before = await creditsOf(sys, userId);
+    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'content-length': '300' };
+    expectTimeout(await rawPost(sys.baseUrl, '/mcp', key, headers, ['{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"transcribe","arguments":{"audio_base64":"UklG'], { stall: true }));
+    expect(await creditsOf(sys, userId)).toEqual(before);
+    const list = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+    const ok = await rawPost(sys.baseUrl, '/mcp', key, { ...headers, 'content-length': String(list.length) }, [list]);
+    expect(ok.status).toBe(200);
   });
 
   it('frees the Idempotency-Key of a client that disconnects mid-upload: the retry is not 409', async () => {

@@ -6,7 +6,6 @@
  * stateless mode) and DELETE (no sessions) answer 405.
  */
 import type { NextFunction, Request, Response } from 'express';
-import express from 'express';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
@@ -14,6 +13,7 @@ import { MurmurError, type Logger } from '@murmur/kit';
 import type { Clients } from '../clients';
 import type { VerifiedKeyCache } from '../key-cache';
 import { requireKey as requireKeyMiddleware } from '../http/authenticate';
+import { readJsonBody } from '../http/json-body';
 import { MCP_MAX_BODY_BYTES, mcpAudioTooLarge } from './body-limit';
 import { registerTools } from './tools';
 
@@ -27,6 +27,8 @@ export interface McpOptions {
   allowedOrigins: string[];
   version: string;
   keyCache?: VerifiedKeyCache;
+  /** A body that stops arriving for this long is answered 408 request_timeout (as on /api/v1). */
+  bodyIdleTimeoutMs?: number;
 }
 
 /** Pages served from this machine (local tools, the MCP Inspector) may call the server. */
@@ -45,7 +47,7 @@ function jsonRpcError(res: Response, status: number, code: number, message: stri
 
 export function mcpHandlers(opts: McpOptions) {
   // The transcribe tool's base64 audio is the only argument that can fill a body this size.
-  const json = express.json({ limit: MCP_MAX_BODY_BYTES, type: () => true });
+  const bodyOptions = { limit: MCP_MAX_BODY_BYTES, idleTimeoutMs: opts.bodyIdleTimeoutMs, anyContentType: true, tooLarge: mcpAudioTooLarge };
   // One validator for every request's server (each would otherwise build its own Ajv).
   const jsonSchemaValidator = new AjvJsonSchemaValidator();
 
@@ -60,13 +62,14 @@ export function mcpHandlers(opts: McpOptions) {
   const requireKey = requireKeyMiddleware(opts.clients, opts.keyCache);
 
   const post = async (req: Request, res: Response) => {
-    await new Promise<void>((resolve, reject) =>
-      json(req, res, (err?: unknown) => {
-        if (!err) resolve();
-        else reject((err as { type?: string }).type === 'entity.too.large' ? mcpAudioTooLarge() : err);
-      }),
-    );
-    const body: unknown = req.body;
+    let body: unknown;
+    try {
+      body = await readJsonBody(req, res, bodyOptions);
+    } catch (err) {
+      // Answered before the body was read to its end (a stalled body): close rather than read on.
+      if (!req.complete) res.setHeader('Connection', 'close');
+      throw err;
+    }
     if (Array.isArray(body)) {
       // JSON-RPC batching was removed from MCP (2025-06-18); a batch is an invalid request.
       jsonRpcError(res, 400, -32600, 'Invalid Request: JSON-RPC batches are not supported; send one message per request.');

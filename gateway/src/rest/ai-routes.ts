@@ -4,7 +4,7 @@ import type { Request, Response } from 'express';
 import { billing } from '@murmur/proto';
 import * as ops from '../operations';
 import type { AiRouteSpec } from './ai-route';
-import { readJsonBody } from './json-body';
+import { readJsonBody } from '../http/json-body';
 import type { BodyOptions } from './routes';
 
 function sha256(value: string): string {
@@ -28,7 +28,7 @@ export function canonical(value: unknown): string {
 /** POST /convert: a JSON body of at most 16 MB (the plan's transcript limit is checked by conversion). */
 export function convertSpec(body: BodyOptions = {}): AiRouteSpec<ops.ConvertInput> {
   const read = async (req: Request, res: Response) => {
-    const input = ops.parseInput(ops.convertInputSchema, await readJsonBody(req, res, '16mb', body.bodyIdleTimeoutMs));
+    const input = ops.parseInput(ops.convertInputSchema, await readJsonBody(req, res, { limit: '16mb', idleTimeoutMs: body.bodyIdleTimeoutMs }));
     ops.checkConvertSource(input);
     return input;
   };

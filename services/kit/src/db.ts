@@ -40,6 +40,12 @@ export interface DatabaseOptions {
 export const DB_RETRY_BUDGET_MS = 3_000;
 /** Longest wait for a connection (new or from a busy pool) before the attempt counts as failed. */
 const CONNECT_TIMEOUT_MS = 2_000;
+/**
+ * The embedded server lives in this process and runs one transaction at a time over one
+ * connection: a checkout waits for the transaction before it, however long, and never means an
+ * outage. Bounded only to surface a deadlock.
+ */
+const EMBEDDED_CONNECT_TIMEOUT_MS = 60_000;
 const READ_ONLY_STATEMENT = /^\s*(SELECT|SHOW|VALUES|TABLE)\b/i;
 
 export interface Database {
@@ -74,7 +80,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
     // (Parse/Bind/Execute on the unnamed statement) would interleave and corrupt each other.
     max: embedded ? 1 : opts.poolSize ?? 10,
     idleTimeoutMillis: 30_000,
-    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    connectionTimeoutMillis: embedded ? EMBEDDED_CONNECT_TIMEOUT_MS : CONNECT_TIMEOUT_MS,
     keepAlive: true,
     application_name: opts.schema,
     // Every connection starts in the service's own schema.
