@@ -37,6 +37,7 @@ COPY services/library/package.json services/library/
 COPY services/transcription/package.json services/transcription/
 COPY services/conversion/package.json services/conversion/
 COPY gateway/package.json gateway/
+COPY app/package.json app/
 COPY launcher/package.json launcher/
 COPY bench/package.json bench/
 # `npm install` with the committed lock, failing if it had to change it: what `npm ci` promises,
