@@ -17,7 +17,8 @@
 # package's production closure, so the 700 MB of llama.cpp binaries land in conversion alone)
 # → `runtime` (node:20-bookworm-slim, no npm, user 10001) → the targets, which add their
 # node_modules, their compiled packages and nothing else. They run `node <package>/dist/main.js`
-# directly: exec form, no shell, no npm at run time.
+# directly: exec form, no shell, no npm at run time. The app's side (app/: the admin CLI and demo
+# seeding) is in no image; only its manifest is copied, because the lock names every workspace.
 
 ARG NODE_IMAGE=node:20-bookworm-slim
 
