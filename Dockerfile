@@ -20,6 +20,9 @@
 # which add their node_modules, their own compiled package and nothing else. They run
 # `node <package>/dist/main.js` directly: exec form, no shell, no npm at run time.
 #
+# The app's side (app/: the admin CLI and demo seeding) is in no image; only its manifest is
+# copied, because the lock names every workspace.
+#
 # The Node major follows package.json `engines.node` (deploy/helm/test/dockerfile.test.ts).
 
 ARG NODE_IMAGE=node:24-bookworm-slim
@@ -40,6 +43,7 @@ COPY services/library/package.json services/library/
 COPY services/transcription/package.json services/transcription/
 COPY services/conversion/package.json services/conversion/
 COPY gateway/package.json gateway/
+COPY app/package.json app/
 COPY launcher/package.json launcher/
 COPY bench/package.json bench/
 # `npm install` with the committed lock, failing if it had to change it: what `npm ci` promises,

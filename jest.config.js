@@ -13,6 +13,7 @@ module.exports = {
     '^@murmur/proto$': '<rootDir>/proto/src/index.ts',
     '^@murmur/(auth|billing|library|transcription|conversion)$': '<rootDir>/services/$1/src/index.ts',
     '^@murmur/gateway$': '<rootDir>/gateway/src/index.ts',
+    '^@murmur/app$': '<rootDir>/app/src/index.ts',
   },
   testMatch: ['<rootDir>/**/test/**/*.test.ts'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],

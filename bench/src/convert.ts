@@ -3,14 +3,14 @@
  * transcripts, in-process (no gRPC, no billing), and the exponent of a log-log fit of time
  * against words per kind — about 1 means cost grows linearly with the transcript.
  *
- * Transcripts are realistic: the demo seed's voice notes (gateway/src/admin/seed-content.ts),
+ * Transcripts are realistic: the demo seed's voice notes (app/src/seed/seed-content.ts),
  * concatenated as paragraphs and cut at a sentence end at the target word count. Each size
  * is converted once to warm up, then timed several times; the median is reported.
  */
 import * as os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { KIND_NAMES, LocalEngine, type KindName } from '@murmur/conversion';
-import { buildSeedPlan } from '@murmur/gateway/dist/admin/seed-content';
+import { buildSeedPlan } from '@murmur/app';
 
 /** Target sizes in words. */
 export const CONVERT_BENCH_SIZES = [1_000, 10_000, 100_000] as const;

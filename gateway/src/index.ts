@@ -1,8 +1,7 @@
-/** @murmur/gateway — the HTTP app and the shared operations, for tests and the CLI. */
+/** @murmur/gateway — the HTTP app and the shared operations, for tests, the launcher and the app's side. */
 export * from './app';
 export * from './clients';
 export * from './http/server';
 export * as operations from './operations';
-export * as admin from './admin/commands';
 export * from './idempotency/store';
 export * from './key-cache';

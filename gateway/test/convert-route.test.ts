@@ -4,7 +4,7 @@
  * spending cap, rate limit with its headers (across two gateway replicas), and Idempotency-Key.
  */
 import * as http from 'node:http';
-import { seedLibrary } from '../src/admin/seed';
+import { seedLibrary } from '@murmur/app';
 import { get, startSystem, type TestSystem } from './support/system';
 
 type Json = Record<string, any>;

@@ -9,7 +9,7 @@
  * HOSTILE_TIMEOUT_MS (default 10 s) only catches hangs; HOSTILE_SEED replays another generated set.
  */
 import { wavHeader } from '@murmur/transcription';
-import { seedLibrary } from '../src/admin/seed';
+import { seedLibrary } from '@murmur/app';
 import { hostileCases, LIST_PATHS, type HostileCase, type HostileContext, type ListPath } from './support/hostile-cases';
 import { sendRaw, type RawResponse } from './support/raw-http';
 import { get, startSystem, type TestSystem } from './support/system';

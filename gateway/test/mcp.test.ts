@@ -4,7 +4,7 @@
  * rules before JSON-RPC (401, 403 Origin, 405, batches).
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { seedLibrary } from '../src/admin/seed';
+import { seedLibrary } from '@murmur/app';
 import { callTool as call, connectMcp, type Structured } from './support/mcp-client';
 import { startSystem, type TestSystem } from './support/system';
 

@@ -4,7 +4,7 @@
  * at least once, HEAD and OPTIONS, the unknown-path and other-method fallbacks, and the 503 of an
  * AI call whose engine is down (this system runs without transcription and conversion).
  */
-import { seedLibrary } from '../src/admin/seed';
+import { seedLibrary } from '@murmur/app';
 import { get, startSystem, type TestSystem } from './support/system';
 
 describe('responses the document describes', () => {

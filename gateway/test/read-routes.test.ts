@@ -4,7 +4,7 @@
  * inserts happen, full-text search, filters, and bad parameters.
  */
 import { library } from '@murmur/proto';
-import { seedLibrary } from '../src/admin/seed';
+import { seedLibrary } from '@murmur/app';
 import { get, startSystem, type TestSystem } from './support/system';
 
 describe('read routes', () => {

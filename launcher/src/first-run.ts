@@ -2,7 +2,8 @@
  * First start on an empty store: a demo user on the pro plan with seeded content and one API
  * key, printed once with two curl examples. Later starts only say how to mint another key.
  */
-import { admin, closeClients, createClients, type ServiceAddresses } from '@murmur/gateway';
+import { admin } from '@murmur/app';
+import { closeClients, createClients, type ServiceAddresses } from '@murmur/gateway';
 
 const { createUser, createKey, seed } = admin;
 

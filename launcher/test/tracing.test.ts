@@ -10,7 +10,7 @@
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { admin } from '@murmur/gateway';
+import { admin } from '@murmur/app';
 import { startProcessStack, type ProcessStack } from './support/process-stack';
 
 interface Span {

@@ -1,9 +1,9 @@
 /**
  * The local engine on realistic transcripts, without the network: the long fixtures, and
- * hundreds of generated voice notes from the demo seed (gateway/src/admin/seed-content.ts),
+ * hundreds of generated voice notes from the demo seed (app/src/seed/seed-content.ts),
  * whose own action-item artifacts say who does what by when.
  */
-import { buildSeedPlan } from '../../../gateway/src/admin/seed-content';
+import { buildSeedPlan } from '@murmur/app';
 import { extractArtifact, KIND_NAMES, parseCsv, renderArtifact, type ActionItemsArtifact, type MeetingNotesArtifact, type SummaryArtifact } from '../src/index';
 import { restoreCase } from '../src/nlp/document';
 import { FIXTURES, PRODUCT_SYNC } from './support/fixtures';

@@ -1,4 +1,4 @@
-import { buildSeedPlan, type SeedPlan, type SeedRecording } from '../src/admin/seed-content';
+import { buildSeedPlan, type SeedPlan, type SeedRecording } from '../src/seed/seed-content';
 
 /** The documented upper bound on `recordings`. */
 const MAX_SEED_RECORDINGS = 10_000;

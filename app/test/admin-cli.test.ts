@@ -5,7 +5,7 @@
 import { execFile } from 'node:child_process';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
-import { get, startSystem, type TestSystem } from './support/system';
+import { get, startSystem, type TestSystem } from '../../gateway/test/support/system';
 
 const run = promisify(execFile);
 const CLI = path.resolve(__dirname, '..', 'dist', 'admin', 'main.js');

@@ -5,7 +5,7 @@
  */
 import { parseArgs } from 'node:util';
 import { commonSchema, loadConfig, MurmurError, serviceAddressSchema } from '@murmur/kit';
-import { closeClients, createClients } from '../clients';
+import { closeClients, createClients } from '@murmur/gateway';
 import * as cmd from './commands';
 
 const USAGE = `Usage: npm run admin -- <command>

@@ -4,8 +4,8 @@
  */
 import { auth } from '@murmur/proto';
 import { MurmurError } from '@murmur/kit';
-import type { Clients } from '../clients';
-import { seedLibrary } from './seed';
+import type { Clients } from '@murmur/gateway';
+import { seedLibrary } from '../seed/seed-library';
 
 export const EXPIRY: Record<string, auth.KeyExpiry> = {
   '30': auth.KeyExpiry.KEY_EXPIRY_30_DAYS,
