@@ -14,7 +14,7 @@ export * from './log';
 export * from './random';
 export * from './redis';
 export * from './shutdown';
-export * from './testing';
+export * from './test-database';
 export * from './test-servers';
 export * from './real-servers';
 export * from './grpc-calls';
