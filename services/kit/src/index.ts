@@ -15,6 +15,7 @@ export * from './random';
 export * from './redis';
 export * from './shutdown';
 export * from './test-database';
+export * from './test-failure';
 export * from './test-servers';
 export * from './real-servers';
 export * from './grpc-calls';

@@ -1,12 +1,10 @@
 /**
  * Test support: a database of its own for each test file — a fresh schema on the real
- * Postgres when DATABASE_URL is set (CI), an in-memory PGlite otherwise — and the error a call
- * failed with.
+ * Postgres when DATABASE_URL is set (CI), an in-memory PGlite otherwise.
  */
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { openDatabase, type Database } from './db';
-import { MurmurError } from './errors';
 
 /** `url` overrides DATABASE_URL (a fault test's own Postgres). */
 export async function openTestDatabase(service: string, migrationsDir: string, url = process.env.DATABASE_URL || undefined): Promise<Database> {
@@ -23,14 +21,4 @@ export async function openTestDatabase(service: string, migrationsDir: string, u
     }
   };
   return db;
-}
-
-/** The MurmurError a call failed with (fails the test when it succeeded or failed otherwise). */
-export async function failure(call: Promise<unknown>): Promise<MurmurError> {
-  const outcome = await call.then(
-    () => undefined,
-    (err: unknown) => err,
-  );
-  if (!(outcome instanceof MurmurError)) throw new Error(`expected a MurmurError, got ${outcome === undefined ? 'success' : String(outcome)}`);
-  return outcome;
 }
