@@ -18,6 +18,7 @@ export * from './test-database';
 export * from './test-failure';
 export * from './test-servers';
 export * from './real-servers';
+export * from './manual-clock';
 export * from './grpc-calls';
 export * from './health';
 export * from './service-main';

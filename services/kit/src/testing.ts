@@ -7,3 +7,5 @@ export * from './test-database';
 export * from './test-failure';
 export * from './test-servers';
 export * from './real-servers';
+export * from './manual-clock';
+export * from './grpc-calls';
