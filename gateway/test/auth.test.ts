@@ -4,7 +4,7 @@
  * plus request ids, 404, 405 and unknown parameters.
  */
 import { auth } from '@murmur/proto';
-import { callsServedOn, describeIfReal, realRedisUnavailable } from '@murmur/kit';
+import { callsServedOn, describeIfReal, realRedisUnavailable } from '@murmur/kit/testing';
 import { get, startSystem, type TestSystem } from './support/system';
 
 const HEX64 = 'a'.repeat(64);

@@ -5,7 +5,8 @@
  * breaks serves nothing it held before — a revocation published while it was down cannot be
  * missed. The channel runs on a redis-server of this file's own, killed and restarted at will.
  */
-import { connectRedis, describeIfReal, ManualClock, publishRevocation, RevocationListener, startTestRedis, testRedisUnavailable, type Redis, type TestRedis } from '@murmur/kit';
+import { connectRedis, publishRevocation, RevocationListener, type Redis } from '@murmur/kit';
+import { describeIfReal, ManualClock, startTestRedis, testRedisUnavailable, type TestRedis } from '@murmur/kit/testing';
 import { auth } from '@murmur/proto';
 import { KEY_CACHE_TTL_MS, VerifiedKeyCache } from '@murmur/gateway';
 

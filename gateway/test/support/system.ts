@@ -11,18 +11,20 @@ import { auth } from '@murmur/proto';
 import {
   connectRedis,
   createLogger,
-  ManualClock,
-  openTestDatabase,
   publishRevocation,
-  realRedis,
-  realRedisUnavailable,
   RedisCache,
   RevocationListener,
   type Database,
   type Logger,
-  type RealServer,
   type Redis,
 } from '@murmur/kit';
+import {
+  ManualClock,
+  openTestDatabase,
+  realRedis,
+  realRedisUnavailable,
+  type RealServer,
+} from '@murmur/kit/testing';
 import { AUTH_MIGRATIONS_DIR, startAuthService } from '@murmur/auth';
 import { BILLING_MIGRATIONS_DIR, RedisRateLimiter, startBillingService } from '@murmur/billing';
 import { LIBRARY_MIGRATIONS_DIR, startLibraryService } from '@murmur/library';
