@@ -1,4 +1,8 @@
-/** @murmur/kit — the one home of cross-cutting code shared by every service and the gateway. */
+/**
+ * @murmur/kit — the one home of cross-cutting code shared by every service and the gateway.
+ * Production code only: test helpers are `@murmur/kit/testing`, and OpenTelemetry's start is
+ * `@murmur/kit/tracing` (loaded first by each main.ts, before what it patches).
+ */
 export * from './clock';
 export * from './config';
 export * from './context';
@@ -14,12 +18,6 @@ export * from './log';
 export * from './random';
 export * from './redis';
 export * from './shutdown';
-export * from './test-database';
-export * from './test-failure';
-export * from './test-servers';
-export * from './real-servers';
-export * from './manual-clock';
-export * from './grpc-calls';
 export * from './health';
 export * from './service-main';
 export * from './key-revocations';
