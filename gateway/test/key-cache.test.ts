@@ -8,7 +8,7 @@
 import { connectRedis, publishRevocation, RevocationListener, type Redis } from '@murmur/kit';
 import { describeIfReal, ManualClock, startTestRedis, testRedisUnavailable, type TestRedis } from '@murmur/kit/testing';
 import { auth } from '@murmur/proto';
-import { KEY_CACHE_TTL_MS, VerifiedKeyCache } from '@murmur/gateway';
+import { KEY_CACHE_TTL_MS, RESET_SETTLE_MS, VerifiedKeyCache } from '@murmur/gateway';
 
 const NOW = new Date('2026-01-15T12:00:00Z');
 const KEY_A = `Bearer svc_${'a'.repeat(64)}`;
@@ -141,6 +141,10 @@ describeIfReal(redisMissing, 'revocation channel (a redis-server of our own, kil
     // node-redis reconnects and resubscribes; the cache serves again, but not the revoked key.
     await until(() => r.listener.live);
     expect(r.cache.get(KEY_A)).toBeUndefined();
+    // A verification answered before the break may still land: nothing is cached until it cannot.
+    r.cache.set(KEY_A, principal('key_next'));
+    expect(r.cache.get(KEY_A)).toBeUndefined();
+    clock.advance(RESET_SETTLE_MS);
     r.cache.set(KEY_A, principal('key_next'));
     expect(r.cache.get(KEY_A)?.keyId).toBe('key_next');
     expect((await publishRevocation(publisher, 'key_next')).acked).toBeGreaterThanOrEqual(1);
@@ -158,6 +162,9 @@ describeIfReal(redisMissing, 'revocation channel (a redis-server of our own, kil
     await server.start();
     await until(() => replicas.every((x) => x.listener.live) && publisher.isReady);
     expect(r.cache.get(KEY_A)).toBeUndefined();
+    r.cache.set(KEY_A, principal('key_crash'));
+    expect(r.cache.get(KEY_A)).toBeUndefined();
+    clock.advance(RESET_SETTLE_MS);
     r.cache.set(KEY_A, principal('key_crash'));
     expect(r.cache.get(KEY_A)?.keyId).toBe('key_crash');
     expect((await publishRevocation(publisher, 'key_crash')).acked).toBe(replicas.filter((x) => x.listener.live).length);
