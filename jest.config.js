@@ -10,6 +10,7 @@ module.exports = {
   },
   moduleNameMapper: {
     '^@murmur/kit$': '<rootDir>/services/kit/src/index.ts',
+    '^@murmur/kit/(tracing|testing)$': '<rootDir>/services/kit/src/$1.ts',
     '^@murmur/proto$': '<rootDir>/proto/src/index.ts',
     '^@murmur/(auth|billing|library|transcription|conversion)$': '<rootDir>/services/$1/src/index.ts',
     '^@murmur/gateway$': '<rootDir>/gateway/src/index.ts',

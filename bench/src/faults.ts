@@ -10,7 +10,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Client } from 'pg';
-import { startTestPostgres, testPostgresUnavailable, type TestPostgres } from '@murmur/kit';
+import { startTestPostgres, testPostgresUnavailable, type TestPostgres } from '@murmur/kit/testing';
 import type { billing } from '@murmur/proto';
 import { machineInfo, type Benchmark, type BenchmarkReport } from './benchmark';
 import { createBenchUser, describe, redisNote, startStack, type BenchUser, type ServiceName, type Stack } from './stack';

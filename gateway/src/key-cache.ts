@@ -8,6 +8,9 @@
  * When the channel breaks (Redis down) the cache is emptied and off; when it is back, it is
  * emptied again and caches nothing for {@link RESET_SETTLE_MS}, so a verification answered
  * before a revocation that happened during the break (and reached nobody) is never cached.
+ *
+ * Auth keeps a cache of its own behind this one (services/auth/src/verification-cache.ts) with
+ * another invalidation, on purpose: docs/decisions.md, "Verified-key caches".
  */
 import { createHash } from 'node:crypto';
 import type { auth } from '@murmur/proto';

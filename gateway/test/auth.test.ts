@@ -4,7 +4,8 @@
  * plus request ids, 404, 405 and unknown parameters.
  */
 import { auth } from '@murmur/proto';
-import { callsServedOn, describeIfReal, realRedisUnavailable } from '@murmur/kit';
+import { callsServedOn, describeIfReal, failure, realRedisUnavailable } from '@murmur/kit/testing';
+import { hashKey, verificationCacheKey } from '@murmur/auth';
 import { get, startSystem, type TestSystem } from './support/system';
 
 const HEX64 = 'a'.repeat(64);
@@ -75,10 +76,13 @@ describe('authentication over REST', () => {
       expect(res.body.error.code).toBe('invalid_api_key');
     });
 
-    it('fails a revoked key on the very next request through every gateway replica, caches warm', async () => {
+    it("fails a revoked key on the very next request through every gateway replica, both caches warm: the replicas' and auth's", async () => {
       const second = await sys.extraGateway();
       const { key: k, keyId: id } = await sys.newUser('replicas@example.com');
       for (const base of [sys.baseUrl, second.baseUrl]) expect((await get(base, '/api/v1/usage', k)).status).toBe(200);
+      // Auth's own cache holds the verification: it answers whoever asks without a cache of its
+      // own (a replica whose cache is cold, off or just emptied; Envoy's ext_authz).
+      expect(await sys.authCache!.get(verificationCacheKey(hashKey(k)))).not.toBeNull();
       // Both replicas now answer the key from their caches: auth is not asked again.
       const warm = await authCalls();
       for (let i = 0; i < 3; i++) {
@@ -87,9 +91,12 @@ describe('authentication over REST', () => {
       }
       expect(await authCalls()).toBe(warm);
       await sys.clients.auth.revokeApiKey({ keyId: id, userId: '' });
+      // Each replica dropped the key and asks auth, whose cache no longer answers for it.
       const [a, b] = await Promise.all([get(sys.baseUrl, '/api/v1/usage', k), get(second.baseUrl, '/api/v1/usage', k)]);
       expect([a.status, b.status]).toEqual([401, 401]);
       expect([a.body.error.code, b.body.error.code]).toEqual(['invalid_api_key', 'invalid_api_key']);
+      expect(await authCalls()).toBe(warm + 3); // RevokeApiKey, then one VerifyKey per replica
+      expect((await failure(sys.clients.auth.verifyKey({ authorization: `Bearer ${k}` }))).code).toBe('invalid_api_key');
     });
   });
 

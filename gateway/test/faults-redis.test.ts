@@ -5,7 +5,7 @@
  * recovers by itself once Redis is back, with no process restarted.
  */
 import { auth } from '@murmur/proto';
-import { failure } from '@murmur/kit';
+import { failure } from '@murmur/kit/testing';
 import { RESET_SETTLE_MS } from '@murmur/gateway';
 import { answeredWell, bugReports, call, eventually, faultTestsUnavailable, startFaultSystem, type FaultSystem } from './support/faults';
 

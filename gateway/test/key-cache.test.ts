@@ -5,7 +5,8 @@
  * breaks serves nothing it held before — a revocation published while it was down cannot be
  * missed. The channel runs on a redis-server of this file's own, killed and restarted at will.
  */
-import { connectRedis, describeIfReal, ManualClock, publishRevocation, RevocationListener, startTestRedis, testRedisUnavailable, type Redis, type TestRedis } from '@murmur/kit';
+import { connectRedis, publishRevocation, RevocationListener, type Redis } from '@murmur/kit';
+import { describeIfReal, ManualClock, startTestRedis, testRedisUnavailable, type TestRedis } from '@murmur/kit/testing';
 import { auth } from '@murmur/proto';
 import { KEY_CACHE_TTL_MS, RESET_SETTLE_MS, VerifiedKeyCache } from '@murmur/gateway';
 
@@ -169,6 +170,9 @@ describeIfReal(redisMissing, 'revocation channel (a redis-server of our own, kil
     await until(() => replicas.every((x) => x.listener.live) && publisher.isReady);
     expect(r.cache.get(KEY_A)).toBeUndefined();
     settle(r);
+    r.cache.set(KEY_A, principal('key_crash'));
+    expect(r.cache.get(KEY_A)).toBeUndefined();
+    clock.advance(RESET_SETTLE_MS);
     r.cache.set(KEY_A, principal('key_crash'));
     expect(r.cache.get(KEY_A)?.keyId).toBe('key_crash');
     expect((await publishRevocation(publisher, 'key_crash')).acked).toBe(replicas.filter((x) => x.listener.live).length);

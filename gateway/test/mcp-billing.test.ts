@@ -6,7 +6,7 @@
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { readFileSync } from 'node:fs';
-import { ManualClock } from '@murmur/kit';
+import { ManualClock } from '@murmur/kit/testing';
 import { librivoxUtterances } from '../../services/transcription/src/speech-fixtures';
 import { callTool, connectMcp, type Structured } from './support/mcp-client';
 import { startSystem, type TestSystem } from './support/system';

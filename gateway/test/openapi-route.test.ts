@@ -7,7 +7,8 @@
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { callsServedOn, createLogger, openTestDatabase, type Database } from '@murmur/kit';
+import { createLogger, type Database } from '@murmur/kit';
+import { callsServedOn, openTestDatabase } from '@murmur/kit/testing';
 import { AUTH_MIGRATIONS_DIR, startAuthService, type RunningAuthService } from '@murmur/auth';
 import { closeClients, createApp, createClients, createHttpServer, MemoryIdempotencyStore, MURMUR_VERSION, type Clients } from '@murmur/gateway';
 import { buildOpenApiDocument } from '../src/openapi/document';

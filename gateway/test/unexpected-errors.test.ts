@@ -6,7 +6,8 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import { auth } from '@murmur/proto';
-import { bindService, createLogger, ManualClock, startGrpcServer, type Logger } from '@murmur/kit';
+import { bindService, createLogger, startGrpcServer, type Logger } from '@murmur/kit';
+import { ManualClock } from '@murmur/kit/testing';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Clients } from '@murmur/gateway';
 import { startGateway, startSystem, type TestGateway, type TestSystem } from './support/system';

@@ -10,7 +10,7 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { startTestPostgres, testPostgresUnavailable, type TestPostgres } from '@murmur/kit';
+import { startTestPostgres, testPostgresUnavailable, type TestPostgres } from '@murmur/kit/testing';
 import { admin } from '@murmur/app';
 import type { billing } from '@murmur/proto';
 import { startProcessStack, type ProcessName, type ProcessStack } from './support/process-stack';

@@ -9,7 +9,8 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { EXIT_CANNOT_BIND, freePort, waitForGrpcServing } from '@murmur/kit';
+import { EXIT_CANNOT_BIND, waitForGrpcServing } from '@murmur/kit';
+import { freePort } from '@murmur/kit/testing';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 /** Only generous enough to catch a hang: services migrate PGlite on a busy machine first. */

@@ -9,7 +9,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { freePort } from '@murmur/kit';
+import { freePort } from '@murmur/kit/testing';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;

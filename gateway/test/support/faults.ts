@@ -4,7 +4,8 @@
  * each request was answered (a hang guard aborts one that takes far too long).
  */
 import { Writable } from 'node:stream';
-import { createLogger, startTestPostgres, startTestRedis, testPostgresUnavailable, testRedisUnavailable, type TestPostgres, type TestRedis } from '@murmur/kit';
+import { createLogger } from '@murmur/kit';
+import { startTestPostgres, startTestRedis, testPostgresUnavailable, testRedisUnavailable, type TestPostgres, type TestRedis } from '@murmur/kit/testing';
 import { startSystem, type SystemOptions, type TestSystem } from './system';
 
 /** Why the fault tests cannot run here, or undefined. */

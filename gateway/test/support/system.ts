@@ -11,18 +11,21 @@ import { auth } from '@murmur/proto';
 import {
   connectRedis,
   createLogger,
-  ManualClock,
-  openTestDatabase,
   publishRevocation,
-  realRedis,
-  realRedisUnavailable,
   RedisCache,
   RevocationListener,
   type Database,
+  type KeyValueCache,
   type Logger,
-  type RealServer,
   type Redis,
 } from '@murmur/kit';
+import {
+  ManualClock,
+  openTestDatabase,
+  realRedis,
+  realRedisUnavailable,
+  type RealServer,
+} from '@murmur/kit/testing';
 import { AUTH_MIGRATIONS_DIR, startAuthService } from '@murmur/auth';
 import { BILLING_MIGRATIONS_DIR, RedisRateLimiter, startBillingService } from '@murmur/billing';
 import { LIBRARY_MIGRATIONS_DIR, startLibraryService } from '@murmur/library';
@@ -86,6 +89,8 @@ export interface TestSystem {
   addresses: ServiceAddresses;
   /** The clock of the auth service (key expiry); starts at the real now. */
   authClock: ManualClock;
+  /** The store of auth's verification cache (Redis), when Redis runs: a test can see what auth has cached. */
+  authCache?: KeyValueCache;
   /** Another gateway replica over the same services (its own key cache and listener). */
   extraGateway(): Promise<TestGateway>;
   /** Creates a user and a key; returns both. */
@@ -130,12 +135,13 @@ export async function startSystem(opts: SystemOptions = {}): Promise<TestSystem>
   const redis: Redis | undefined = redisServer ? await connectRedis(redisServer.url, log) : undefined;
   const authClock = new ManualClock(new Date());
   const prefix = `murmur:test:${Date.now()}:${Math.random().toString(36).slice(2)}:`;
+  const authCache = redis ? new RedisCache(redis, `${prefix}auth:`) : undefined;
   const authSvc = await startAuthService({
     db: authDb,
     log,
     address: '127.0.0.1:0',
     clock: authClock,
-    cache: redis ? new RedisCache(redis, `${prefix}auth:`) : undefined,
+    cache: authCache,
     announceRevocation: redis ? async (keyId) => void (await publishRevocation(redis, keyId)) : undefined,
   });
   const rateLimiter = opts.redisUrl && redis ? new RedisRateLimiter(redis, { keyPrefix: `${prefix}ratelimit:` }) : undefined;
@@ -169,6 +175,7 @@ export async function startSystem(opts: SystemOptions = {}): Promise<TestSystem>
     clients,
     addresses,
     authClock,
+    authCache,
     async newUser(email, expiry = auth.KeyExpiry.KEY_EXPIRY_90_DAYS) {
       const { user } = await clients.auth.createUser({ email, name: email.split('@')[0] ?? '' });
       const res = await clients.auth.createApiKey({ userId: user!.id, name: 'test', expiry });

@@ -7,7 +7,8 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { freePort, waitForGrpcServing, waitForHttpOk } from '@murmur/kit';
+import { waitForGrpcServing, waitForHttpOk } from '@murmur/kit';
+import { freePort } from '@murmur/kit/testing';
 import { closeClients, createClients, type Clients, type ServiceAddresses } from '@murmur/gateway';
 import { Supervisor } from '../../src/supervisor';
 

@@ -13,6 +13,8 @@ import { VerificationCache } from './verification-cache';
 
 export { API_KEY_PATTERN, parseAuthorization, type AuthorizationFailure, type ParsedAuthorization } from './authorization';
 export { generateApiKey, hashKey, keyHint } from './api-key';
+/** Where a verified key's entry sits in the verification cache, for tests that prove it is warm. */
+export { entryKey as verificationCacheKey } from './verification-cache';
 
 export interface AuthServiceDeps {
   /** The auth schema, migrated (openDatabase / openTestDatabase with this package's migrations). */

@@ -13,6 +13,10 @@
  * The cache is an accelerator, never the only copy: a failing or slow cache turns into a
  * database lookup for VerifyKey, while a revocation that cannot clear the cache fails loudly
  * so the caller retries it.
+ *
+ * The gateways cache verifications too, in memory, told of revocations over Redis pub/sub
+ * (gateway/src/key-cache.ts); why both, and why two protocols: docs/decisions.md,
+ * "Verified-key caches".
  */
 import { MurmurError, withDeadline, type KeyValueCache, type Logger } from '@murmur/kit';
 

@@ -1,5 +1,6 @@
 import { status as GrpcStatus, type ServiceError } from '@grpc/grpc-js';
-import { openTestDatabase, type Database, type KeyValueCache } from '@murmur/kit';
+import type { Database, KeyValueCache } from '@murmur/kit';
+import { openTestDatabase } from '@murmur/kit/testing';
 import { auth, rpcErrorDetails, rpcStatus } from '@murmur/proto';
 import { AUTH_MIGRATIONS_DIR } from '@murmur/auth';
 import {

@@ -1,4 +1,5 @@
-import { openTestDatabase, type Database } from '@murmur/kit';
+import type { Database } from '@murmur/kit';
+import { openTestDatabase } from '@murmur/kit/testing';
 import { auth } from '@murmur/proto';
 import { API_KEY_PATTERN, AUTH_MIGRATIONS_DIR, hashKey } from '@murmur/auth';
 import { failure, startHarness, uniqueEmail, type Harness } from './support';

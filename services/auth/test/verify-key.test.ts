@@ -1,4 +1,5 @@
-import { ManualClock, openTestDatabase, type Database, type KeyValueCache } from '@murmur/kit';
+import type { Database, KeyValueCache } from '@murmur/kit';
+import { ManualClock, openTestDatabase } from '@murmur/kit/testing';
 import { auth } from '@murmur/proto';
 import { AUTH_MIGRATIONS_DIR } from '@murmur/auth';
 import { failure, noCache, startHarness, testRedisCache, uniqueEmail, type AuthClient, type Harness } from './support';

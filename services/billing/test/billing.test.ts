@@ -1,4 +1,5 @@
-import { createClient, createLogger, ManualClock, MurmurError, newId, type Database, type PromiseClient } from '@murmur/kit';
+import { createClient, createLogger, MurmurError, newId, type Database, type PromiseClient } from '@murmur/kit';
+import { ManualClock } from '@murmur/kit/testing';
 import { billing } from '@murmur/proto';
 import { MemoryRateLimiter, PLANS, startBillingService } from '../src/index';
 import { PostgresBillingStore, type AccountChanges, type NewAccount } from '../src/store';

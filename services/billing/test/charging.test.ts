@@ -3,17 +3,19 @@ import {
   connectRedis,
   createClient,
   createLogger,
-  describeIfReal,
-  ManualClock,
   type MurmurError,
   newId,
-  realRedis,
-  realRedisUnavailable,
   type Database,
   type PromiseClient,
-  type RealServer,
   type Redis,
 } from '@murmur/kit';
+import {
+  describeIfReal,
+  ManualClock,
+  realRedis,
+  realRedisUnavailable,
+  type RealServer,
+} from '@murmur/kit/testing';
 import { billing } from '@murmur/proto';
 import { MemoryRateLimiter, RedisRateLimiter, startBillingService, type RateLimiter, type RateLimitState, type RunningBillingService } from '../src/index';
 import { describeRaces, openBillingDatabase } from './support/database';

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { connectRedis, describeIfReal, ManualClock, realRedis, realRedisUnavailable, type RealServer, type Redis } from '@murmur/kit';
+import { connectRedis, type Redis } from '@murmur/kit';
+import { describeIfReal, ManualClock, realRedis, realRedisUnavailable, type RealServer } from '@murmur/kit/testing';
 import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from '../src/rate-limiter';
 
 const START = '2026-01-15T12:00:00.000Z';

@@ -1,4 +1,8 @@
-/** @murmur/kit — the one home of cross-cutting code shared by every service and the gateway. */
+/**
+ * @murmur/kit — the one home of cross-cutting code shared by every service and the gateway.
+ * Production code only: test helpers are `@murmur/kit/testing`, and OpenTelemetry's start is
+ * `@murmur/kit/tracing` (loaded first by each main.ts, before what it patches).
+ */
 export * from './clock';
 export * from './config';
 export * from './context';
@@ -14,10 +18,6 @@ export * from './log';
 export * from './random';
 export * from './redis';
 export * from './shutdown';
-export * from './testing';
-export * from './test-servers';
-export * from './real-servers';
-export * from './grpc-calls';
 export * from './health';
 export * from './service-main';
 export * from './key-revocations';

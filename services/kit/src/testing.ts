@@ -1,36 +1,11 @@
 /**
- * Test support: a database of its own for each test file — a fresh schema on the real
- * Postgres when DATABASE_URL is set (CI), an in-memory PGlite otherwise — and the error a call
- * failed with.
+ * `@murmur/kit/testing`: every test helper, and nothing that production code may load. Kept out
+ * of `@murmur/kit` so no service or gateway process carries test code (kit/test/surface.test.ts
+ * holds both sides of that line).
  */
-import { randomBytes } from 'node:crypto';
-import { Client } from 'pg';
-import { openDatabase, type Database } from './db';
-import { MurmurError } from './errors';
-
-/** `url` overrides DATABASE_URL (a fault test's own Postgres). */
-export async function openTestDatabase(service: string, migrationsDir: string, url = process.env.DATABASE_URL || undefined): Promise<Database> {
-  const schema = url ? `${service}_t${randomBytes(5).toString('hex')}` : service;
-  const db = await openDatabase({ schema, migrationsDir, url, poolSize: 4 });
-  const close = db.close.bind(db);
-  db.close = async () => {
-    await close();
-    if (url) {
-      const admin = new Client({ connectionString: url });
-      await admin.connect();
-      await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-      await admin.end();
-    }
-  };
-  return db;
-}
-
-/** The MurmurError a call failed with (fails the test when it succeeded or failed otherwise). */
-export async function failure(call: Promise<unknown>): Promise<MurmurError> {
-  const outcome = await call.then(
-    () => undefined,
-    (err: unknown) => err,
-  );
-  if (!(outcome instanceof MurmurError)) throw new Error(`expected a MurmurError, got ${outcome === undefined ? 'success' : String(outcome)}`);
-  return outcome;
-}
+export * from './test-database';
+export * from './test-failure';
+export * from './test-servers';
+export * from './real-servers';
+export * from './manual-clock';
+export * from './grpc-calls';

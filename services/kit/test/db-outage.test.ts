@@ -5,7 +5,8 @@
  */
 import * as path from 'node:path';
 import { Client } from 'pg';
-import { MurmurError, openDatabase, startTestPostgres, testPostgresUnavailable, type Database, type TestPostgres } from '@murmur/kit';
+import { MurmurError, openDatabase, type Database } from '@murmur/kit';
+import { startTestPostgres, testPostgresUnavailable, type TestPostgres } from '@murmur/kit/testing';
 
 const migrations = path.join(__dirname, 'fixtures', 'migrations');
 const why = testPostgresUnavailable();

@@ -1,5 +1,6 @@
 import * as path from 'node:path';
-import { migrate, openTestDatabase, type Database } from '@murmur/kit';
+import { migrate, type Database } from '@murmur/kit';
+import { openTestDatabase } from '@murmur/kit/testing';
 
 const migrations = path.join(__dirname, 'fixtures', 'migrations');
 

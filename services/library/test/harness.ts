@@ -1,5 +1,6 @@
 /** Starts a real library gRPC server on 127.0.0.1:0 over a test database, with a client. */
-import { createClient, createLogger, ManualClock, newId, openTestDatabase, type Database, type PromiseClient } from '@murmur/kit';
+import { createClient, createLogger, newId, type Database, type PromiseClient } from '@murmur/kit';
+import { ManualClock, openTestDatabase } from '@murmur/kit/testing';
 import { LIBRARY_MAX_MESSAGE_BYTES, LIBRARY_MIGRATIONS_DIR, startLibraryService } from '@murmur/library';
 import { library } from '@murmur/proto';
 
@@ -33,6 +34,6 @@ export async function startHarness(): Promise<Harness> {
 export const newOwner = (): string => newId('usr');
 
 /** The MurmurError a call failed with: kit's, re-exported for the tests here. */
-export { failure } from '@murmur/kit';
+export { failure } from '@murmur/kit/testing';
 
 export const page = (limit = 0, cursor = '') => ({ limit, cursor });

@@ -6,7 +6,8 @@
 import { once } from 'node:events';
 import { createReadStream } from 'node:fs';
 import { readdir } from 'node:fs/promises';
-import { createClient, createLogger, newId, openTestDatabase, type Database, type PromiseClient } from '@murmur/kit';
+import { createClient, createLogger, newId, type Database, type PromiseClient } from '@murmur/kit';
+import { openTestDatabase } from '@murmur/kit/testing';
 import { BILLING_MIGRATIONS_DIR, startBillingService } from '@murmur/billing';
 import { billing, transcription } from '@murmur/proto';
 import type { SpeechEngine } from '../src/engines/engine';
@@ -120,7 +121,7 @@ export async function transcribeBuffer(client: TranscriptionClient, data: Buffer
 }
 
 /** The MurmurError a call failed with: kit's, re-exported for the tests here. */
-export { failure } from '@murmur/kit';
+export { failure } from '@murmur/kit/testing';
 
 /** The user's usage as billing reports it. */
 export async function usageOf(billingClient: BillingClient, userId: string): Promise<billing.Usage> {

@@ -9,7 +9,8 @@
 import { randomBytes } from 'node:crypto';
 import * as path from 'node:path';
 import { Client } from 'pg';
-import { describeIfReal, openDatabase, realPostgres, realPostgresUnavailable, type Database } from '@murmur/kit';
+import { openDatabase, type Database } from '@murmur/kit';
+import { describeIfReal, realPostgres, realPostgresUnavailable } from '@murmur/kit/testing';
 
 const migrationsDir = path.resolve(__dirname, '../../migrations');
 

@@ -4,7 +4,8 @@
  * swappable per test, so one harness serves the local, failing, openai and llama cases.
  */
 import { BILLING_MIGRATIONS_DIR, startBillingService } from '@murmur/billing';
-import { createClient, createLogger, newId, openTestDatabase, type Database, type PromiseClient } from '@murmur/kit';
+import { createClient, createLogger, newId, type Database, type PromiseClient } from '@murmur/kit';
+import { openTestDatabase } from '@murmur/kit/testing';
 import { LIBRARY_MAX_MESSAGE_BYTES, LIBRARY_MIGRATIONS_DIR, startLibraryService } from '@murmur/library';
 import { billing, conversion, library } from '@murmur/proto';
 import { CONVERSION_MAX_MESSAGE_BYTES, LocalEngine, startConversionService, type ConversionEngine, type EngineInput } from '../../src/index';
@@ -111,4 +112,4 @@ export const transcriptSource = (value: string): conversion.ConvertRequest['sour
 export const recordingSource = (value: string): conversion.ConvertRequest['source'] => ({ $case: 'recordingId', value });
 
 /** The MurmurError a call failed with: kit's, re-exported for the tests here. */
-export { failure } from '@murmur/kit';
+export { failure } from '@murmur/kit/testing';
