@@ -11,7 +11,7 @@ import {
   type DecodedCheckResponse,
   type EnvoyAuthzClient,
 } from './envoy-authz-client';
-import { startHarness, testRedisCache, uniqueEmail, type Harness } from './support';
+import { redisCacheUnavailable, startHarness, testRedisCache, uniqueEmail, type Harness } from './support';
 
 const DAY = 86_400_000;
 const T0 = '2026-01-15T12:00:00.000Z';
@@ -35,10 +35,10 @@ function reasonOf(res: DecodedCheckResponse): string | undefined {
   return info ? rpcErrorDetails.ErrorInfo.decode(info.value).reason : undefined;
 }
 
-/** MemoryCache always; RedisCache too when REDIS_URL is set (CI). */
+/** MemoryCache always; RedisCache too wherever a real Redis can be had (REDIS_URL, else one of the test's own). */
 const cacheKinds: Array<[string, () => Promise<{ cache?: KeyValueCache; close(): Promise<void> }>]> = [
   ['the in-process cache', async () => ({ cache: undefined, close: async () => undefined })],
-  ...(process.env.REDIS_URL
+  ...(!redisCacheUnavailable
     ? [['Redis', async () => (await testRedisCache())!] as [string, () => Promise<{ cache?: KeyValueCache; close(): Promise<void> }>]]
     : []),
 ];

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type { QueryResultRow } from 'pg';
 import { auth } from '@murmur/proto';
 import { connectRedis, createClient, MurmurError, RedisCache, type Database, type KeyValueCache, type Logger, type PromiseClient, type Redis } from '@murmur/kit';
-import { ManualClock } from '@murmur/kit/testing';
+import { ManualClock, realRedis, realRedisUnavailable } from '@murmur/kit/testing';
 import { startAuthService, type RunningAuthService } from '@murmur/auth';
 
 export type AuthClient = PromiseClient<auth.AuthServiceClient>;
@@ -105,11 +105,15 @@ export function uniqueEmail(tag = 'user'): string {
   return `${tag}.${counter}.${randomBytes(3).toString('hex')}@example.com`;
 }
 
-/** A RedisCache on its own key prefix when REDIS_URL is set (and how to clean it up). */
+/** Why the RedisCache cases cannot run here (no REDIS_URL and no redis-server), or undefined. */
+export const redisCacheUnavailable = realRedisUnavailable();
+if (redisCacheUnavailable) console.warn(`skipped: the RedisCache cases of the auth tests (${redisCacheUnavailable})`);
+
+/** A RedisCache on its own key prefix: REDIS_URL, else a redis-server of the test's own (and how to clean it up). */
 export async function testRedisCache(): Promise<{ cache: RedisCache; close(): Promise<void> } | null> {
-  const url = process.env.REDIS_URL;
-  if (!url) return null;
-  const redis: Redis = await connectRedis(url);
+  if (redisCacheUnavailable) return null;
+  const server = await realRedis();
+  const redis: Redis = await connectRedis(server.url);
   const prefix = `murmur:auth:test:${randomBytes(4).toString('hex')}:`;
   return {
     cache: new RedisCache(redis, prefix),
@@ -117,6 +121,7 @@ export async function testRedisCache(): Promise<{ cache: RedisCache; close(): Pr
       const keys = await redis.keys(`${prefix}*`);
       if (keys.length > 0) await redis.del(keys);
       await redis.close();
+      await server.release();
     },
   };
 }

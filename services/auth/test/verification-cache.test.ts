@@ -1,6 +1,6 @@
 import { MemoryCache, type KeyValueCache } from '@murmur/kit';
 import { decodeEntry, encodeEntry, entryKey, VerificationCache, type CachedPrincipal } from '../src/verification-cache';
-import { recordingLogger, testRedisCache } from './support';
+import { recordingLogger, redisCacheUnavailable, testRedisCache } from './support';
 
 const hash = 'f'.repeat(64);
 const principal: CachedPrincipal = { userId: 'usr_0123456789abcdefghijklmn', keyId: 'key_0123456789abcdefghijklmn', expiresAt: new Date('2026-04-15T12:00:00.000Z') };
@@ -22,10 +22,10 @@ describe('verification cache entries', () => {
 });
 
 type CacheFactory = () => Promise<{ cache: KeyValueCache; close(): Promise<void> }>;
-/** MemoryCache always; RedisCache too when REDIS_URL is set (CI). */
+/** MemoryCache always; RedisCache too wherever a real Redis can be had (REDIS_URL, else one of the test's own). */
 const kinds: Array<[string, CacheFactory]> = [
   ['MemoryCache', async () => ({ cache: new MemoryCache(), close: async () => undefined })],
-  ...(process.env.REDIS_URL ? [['RedisCache', async () => (await testRedisCache())!] as [string, CacheFactory]] : []),
+  ...(!redisCacheUnavailable ? [['RedisCache', async () => (await testRedisCache())!] as [string, CacheFactory]] : []),
 ];
 
 describe.each(kinds)('VerificationCache over %s', (_kind, factory) => {

@@ -2,7 +2,7 @@ import type { Database, KeyValueCache } from '@murmur/kit';
 import { ManualClock, openTestDatabase } from '@murmur/kit/testing';
 import { auth } from '@murmur/proto';
 import { AUTH_MIGRATIONS_DIR } from '@murmur/auth';
-import { failure, noCache, startHarness, testRedisCache, uniqueEmail, type AuthClient, type Harness } from './support';
+import { failure, noCache, redisCacheUnavailable, startHarness, testRedisCache, uniqueEmail, type AuthClient, type Harness } from './support';
 
 const SECOND = 1000;
 const DAY = 86_400 * SECOND;
@@ -155,10 +155,10 @@ describe('VerifyKey over gRPC: expiry against the clock', () => {
   });
 });
 
-/** MemoryCache always; RedisCache too when REDIS_URL is set (CI). */
+/** MemoryCache always; RedisCache too wherever a real Redis can be had (REDIS_URL, else one of the test's own). */
 const cacheKinds: Array<[string, () => Promise<{ cache?: KeyValueCache; close(): Promise<void> }>]> = [
   ['in-process MemoryCache', async () => ({ cache: undefined, close: async () => undefined })],
-  ...(process.env.REDIS_URL ? [['RedisCache', async () => (await testRedisCache())!] as [string, () => Promise<{ cache?: KeyValueCache; close(): Promise<void> }>]] : []),
+  ...(!redisCacheUnavailable ? [['RedisCache', async () => (await testRedisCache())!] as [string, () => Promise<{ cache?: KeyValueCache; close(): Promise<void> }>]] : []),
 ];
 
 describe.each(cacheKinds)('VerifyKey with a warm %s', (_kind, makeCache) => {
