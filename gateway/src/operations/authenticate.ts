@@ -1,15 +1,19 @@
 /**
- * Authentication for both front ends: the raw Authorization header goes to the auth service,
- * which owns the order of checks (missing → invalid → expired), unless the gateway's
- * verified-key cache (live only with the revocation channel) already holds it. The key itself
- * is never logged.
+ * Authentication for both front ends. A missing or malformed header is refused here by the
+ * same pure check auth applies first (kit's parseAuthorization: no database, no RPC, so the
+ * answer is the contract's 401 even while auth is down); a well-formed key goes to the auth
+ * service (unknown, revoked, expired), unless the gateway's verified-key cache (live only with
+ * the revocation channel) already holds it. The key itself is never logged.
  */
+import { MurmurError, parseAuthorization } from '@murmur/kit';
 import type { auth } from '@murmur/proto';
 import type { Clients } from '../clients';
 import type { VerifiedKeyCache } from '../key-cache';
 
 export async function authenticate(clients: Clients, authorization: string | undefined, cache?: VerifiedKeyCache): Promise<auth.Principal> {
   const header = authorization ?? '';
+  const parsed = parseAuthorization(header);
+  if (!parsed.ok) throw new MurmurError(parsed.code);
   const cached = header ? cache?.get(header) : undefined;
   if (cached) return cached;
   const res = await clients.auth.verifyKey({ authorization: header });

@@ -11,7 +11,7 @@ import { AuthService } from './service';
 import { PostgresAuthStore } from './store';
 import { VerificationCache } from './verification-cache';
 
-export { API_KEY_PATTERN, parseAuthorization, type AuthorizationFailure, type ParsedAuthorization } from './authorization';
+export { API_KEY_PATTERN, parseAuthorization, type AuthorizationFailure, type ParsedAuthorization } from '@murmur/kit';
 export { generateApiKey, hashKey, keyHint } from './api-key';
 /** Where a verified key's entry sits in the verification cache, for tests that prove it is warm. */
 export { entryKey as verificationCacheKey } from './verification-cache';

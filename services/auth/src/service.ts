@@ -5,7 +5,7 @@
 import { CursorCodec, MurmurError, newId, type Clock, type Logger } from '@murmur/kit';
 import { auth } from '@murmur/proto';
 import { expiresAtFor, generateApiKey, hashKey, isExpired, keyHint, sameHash } from './api-key';
-import { parseAuthorization } from './authorization';
+import { parseAuthorization } from '@murmur/kit';
 import type { ApiKeyRecord, AuthStore, User, UserPosition } from './store';
 import { normalizeEmail, normalizeKeyName, normalizeUserName, requireId, resolvePageSize } from './validation';
 import type { VerificationCache } from './verification-cache';

@@ -10,6 +10,7 @@ export * from './cursor';
 export * from './db';
 export * from './embedded-postgres';
 export * from './errors';
+export * from './authorization-header';
 export * from './grpc-client';
 export * from './bind-error';
 export * from './grpc-server';

@@ -1,7 +1,9 @@
 /**
  * Parsing of the Authorization header value, kept pure so the whole order of checks of
  * DESIGN.md §2 up to (and excluding) the database is one table-tested function: a malformed
- * header is rejected here, before any hashing, cache or database work.
+ * header is rejected here, before any hashing, cache or database work. Auth's VerifyKey and the
+ * gateway both apply it, so a missing or malformed key is refused without asking auth (also
+ * while auth is down).
  */
 
 /** The only shape a Murmur API key has: "svc_" + 64 lowercase hex (256 random bits). */
