@@ -5,6 +5,9 @@
 import { execFile } from 'node:child_process';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { testIdentityDir } from '@murmur/kit/testing';
 import { get, startSystem, type TestSystem } from '../../gateway/test/support/system';
 
 const run = promisify(execFile);
@@ -19,15 +22,25 @@ describe('admin CLI', () => {
     await sys.stop();
   });
 
-  const admin = async (...args: string[]) => {
+  const adminWith = async (identityDir: string, ...args: string[]) => {
     try {
-      const { stdout, stderr } = await run(process.execPath, [CLI, ...args], { env: { ...process.env, ...sys.addresses } });
+      const { stdout, stderr } = await run(process.execPath, [CLI, ...args], { env: { ...process.env, ...sys.addresses, MURMUR_IDENTITY_DIR: identityDir } });
       return { code: 0, stdout, stderr };
     } catch (err) {
       const e = err as { code: number; stdout: string; stderr: string };
       return { code: e.code, stdout: e.stdout, stderr: e.stderr };
     }
   };
+  /** The CLI as an operator runs it: with the app's workload key (the admin role). */
+  const admin = (...args: string[]) => adminWith(testIdentityDir(), ...args);
+
+  it("refuses to run without the app's workload key, naming the folder it looked in", async () => {
+    const empty = mkdtempSync(path.join(tmpdir(), 'murmur-no-identity-'));
+    const res = await adminWith(empty, 'users', 'create', '--email', 'nokey@example.com');
+    expect(res.code).not.toBe(0);
+    expect(res.stderr).toContain(`no workload key app.key in ${empty}`);
+    expect((await admin('keys', 'list', '--email', 'nokey@example.com')).code).not.toBe(0); // the user was never made
+  });
 
   it('creates a user and a key, prints the key alone on the last line, and the key works', async () => {
     expect((await admin('users', 'create', '--email', 'cli@example.com', '--name', 'Cli', '--plan', 'business')).code).toBe(0);
@@ -59,7 +72,7 @@ describe('admin CLI', () => {
     const report = await admin('usage', '--email', 'cli@example.com');
     expect(report.stdout).toMatch(/monthly credits\s+7 left of 10000/);
     expect(report.stdout).toMatch(/spending\s+0 of 900 cents/);
-    const ledger = await sys.clients.billing.listLedgerEntries({ userId: me.body.id, pageSize: 5, pageToken: '' });
+    const ledger = await sys.admin.billing.listLedgerEntries({ userId: me.body.id, pageSize: 5, pageToken: '' });
     expect(ledger.entries[0]).toMatchObject({ kind: 'adjust', monthlyDelta: 7 - 10_000, prepaidDelta: 3 - 250 });
 
     expect((await admin('seed', '--email', 'cli@example.com', '--recordings', '4')).stdout).toContain('seeded 4 recordings');

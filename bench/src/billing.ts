@@ -19,7 +19,8 @@ import {
   type RateLimiter,
   type RateLimitState,
 } from '@murmur/billing';
-import { connectRedis, createClient, createLogger, newId, openDatabase, type Database, type PromiseClient, type Redis } from '@murmur/kit';
+import { connectRedis, createLogger, newId, openDatabase, type Database, type PromiseClient, type Redis } from '@murmur/kit';
+import { createPolicyClient, testAccess } from '@murmur/kit/testing';
 import { billing } from '@murmur/proto';
 import { machineInfo, redactUrl } from './benchmark';
 
@@ -156,8 +157,8 @@ async function limiterHits(limiter: RateLimiter, tag: string) {
 /** `ADMIT_CALLS` sequential AdmitAiRequest RPCs over accounts opened beforehand (ms). */
 async function admitCalls(db: Database, limiter: RateLimiter) {
   const log = createLogger('bench-billing', 'silent');
-  const service = await startBillingService({ db, log, address: '127.0.0.1:0', rateLimiter: limiter, sweepIntervalMs: 0 });
-  const client = createClient(billing.BillingServiceClient, `127.0.0.1:${service.port}`, { deadlineMs: 30_000 });
+  const service = await startBillingService({ access: testAccess('billing'), db, log, address: '127.0.0.1:0', rateLimiter: limiter, sweepIntervalMs: 0 });
+  const client = createPolicyClient(billing.BillingServiceClient, `127.0.0.1:${service.port}`, { deadlineMs: 30_000 });
   try {
     const users = Array.from({ length: ADMIT_CALLS / 10 }, () => newId('usr'));
     for (const userId of users) await client.getUsage({ userId }); // open the accounts outside the timing
@@ -188,8 +189,8 @@ export async function runBillingBench(): Promise<Record<string, unknown>> {
   let redis: Redis | undefined;
   try {
     // Reserve + commit: 50 callers, each on its own account, then all 50 on one hot account.
-    const service = await startBillingService({ db, log, address: '127.0.0.1:0', rateLimiter: new UnlimitedRateLimiter(), sweepIntervalMs: 0 });
-    const client = createClient(billing.BillingServiceClient, `127.0.0.1:${service.port}`, { deadlineMs: 30_000 });
+    const service = await startBillingService({ access: testAccess('billing'), db, log, address: '127.0.0.1:0', rateLimiter: new UnlimitedRateLimiter(), sweepIntervalMs: 0 });
+    const client = createPolicyClient(billing.BillingServiceClient, `127.0.0.1:${service.port}`, { deadlineMs: 30_000 });
     let spread: Awaited<ReturnType<typeof reserveCommitRun>>;
     let hot: Awaited<ReturnType<typeof reserveCommitRun>>;
     let ledgerExact: boolean;

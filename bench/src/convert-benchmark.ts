@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { Client } from 'pg';
 import { LocalEngine } from '@murmur/conversion';
+import { newRequestId, runWithContext } from '@murmur/kit';
 import { billing, conversion } from '@murmur/proto';
 import { machineInfo, type Benchmark, type BenchmarkReport } from './benchmark';
 import { benchTranscript, median, runConvertBench } from './convert';
@@ -128,12 +129,14 @@ async function measureOverhead(log: (line: string) => void): Promise<{ result: R
       const admitTimes: number[] = [];
       const convertTimes: number[] = [];
       // What the gateway does for one request, called directly: admission, then Convert with it.
-      const direct = async (user: BenchUser) => {
+      // As the gateway calls them: its workload token and a principal assertion for the user.
+      const direct = (user: BenchUser) => runWithContext({ requestId: newRequestId(), principal: { userId: user.userId, keyId: 'key_bench' } }, () => directCalls(user));
+      const directCalls = async (user: BenchUser) => {
         let started = performance.now();
-        const admission = await stack.clients.billing.admitAiRequest({ userId: user.userId, operation: billing.Operation.OPERATION_CONVERT });
+        const admission = await stack.gatewayClients.billing.admitAiRequest({ userId: user.userId, operation: billing.Operation.OPERATION_CONVERT });
         admitTimes.push(performance.now() - started);
         started = performance.now();
-        const res = await stack.clients.conversion.convert({
+        const res = await stack.gatewayClients.conversion.convert({
           userId: user.userId,
           source: { $case: 'transcript', value: transcript },
           kind,

@@ -9,6 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Client } from 'pg';
 import { waitForGrpcServing, waitForHttpOk } from '@murmur/kit';
+import { testIdentityDir, testMinter } from '@murmur/kit/testing';
 import { admin } from '@murmur/app';
 import { closeClients, createClients, type Clients, type ServiceAddresses } from '@murmur/gateway';
 import type { ChildSpec } from '@murmur/launcher';
@@ -141,8 +142,10 @@ export interface Stack {
   procs: ProcessSet;
   /** REDIS_URL was set: auth's verification cache, billing's rate-limit windows, the gateway's verified-key cache and idempotency records use Redis. */
   redis: boolean;
-  /** gRPC clients of every service (the admin commands' view); closed by stop(). */
+  /** gRPC clients of every service as the app's admin (the admin commands' view); closed by stop(). */
   clients: Clients;
+  /** The same as the gateway's workload: calls for a user need that user as the principal in context (kit runWithContext). */
+  gatewayClients: Clients;
   services: readonly ServiceName[];
   stop(): Promise<void>;
 }
@@ -188,6 +191,8 @@ export async function startStack(log: (line: string) => void, opts: StackOptions
     MURMUR_CURSOR_SECRET: CURSOR_SECRET,
     // Each service listens on its own *_ADDR, whatever the caller's shell says.
     GRPC_LISTEN_ADDR: '',
+    // The workload keys of every process (made once per bench run); the bench's own clients use the same.
+    MURMUR_IDENTITY_DIR: testIdentityDir(),
     ...opts.env,
   };
   const redis = Boolean(env.REDIS_URL);
@@ -218,7 +223,8 @@ export async function startStack(log: (line: string) => void, opts: StackOptions
     procs.start('gateway');
     const gateway = `http://127.0.0.1:${gatewayPort}`;
     await procs.whileAlive(Promise.all([gateway, ...Object.values(extraOrigins)].map((origin) => waitForHttpOk(`${origin}/healthz`, 60_000))));
-    const c = createClients(addrs, 60_000);
+    const c = createClients(addrs, 60_000, testMinter('app'));
+    const g = createClients(addrs, 60_000, testMinter('gateway'));
     clients = c;
     return {
       db,
@@ -228,9 +234,11 @@ export async function startStack(log: (line: string) => void, opts: StackOptions
       procs,
       redis,
       clients: c,
+      gatewayClients: g,
       services: opts.services,
       async stop() {
         closeClients(c);
+        closeClients(g);
         await procs.stopAll();
       },
     };

@@ -70,7 +70,7 @@ describe('authentication over REST', () => {
       const warm = await authCalls();
       expect((await get(sys.baseUrl, '/api/v1/usage', k)).status).toBe(200);
       expect(await authCalls()).toBe(warm);
-      await sys.clients.auth.revokeApiKey({ keyId: id, userId: '' });
+      await sys.admin.auth.revokeApiKey({ keyId: id, userId: '' });
       const res = await get(sys.baseUrl, '/api/v1/usage', k);
       expect(res.status).toBe(401);
       expect(res.body.error.code).toBe('invalid_api_key');
@@ -90,7 +90,7 @@ describe('authentication over REST', () => {
         expect((await get(second.baseUrl, '/api/v1/usage', k)).status).toBe(200);
       }
       expect(await authCalls()).toBe(warm);
-      await sys.clients.auth.revokeApiKey({ keyId: id, userId: '' });
+      await sys.admin.auth.revokeApiKey({ keyId: id, userId: '' });
       // Each replica dropped the key and asks auth, whose cache no longer answers for it.
       const [a, b] = await Promise.all([get(sys.baseUrl, '/api/v1/usage', k), get(second.baseUrl, '/api/v1/usage', k)]);
       expect([a.status, b.status]).toEqual([401, 401]);

@@ -84,7 +84,7 @@ describe('POST /api/v1/convert and the AI billing pipeline', () => {
   it('stores the artifact on a recording named by recording_id, and refuses another user’s recording without charging', async () => {
     const owner = await sys.newUser('rec-owner@example.com');
     const other = await sys.newUser('rec-other@example.com');
-    await seedLibrary(sys.clients.library, owner.user.id, { recordings: 2, seed: 3 });
+    await seedLibrary(sys.admin.library, owner.user.id, { recordings: 2, seed: 3 });
     const recId = (await get(sys.baseUrl, '/api/v1/recordings?limit=1', owner.key)).body.data[0].id as string;
     const res = await post(sys.baseUrl, owner.key, { recording_id: recId, kind: 'summary' });
     expect(res.status).toBe(200);
@@ -120,7 +120,7 @@ describe('POST /api/v1/convert and the AI billing pipeline', () => {
 
   it('refuses a user with no credits before reading the body', async () => {
     const { user, key } = await sys.newUser('broke@example.com');
-    await sys.clients.billing.adjustCredits({ userId: user.id, monthlyCredits: 0, prepaidCredits: 0, note: 'test' });
+    await sys.admin.billing.adjustCredits({ userId: user.id, monthlyCredits: 0, prepaidCredits: 0, note: 'test' });
     const url = new URL(`${sys.baseUrl}/api/v1/convert`);
     // Headers and a first piece of the body are sent; the rest never is. The answer must come anyway.
     const status = await new Promise<number>((resolve, reject) => {
@@ -140,12 +140,12 @@ describe('POST /api/v1/convert and the AI billing pipeline', () => {
 
   it('refuses at the spending cap and passes once the cap is raised', async () => {
     const { user, key } = await sys.newUser('capped@example.com');
-    await sys.clients.billing.adjustCredits({ userId: user.id, monthlyCredits: 0, prepaidCredits: 100, note: 'test' });
-    await sys.clients.billing.setSpendingCap({ userId: user.id, capCents: 0 });
+    await sys.admin.billing.adjustCredits({ userId: user.id, monthlyCredits: 0, prepaidCredits: 100, note: 'test' });
+    await sys.admin.billing.setSpendingCap({ userId: user.id, capCents: 0 });
     const refused = await post(sys.baseUrl, key, { transcript: TRANSCRIPT, kind: 'summary' });
     expect(refused.status).toBe(402);
     expect(refused.body.error).toMatchObject({ code: 'spending_cap_reached', type: 'billing_error' });
-    await sys.clients.billing.setSpendingCap({ userId: user.id, capCents: 500 });
+    await sys.admin.billing.setSpendingCap({ userId: user.id, capCents: 500 });
     const ok = await post(sys.baseUrl, key, { transcript: TRANSCRIPT, kind: 'summary' });
     expect(ok.status).toBe(200);
     const u = await usage(key);

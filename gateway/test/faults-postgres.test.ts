@@ -72,7 +72,7 @@ const TRANSCRIPT = 'Marcus will send the budget to Dana by Friday. We agreed to 
     for (const u of users) {
       const charged = convertsOf.get(u.key)!.filter((a) => a.status === 200).reduce((sum, a) => sum + Number(a.body.credits_charged), 0);
       const usage = await call(sys.baseUrl, u.key, 'GET', '/usage');
-      const ledger = await sys.clients.billing.listLedgerEntries({ userId: u.user.id, pageSize: 100, pageToken: '' });
+      const ledger = await sys.admin.billing.listLedgerEntries({ userId: u.user.id, pageSize: 100, pageToken: '' });
       const succeeded = convertsOf.get(u.key)!.filter((a) => a.status === 200).length;
       const commits = ledger.entries.filter((e) => e.kind === 'commit').length;
       expect({ user: u.user.email, used: usage.body.counters.credits_used, commits }).toEqual({ user: u.user.email, used: charged, commits: succeeded });

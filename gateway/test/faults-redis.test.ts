@@ -57,7 +57,7 @@ const TRANSCRIPT = 'Marcus will send the budget to Dana by Friday. We agreed to 
     expect(during[0]!.body.error.message).toContain('nothing was charged');
 
     // A key revoked while the revocation channel is down is refused at once: no cache serves it.
-    const revocation = await sys.clients.auth.revokeApiKey({ keyId: revoked.keyId, userId: revoked.user.id }).then(
+    const revocation = await sys.admin.auth.revokeApiKey({ keyId: revoked.keyId, userId: revoked.user.id }).then(
       () => undefined,
       (err: unknown) => err,
     );
@@ -80,7 +80,7 @@ const TRANSCRIPT = 'Marcus will send the budget to Dana by Friday. We agreed to 
     const usage = await call(sys.baseUrl, user.key, 'GET', '/usage');
     expect(usage.body.credits.monthly_remaining).toBe(97);
     expect(usage.body.counters.conversions).toBe(3);
-    const ledger = await sys.clients.billing.listLedgerEntries({ userId: user.user.id, pageSize: 100, pageToken: '' });
+    const ledger = await sys.admin.billing.listLedgerEntries({ userId: user.user.id, pageSize: 100, pageToken: '' });
     expect(ledger.entries.filter((e) => e.kind === 'commit')).toHaveLength(3);
 
     expect(bugReports(f.lines)).toEqual([]);
@@ -94,7 +94,7 @@ const TRANSCRIPT = 'Marcus will send the budget to Dana by Friday. We agreed to 
     expect((await call(sys.baseUrl, user.key, 'GET', '/recordings')).status).toBe(200); // now cached
     const served = await call(sys.baseUrl, user.key, 'GET', '/recordings');
     expect(served.status).toBe(200);
-    await sys.clients.auth.revokeApiKey({ keyId: user.keyId, userId: user.user.id });
+    await sys.admin.auth.revokeApiKey({ keyId: user.keyId, userId: user.user.id });
     const after = await call(sys.baseUrl, user.key, 'GET', '/recordings');
     expect([after.status, after.code]).toEqual([401, 'invalid_api_key']);
   });

@@ -75,13 +75,14 @@ describe('hostile input', () => {
   let port: number;
   let ctx: HostileContext;
 
+  // Starting every service and seeding two libraries can take minutes on a loaded machine: not the 20 s of one case.
   beforeAll(async () => {
     sys = await startSystem({ ai: true });
     port = Number(new URL(sys.baseUrl).port);
     const alice = await sys.newUser('hostile-alice@example.com');
     const bob = await sys.newUser('hostile-bob@example.com');
-    await seedLibrary(sys.clients.library, alice.user.id, { recordings: 6, seed: 3 });
-    await seedLibrary(sys.clients.library, bob.user.id, { recordings: 6, seed: 4 });
+    await seedLibrary(sys.admin.library, alice.user.id, { recordings: 6, seed: 3 });
+    await seedLibrary(sys.admin.library, bob.user.id, { recordings: 6, seed: 4 });
     const idsOf = async (key: string) => {
       const first = async (path: string) => (await get(sys.baseUrl, `/api/v1${path}?limit=1`, key)).body;
       const cursor = {} as Record<ListPath, string>;
@@ -113,7 +114,7 @@ describe('hostile input', () => {
         return aiKey;
       },
     };
-  });
+  }, 180_000);
   afterAll(async () => {
     await sys?.stop();
   });

@@ -47,7 +47,7 @@ describe('MCP AI tools and billing', () => {
 
   it('answers transcribe and convert without credits with an insufficient_tokens result, charging nothing', async () => {
     const { client, userId } = await newClient('mcp-broke@example.com');
-    await sys.clients.billing.adjustCredits({ userId, monthlyCredits: 0, prepaidCredits: 0, note: 'test' });
+    await sys.admin.billing.adjustCredits({ userId, monthlyCredits: 0, prepaidCredits: 0, note: 'test' });
     for (const [tool, args] of [
       ['transcribe', { audio_base64: audio }],
       ['convert', { transcript: TRANSCRIPT, kind: 'summary' }],
@@ -63,8 +63,8 @@ describe('MCP AI tools and billing', () => {
 
   it('answers at the spending cap with a spending_cap_reached result, and runs once the cap is raised', async () => {
     const { client, userId } = await newClient('mcp-capped@example.com');
-    await sys.clients.billing.adjustCredits({ userId, monthlyCredits: 0, prepaidCredits: 100, note: 'test' });
-    await sys.clients.billing.setSpendingCap({ userId, capCents: 0 });
+    await sys.admin.billing.adjustCredits({ userId, monthlyCredits: 0, prepaidCredits: 100, note: 'test' });
+    await sys.admin.billing.setSpendingCap({ userId, capCents: 0 });
     for (const [tool, args] of [
       ['transcribe', { audio_base64: audio }],
       ['convert', { transcript: TRANSCRIPT, kind: 'summary' }],
@@ -75,7 +75,7 @@ describe('MCP AI tools and billing', () => {
     }
     expect((await usage(client)).credits.prepaid_remaining).toBe(100);
 
-    await sys.clients.billing.setSpendingCap({ userId, capCents: 500 });
+    await sys.admin.billing.setSpendingCap({ userId, capCents: 500 });
     const ok = await callTool(client, 'convert', { transcript: TRANSCRIPT, kind: 'summary' });
     expect(ok.isError).toBe(false);
     const u = await usage(client);

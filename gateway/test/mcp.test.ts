@@ -22,8 +22,8 @@ describe('MCP server', () => {
     const b = await sys.newUser('mcp-bob@example.com');
     alice = { id: a.user.id, key: a.key };
     bob = { id: b.user.id, key: b.key };
-    await seedLibrary(sys.clients.library, alice.id, { recordings: 12, seed: 5 });
-    await seedLibrary(sys.clients.library, bob.id, { recordings: 6, seed: 6 });
+    await seedLibrary(sys.admin.library, alice.id, { recordings: 12, seed: 5 });
+    await seedLibrary(sys.admin.library, bob.id, { recordings: 6, seed: 6 });
     client = await connect(alice.key);
   });
   afterAll(async () => {

@@ -15,7 +15,7 @@ describe('responses the document describes', () => {
     sys = await startSystem();
     const u = await sys.newUser('coverage@example.com');
     key = u.key;
-    await seedLibrary(sys.clients.library, u.user.id, { recordings: 3, seed: 7 });
+    await seedLibrary(sys.admin.library, u.user.id, { recordings: 3, seed: 7 });
   });
   afterAll(async () => {
     await sys.stop();

@@ -8,7 +8,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createLogger, type Database } from '@murmur/kit';
-import { callsServedOn, openTestDatabase } from '@murmur/kit/testing';
+import { callsServedOn, openTestDatabase, testIdentity, testMinter } from '@murmur/kit/testing';
 import { AUTH_MIGRATIONS_DIR, startAuthService, type RunningAuthService } from '@murmur/auth';
 import { closeClients, createApp, createClients, createHttpServer, MemoryIdempotencyStore, MURMUR_VERSION, type Clients } from '@murmur/gateway';
 import { buildOpenApiDocument } from '../src/openapi/document';
@@ -26,11 +26,12 @@ describe('GET /api/v1/openapi.json', () => {
 
   beforeAll(async () => {
     db = await openTestDatabase('auth', AUTH_MIGRATIONS_DIR);
-    authSvc = await startAuthService({ db, log, address: '127.0.0.1:0' });
+    authSvc = await startAuthService({ identity: testIdentity('auth'), db, log, address: '127.0.0.1:0' });
     // Only auth runs: every other service address refuses connections.
     clients = createClients(
       { AUTH_ADDR: `127.0.0.1:${authSvc.port}`, BILLING_ADDR: '127.0.0.1:1', LIBRARY_ADDR: '127.0.0.1:1', TRANSCRIPTION_ADDR: '127.0.0.1:1', CONVERSION_ADDR: '127.0.0.1:1' },
       10_000,
+      testMinter('gateway'),
     );
     const app = createApp({ clients, log, idempotency: new MemoryIdempotencyStore() });
     server = createHttpServer(recordResponses(app));

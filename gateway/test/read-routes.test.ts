@@ -18,8 +18,8 @@ describe('read routes', () => {
     const b = await sys.newUser('bob@example.com');
     alice = { id: a.user.id, key: a.key };
     bob = { id: b.user.id, key: b.key };
-    await seedLibrary(sys.clients.library, alice.id, { recordings: 30, seed: 1 });
-    await seedLibrary(sys.clients.library, bob.id, { recordings: 12, seed: 2 });
+    await seedLibrary(sys.admin.library, alice.id, { recordings: 30, seed: 1 });
+    await seedLibrary(sys.admin.library, bob.id, { recordings: 12, seed: 2 });
   });
   afterAll(async () => {
     await sys.stop();
@@ -70,8 +70,8 @@ describe('read routes', () => {
   });
 
   it('reflects a prepaid grant and a cap change on the next call', async () => {
-    await sys.clients.billing.grantPrepaidCredits({ userId: bob.id, credits: 500, note: 'test' });
-    await sys.clients.billing.setSpendingCap({ userId: bob.id, capCents: 1234 });
+    await sys.admin.billing.grantPrepaidCredits({ userId: bob.id, credits: 500, note: 'test' });
+    await sys.admin.billing.setSpendingCap({ userId: bob.id, capCents: 1234 });
     const res = await api('/usage', bob.key);
     expect(res.body.credits.prepaid_remaining).toBe(500);
     expect(res.body.spending.cap_cents).toBe(1234);
@@ -114,7 +114,7 @@ describe('read routes', () => {
     const inserted: string[] = [];
     const seen = await walk('/recordings', alice.key, 7, async (page) => {
       for (const createdAt of [new Date(), new Date(Date.now() - 45 * 86_400_000)]) {
-        const { recording } = await sys.clients.library.createRecording({
+        const { recording } = await sys.admin.library.createRecording({
           ownerId: alice.id,
           title: `inserted while paging ${page}`,
           folderId: '',
@@ -131,7 +131,7 @@ describe('read routes', () => {
   });
 
   it('finds recordings by words of their transcript and title, and not by absent words', async () => {
-    const { recording } = await sys.clients.library.createRecording({
+    const { recording } = await sys.admin.library.createRecording({
       ownerId: alice.id,
       title: 'Zeppelin hangar walkthrough',
       folderId: '',
@@ -286,7 +286,7 @@ describe('read routes', () => {
 
   it('presents each stored artifact format by its public name (plain, markdown)', async () => {
     const carol = await sys.newUser('carol@example.com');
-    const { recording } = await sys.clients.library.createRecording({
+    const { recording } = await sys.admin.library.createRecording({
       ownerId: carol.user.id,
       title: 'Formats',
       folderId: '',
@@ -295,7 +295,7 @@ describe('read routes', () => {
       transcript: { text: 'A short note about artifact formats.', language: 'en', segments: [] },
     });
     const add = (format: library.ArtifactFormat, content: string) =>
-      sys.clients.library.addArtifact({ ownerId: carol.user.id, recordingId: recording!.id, kind: 'summary', format, content, creditsCharged: 0 });
+      sys.admin.library.addArtifact({ ownerId: carol.user.id, recordingId: recording!.id, kind: 'summary', format, content, creditsCharged: 0 });
     const plain = (await add(library.ArtifactFormat.ARTIFACT_FORMAT_PLAIN, 'plain text')).artifact!;
     const markdown = (await add(library.ArtifactFormat.ARTIFACT_FORMAT_MARKDOWN, '# markdown')).artifact!;
     const res = await api(`/recordings/${recording!.id}`, carol.key);

@@ -44,10 +44,10 @@ describe('POST /transcribe with options after the audio', () => {
   });
 
   it('saves with save, title and folder_id after the file', async () => {
-    const { folder } = await sys.clients.library.createFolder({ ownerId: userId, name: 'Late', createdAt: undefined });
+    const { folder } = await sys.admin.library.createFolder({ ownerId: userId, name: 'Late', createdAt: undefined });
     const res = await form([audio, { name: 'save', value: 'true' }, { name: 'title', value: 'Late options' }, { name: 'folder_id', value: folder!.id }]);
     expect(res.status).toBe(200);
-    const { recording } = await sys.clients.library.getRecording({ ownerId: userId, recordingId: res.body.recording_id });
+    const { recording } = await sys.admin.library.getRecording({ ownerId: userId, recordingId: res.body.recording_id });
     expect(recording).toMatchObject({ title: 'Late options', folderId: folder!.id });
   });
 

@@ -36,7 +36,7 @@ it('transcribes a 2-hour FLAC with every utterance at its place and charges 120 
   expect(Math.abs((await probeSeconds(file)) - TOTAL_SECONDS)).toBeLessThan(0.2);
 
   const { user, key } = await sys.newUser('t-two-hours@example.com');
-  await sys.clients.billing.adjustCredits({ userId: user.id, monthlyCredits: 500, prepaidCredits: 0, note: 'two-hour test' });
+  await sys.admin.billing.adjustCredits({ userId: user.id, monthlyCredits: 500, prepaidCredits: 0, note: 'two-hour test' });
   const form = new FormData();
   form.append('language', 'en');
   form.append('audio', new Blob([await readFile(file)], { type: 'audio/flac' }), 'two-hours.flac');

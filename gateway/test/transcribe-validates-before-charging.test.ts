@@ -70,7 +70,7 @@ describe('options are validated before anything is charged', () => {
     const res = await form([{ name: 'save', value: 'true' }, audio, { name: 'title', value: '  Standup  ' }]);
     expect(res.status).toBe(200);
     expect(res.body.recording_id).toMatch(/^rec_/);
-    const { recording } = await sys.clients.library.getRecording({ ownerId: userId, recordingId: res.body.recording_id });
+    const { recording } = await sys.admin.library.getRecording({ ownerId: userId, recordingId: res.body.recording_id });
     expect(recording?.title).toBe('Standup');
     const after = await creditsOf(sys, userId);
     expect(after.creditsUsed).toBe(before.creditsUsed + res.body.credits_charged);

@@ -7,7 +7,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { auth } from '@murmur/proto';
 import { bindService, createLogger, startGrpcServer, type Logger } from '@murmur/kit';
-import { ManualClock } from '@murmur/kit/testing';
+import { ManualClock, testAccess, testMinter } from '@murmur/kit/testing';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Clients } from '@murmur/gateway';
 import { startGateway, startSystem, type TestGateway, type TestSystem } from './support/system';
@@ -87,6 +87,7 @@ describe('an unexpected exception', () => {
     const server = await startGrpcServer(
       {
         name: 'bug',
+        access: testAccess('auth'),
         log,
         protoFiles: ['murmur/auth/v1/auth.proto'],
         services: [
@@ -105,6 +106,8 @@ describe('an unexpected exception', () => {
       const from = lines.length;
       const metadata = new grpc.Metadata();
       metadata.set('x-request-id', 'req_bugbugbugbug0001');
+      // The gateway's workload token: the call passes the access check and reaches the buggy handler.
+      metadata.set('x-murmur-workload', await testMinter('gateway').workloadToken('auth'));
       const err = await new Promise<grpc.ServiceError>((resolve, reject) =>
         raw.verifyKey({ authorization: 'x' }, metadata, (e) => (e ? resolve(e) : reject(new Error('the call succeeded')))),
       );

@@ -2,15 +2,19 @@
  * First start on an empty store: a demo user on the pro plan with seeded content and one API
  * key, printed once with two curl examples. Later starts only say how to mint another key.
  */
-import { admin } from '@murmur/app';
+import { admin, adminIdentity } from '@murmur/app';
 import { closeClients, createClients, type ServiceAddresses } from '@murmur/gateway';
 
 const { createUser, createKey, seed } = admin;
 
 export const DEMO_EMAIL = 'demo@murmur.local';
 
-export async function firstRun(env: ServiceAddresses, baseUrl: string, print: (line: string) => void): Promise<void> {
-  const clients = createClients(env, 30_000);
+export async function firstRun(
+  env: ServiceAddresses & { MURMUR_DATA_DIR: string; MURMUR_IDENTITY_DIR?: string | undefined },
+  baseUrl: string,
+  print: (line: string) => void,
+): Promise<void> {
+  const clients = createClients(env, 30_000, adminIdentity(env));
   try {
     const { users } = await clients.auth.listUsers({ pageSize: 1, pageToken: '' });
     if (users.length > 0) {

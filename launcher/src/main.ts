@@ -10,7 +10,7 @@
  * a message naming the process and the variable to change, and a non-zero exit.
  */
 import * as path from 'node:path';
-import { EXIT_CANNOT_BIND, loadConfig, serviceAddressSchema, storageSchema, waitForGrpcServing, waitUntil, z } from '@murmur/kit';
+import { EXIT_CANNOT_BIND, generateIdentityFiles, identityDirOf, loadConfig, serviceAddressSchema, storageSchema, waitForGrpcServing, waitUntil, z } from '@murmur/kit';
 import { firstRun } from './first-run';
 import { firstUnbindable, parseHostPort, type ListenAddress } from './listen-addresses';
 import { Supervisor, type ChildSpec } from './supervisor';
@@ -24,6 +24,7 @@ const cfg = loadConfig({
   HOST: z.string().default('0.0.0.0'),
 });
 const print = (line: string) => process.stdout.write(`${line}\n`);
+const identityDir = identityDirOf(cfg);
 
 const SERVICES = [
   { name: 'auth', addr: cfg.AUTH_ADDR, variable: 'AUTH_ADDR' },
@@ -74,11 +75,14 @@ function spec(name: string, script: string): ChildSpec {
       CONVERSION_ADDR: cfg.CONVERSION_ADDR,
       PORT: String(cfg.PORT),
       MURMUR_DATA_DIR: cfg.MURMUR_DATA_DIR,
+      MURMUR_IDENTITY_DIR: identityDir,
     },
   };
 }
 
 async function main(): Promise<void> {
+  // Every process's workload key, made once (kept in the data folder, private keys 0600).
+  if (generateIdentityFiles(identityDir).length > 0) print(`Made the workload keys of every process under ${identityDir}.`);
   print(`Murmur: ${cfg.DATABASE_URL ? 'Postgres at DATABASE_URL' : `embedded Postgres (PGlite) under ${cfg.MURMUR_DATA_DIR}`}, ${cfg.REDIS_URL ? 'Redis at REDIS_URL' : 'in-process limiter and cache'}.`);
   const taken = await firstUnbindable(LISTEN_ADDRESSES);
   if (taken) throw new LaunchFailure(taken.message, EXIT_CANNOT_BIND);

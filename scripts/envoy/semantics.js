@@ -94,6 +94,13 @@ function semanticChecks(bootstrap, decoder) {
       const fp = `${p}.http_filters[${i}].typed_config`;
       if (cfg.failure_mode_allow) err(`${fp}.failure_mode_allow`, 'failure_mode_allow must be false: an unreachable auth service must not let calls through');
       if (cfg.grpc_service && cfg.transport_api_version !== 'V3') err(`${fp}.transport_api_version`, 'ext_authz must use transport_api_version V3');
+      // What auth's Check reads (services/auth/src/ext-authz.ts): the key, and a workload token to refuse.
+      const allowed = cfg.allowed_headers?.patterns;
+      if (allowed) {
+        for (const name of ['authorization', 'x-murmur-workload']) {
+          if (!allowed.some((m) => m.exact === name)) err(`${fp}.allowed_headers`, `ext_authz must send ${name} to auth's Check (it decides on it)`);
+        }
+      }
     });
     // With the router last (checked above), an ext_authz present runs before it.
     if (routesGrpc && authzAt < 0) err(`${p}.http_filters`, 'this listener routes internal gRPC services (/murmur.*) but has no ext_authz filter');

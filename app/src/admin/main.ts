@@ -4,7 +4,8 @@
  * exposed publicly. Service addresses come from the same *_ADDR variables as the services.
  */
 import { parseArgs } from 'node:util';
-import { commonSchema, loadConfig, MurmurError, serviceAddressSchema } from '@murmur/kit';
+import { commonSchema, loadConfig, MurmurError, serviceAddressSchema, storageSchema } from '@murmur/kit';
+import { adminIdentity } from './identity';
 import { closeClients, createClients } from '@murmur/gateway';
 import * as cmd from './commands';
 
@@ -50,8 +51,8 @@ async function main(argv: string[]): Promise<number> {
     console.log(USAGE);
     return values.help ? 0 : 2;
   }
-  const cfg = loadConfig({ ...serviceAddressSchema, ...commonSchema });
-  const clients = createClients(cfg, cfg.GRPC_DEADLINE_MS);
+  const cfg = loadConfig({ ...serviceAddressSchema, ...storageSchema, ...commonSchema });
+  const clients = createClients(cfg, cfg.GRPC_DEADLINE_MS, adminIdentity(cfg));
   try {
     const what = `${group} ${action ?? ''}`.trim();
     switch (what) {

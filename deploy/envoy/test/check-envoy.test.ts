@@ -191,6 +191,12 @@ describe('check-envoy on deploy/envoy/envoy.yaml', () => {
       /failure_mode_allow must be false/,
     ],
     [
+      'ext_authz that hides a workload token from auth',
+      (cfg) => (extAuthz(cfg).allowed_headers.patterns = extAuthz(cfg).allowed_headers.patterns.filter((m: { exact?: string }) => m.exact !== 'x-murmur-workload')),
+      /typed_config\.allowed_headers$/,
+      /ext_authz must send x-murmur-workload to auth's Check/,
+    ],
+    [
       'admin on every interface',
       (cfg) => (cfg.admin.address.socket_address.address = '0.0.0.0'),
       'admin.address.socket_address.address',

@@ -148,7 +148,55 @@ function checkInvariants(objects, ctx) {
   for (const j of byKind('Job')) {
     if (hookOf(j) && !/pre-install/.test(hookOf(j))) err(j, 'a migration hook runs pre-install');
   }
+  errors.push(...checkIdentities(objects, ctx));
   errors.push(...checkEnvoy(objects, ctx));
+  return errors;
+}
+
+/**
+ * Workload identities (docs/authorization.md#keys): every Murmur Deployment reads
+ * MURMUR_IDENTITY_DIR from a volume holding its own private key — no other workload's — and every
+ * workload's certificate; the app's key (the admin CLI's) is in no pod of the chart.
+ */
+function checkIdentities(objects, ctx) {
+  const errors = [];
+  const prefix = `${ctx.values.namePrefix}-`;
+  const existing = ctx.values.identity && ctx.values.identity.existingSecret;
+  const trust = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name === `${prefix}identity-trust`);
+  const workloads = existing ? null : Object.keys((trust && trust.data) || {}).map((k) => k.replace(/\.pub$/, ''));
+  if (!existing && !trust) errors.push(`no ConfigMap ${prefix}identity-trust with the workloads' certificates`);
+  for (const { owner, spec, labels } of podsOf(objects)) {
+    for (const v of spec.volumes || []) {
+      const sources = (v.projected && v.projected.sources) || [];
+      const secrets = [v.secret && { name: v.secret.secretName, items: v.secret.items }, ...sources.map((x) => x.secret)].filter(Boolean);
+      for (const sec of secrets) if (sec.name === `${prefix}identity-app`) errors.push(`${owner.kind} ${owner.metadata.name}: mounts the app's (admin) key`);
+    }
+    const component = labels['app.kubernetes.io/component'];
+    const murmur = spec.containers.find((c) => !/envoy/.test(c.image));
+    if (owner.kind !== 'Deployment' || !murmur) continue;
+    const where = `Deployment ${owner.metadata.name}`;
+    const dir = ((murmur.env || []).find((e) => e.name === 'MURMUR_IDENTITY_DIR') || {}).value;
+    const mount = (murmur.volumeMounts || []).find((m) => m.mountPath === dir);
+    const volume = mount && (spec.volumes || []).find((v) => v.name === mount.name);
+    if (!dir || !volume || !volume.projected) {
+      errors.push(`${where}: no MURMUR_IDENTITY_DIR mounted from a projected identity volume`);
+      continue;
+    }
+    const files = [];
+    for (const src of volume.projected.sources) {
+      const items = (src.secret || src.configMap || {}).items;
+      if (items) files.push(...items.map((i) => i.path));
+      else if (src.configMap) {
+        const cm = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name === src.configMap.name);
+        files.push(...Object.keys((cm && cm.data) || {}));
+      } else if (src.secret) errors.push(`${where}: mounts every key of Secret ${src.secret.name}; list its items`);
+    }
+    const keys = files.filter((f) => f.endsWith('.key'));
+    if (keys.length !== 1 || keys[0] !== `${component}.key`) errors.push(`${where}: must hold exactly its own key ${component}.key, holds [${keys.join(', ')}]`);
+    const pubs = files.filter((f) => f.endsWith('.pub')).map((f) => f.slice(0, -4));
+    for (const w of workloads || pubs) if (!pubs.includes(w)) errors.push(`${where}: no certificate of workload ${w}`);
+    if (!pubs.includes(component)) errors.push(`${where}: no certificate of its own workload ${component}`);
+  }
   return errors;
 }
 

@@ -31,6 +31,7 @@ interface CheckModule {
   validateObject(obj: unknown): string[];
 }
 const check = require('../check.js') as CheckModule;
+import { WORKLOADS, loadTrustStore, signingKeyFromPem, TokenMinter, TokenVerifier } from '@murmur/kit';
 const { servicesWithMigrations } = require('../../docker/migrate.js') as { servicesWithMigrations(): Array<{ name: string }> };
 
 const REPO = path.resolve(__dirname, '..', '..', '..');
@@ -157,11 +158,47 @@ describe('the chart as shipped', () => {
   it('admits to each service only Envoy, the gateway and the services that call it', () => {
     const from = (r: ChartResult, n: string) =>
       (find(r, 'NetworkPolicy', `murmur-${n}`).spec.ingress[0].from ?? []).map((f: { podSelector: { matchLabels: Record<string, string> } }) => f.podSelector.matchLabels['app.kubernetes.io/component']).sort();
-    expect(from(defaults, 'auth')).toEqual(['envoy', 'gateway']);
+    // Every service asks auth to verify the key of a caller who sends one (VerifyKey).
+    expect(from(defaults, 'auth')).toEqual(['billing', 'conversion', 'envoy', 'gateway', 'library', 'transcription']);
     expect(from(defaults, 'billing')).toEqual(['conversion', 'envoy', 'gateway', 'transcription']);
     expect(from(defaults, 'library')).toEqual(['conversion', 'envoy', 'gateway']);
     expect(from(defaults, 'gateway')).toEqual(['envoy']);
     expect(from(defaults, 'envoy')).toEqual([]);
+  });
+
+  it("gives every Murmur pod its own workload key and every workload's certificate, and no pod the app's key", () => {
+    const trust = find(defaults, 'ConfigMap', 'murmur-identity-trust').data!;
+    expect(Object.keys(trust).sort()).toEqual(WORKLOADS.map((w) => `${w}.pub`).sort());
+    for (const name of ['gateway', ...Object.keys(SERVICES)]) {
+      const spec = find(defaults, 'Deployment', `murmur-${name}`).spec.template.spec;
+      expect(envOf(defaults, `murmur-${name}`).MURMUR_IDENTITY_DIR).toBe('/etc/murmur/identity');
+      const sources = spec.volumes.find((v: { name: string }) => v.name === 'identity').projected.sources;
+      expect(sources).toEqual([
+        { configMap: { name: 'murmur-identity-trust' } },
+        { secret: { name: `murmur-identity-${name}`, items: [{ key: `${name}.key`, path: `${name}.key` }] } },
+      ]);
+    }
+    const mounted = defaults.objects.flatMap((o) => (o.spec?.template?.spec?.volumes ?? []) as Array<{ projected?: { sources: Array<{ secret?: { name: string } }> } }>);
+    expect(mounted.flatMap((v) => v.projected?.sources ?? []).filter((x) => x.secret?.name === 'murmur-identity-app')).toEqual([]);
+    expect(find(defaults, 'Secret', 'murmur-identity-app').data!['app.key']).toBeDefined();
+  });
+
+  it('makes keys our services accept: a token signed with the rendered key verifies against the rendered certificate', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'murmur-chart-identity-'));
+    scratch.push(dir);
+    for (const [file, pem] of Object.entries(find(defaults, 'ConfigMap', 'murmur-identity-trust').data!)) fs.writeFileSync(path.join(dir, file), pem);
+    const gatewayKey = Buffer.from(find(defaults, 'Secret', 'murmur-identity-gateway').data!['gateway.key']!, 'base64').toString('utf8');
+    const token = await new TokenMinter(signingKeyFromPem('gateway', gatewayKey)).workloadToken('library');
+    expect(await new TokenVerifier('library', loadTrustStore(dir)).workloadToken(token)).toEqual({ workload: 'gateway', roles: [] });
+  });
+
+  it('takes every identity from identity.existingSecret when given, each pod still with its own key only', () => {
+    const r = check.checkChart({ binary, valueFiles: [writeValues({ identity: { existingSecret: 'murmur-identities' } })] });
+    expect(r.errors).toEqual([]);
+    expect(names(r, 'Secret').filter((n) => n.startsWith('murmur-identity'))).toEqual([]);
+    const items = find(r, 'Deployment', 'murmur-billing').spec.template.spec.volumes.find((v: { name: string }) => v.name === 'identity').projected.sources[0].secret.items;
+    expect(items.map((i: { path: string }) => i.path).filter((p: string) => p.endsWith('.key'))).toEqual(['billing.key']);
+    expect(items.map((i: { path: string }) => i.path).filter((p: string) => p.endsWith('.pub')).sort()).toEqual(WORKLOADS.map((w) => `${w}.pub`).sort());
   });
 
   it('exposes only HTTPS on the load balancer in production, with the given certificate', () => {
@@ -254,6 +291,21 @@ describe('broken charts fail the check', () => {
   it('notices a container that may write its root filesystem', () => {
     const r = check.checkChart({ binary, valueFiles: [writeValues({ containerSecurityContext: { readOnlyRootFilesystem: false } })] });
     expect(r.errors.join('\n')).toMatch(/Deployment murmur-auth: auth: root filesystem is writable/);
+  });
+
+  it("notices a pod that holds another workload's key", () => {
+    const r = brokenCopy((dir) =>
+      replaceIn(path.join(dir, 'templates/deployment.yaml'), "- { key: {{ printf \"%s.key\" $name }}, path: {{ printf \"%s.key\" $name }} }\n              {{- end }}", "- { key: {{ printf \"%s.key\" $name }}, path: {{ printf \"%s.key\" $name }} }\n                    - { key: auth.key, path: auth.key }\n              {{- end }}"),
+    );
+    expect(r.errors.join('\n')).toMatch(/Deployment murmur-gateway: must hold exactly its own key gateway\.key, holds \[gateway\.key, auth\.key\]/);
+  });
+
+  it("notices a pod that mounts the app's admin key", () => {
+    const r = check.checkChart({
+      binary,
+      valueFiles: [writeValues({ components: { library: { extraVolumes: [{ name: 'admin', secret: { secretName: 'murmur-identity-app' } }] } } })],
+    });
+    expect(r.errors.join('\n')).toMatch(/Deployment murmur-library: mounts the app's \(admin\) key/);
   });
 
   it('notices an image that is no target of the Dockerfile', () => {

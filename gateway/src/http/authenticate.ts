@@ -1,7 +1,7 @@
 /** Authentication of both front ends (REST and /mcp): verifies the bearer key through the auth service before any handler runs. */
 import type { NextFunction, Request, Response } from 'express';
 import type { auth } from '@murmur/proto';
-import { invalidParam } from '@murmur/kit';
+import { currentContext, invalidParam, runWithContext } from '@murmur/kit';
 import type { Clients } from '../clients';
 import type { VerifiedKeyCache } from '../key-cache';
 import { authenticate } from '../operations';
@@ -28,7 +28,9 @@ export function authorizationOf(req: Request): string | undefined {
 
 export function requireKey(clients: Clients, keyCache?: VerifiedKeyCache) {
   return async (req: Request, _res: Response, next: NextFunction): Promise<void> => {
-    req.principal = await authenticate(clients, authorizationOf(req), keyCache);
-    next();
+    const principal = await authenticate(clients, authorizationOf(req), keyCache);
+    req.principal = principal;
+    // Every service call of this request from here on carries a principal assertion for this user.
+    runWithContext({ requestId: currentContext()?.requestId ?? req.requestId, principal: { userId: principal.userId, keyId: principal.keyId } }, () => next());
   };
 }

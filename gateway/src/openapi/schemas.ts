@@ -16,7 +16,8 @@ import { TRANSCRIPT_FORMATS } from '../operations/transcript-formats';
 export type JsonSchema = Record<string, unknown>;
 
 /** Every public code the REST API answers with: all of the kit's but the MCP-only Origin refusal. */
-export const REST_ERROR_CODES = (Object.keys(ERROR_CODES) as ErrorCode[]).filter((code) => code !== 'forbidden_origin');
+/** Codes of internal callers only (MCP's Origin check; gRPC's caller checks, which the gateway answers as internal_error) are no REST answer. */
+export const REST_ERROR_CODES = (Object.keys(ERROR_CODES) as ErrorCode[]).filter((code) => !['forbidden_origin', 'invalid_credentials', 'permission_denied'].includes(code));
 
 const ERROR_TYPES = [...new Set(REST_ERROR_CODES.map((code) => ERROR_CODES[code].type))] as [ErrorType, ...ErrorType[]];
 

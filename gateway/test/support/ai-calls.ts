@@ -63,8 +63,8 @@ export function rawPost(
 
 /** Billing's view of a user: what the contract shows (`/usage`) and every ledger row. */
 export async function creditsOf(sys: TestSystem, userId: string) {
-  const { usage } = await sys.clients.billing.getUsage({ userId });
-  const { entries } = await sys.clients.billing.listLedgerEntries({ userId, pageSize: 100, pageToken: '' });
+  const { usage } = await sys.admin.billing.getUsage({ userId });
+  const { entries } = await sys.admin.billing.listLedgerEntries({ userId, pageSize: 100, pageToken: '' });
   return { monthlyRemaining: Number(usage?.monthlyCreditsRemaining), creditsUsed: Number(usage?.creditsUsed), ledger: entries.map((e) => `${e.kind}:${e.monthlyDelta}`).sort() };
 }
 

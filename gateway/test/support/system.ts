@@ -24,6 +24,9 @@ import {
   openTestDatabase,
   realRedis,
   realRedisUnavailable,
+  testAccess,
+  testIdentity,
+  testMinter,
   type RealServer,
 } from '@murmur/kit/testing';
 import { AUTH_MIGRATIONS_DIR, startAuthService } from '@murmur/auth';
@@ -31,8 +34,8 @@ import { BILLING_MIGRATIONS_DIR, RedisRateLimiter, startBillingService } from '@
 import { LIBRARY_MIGRATIONS_DIR, startLibraryService } from '@murmur/library';
 import { LocalEngine, startConversionService } from '@murmur/conversion';
 import { createPocketsphinxEngine, startTranscriptionService } from '@murmur/transcription';
-import { billing as billingProto, library as libraryProto } from '@murmur/proto';
-import { createClient } from '@murmur/kit';
+import { auth as authProto, billing as billingProto, library as libraryProto } from '@murmur/proto';
+import { createClient, keyVerifierVia, type Workload } from '@murmur/kit';
 import {
   closeClients,
   createApp,
@@ -84,7 +87,10 @@ export async function startGateway(clients: Clients, log: Logger, clock: ManualC
 
 export interface TestSystem {
   baseUrl: string;
+  /** The gateway's clients (workload gateway: their calls for a user need a principal in context). */
   clients: Clients;
+  /** The app's admin clients: users, keys, credits, seeding and reading anyone's data, as the admin CLI does. */
+  admin: Clients;
   /** Where the services listen (for processes under test, such as the admin CLI). */
   addresses: ServiceAddresses;
   /** The clock of the auth service (key expiry); starts at the real now. */
@@ -137,6 +143,7 @@ export async function startSystem(opts: SystemOptions = {}): Promise<TestSystem>
   const prefix = `murmur:test:${Date.now()}:${Math.random().toString(36).slice(2)}:`;
   const authCache = redis ? new RedisCache(redis, `${prefix}auth:`) : undefined;
   const authSvc = await startAuthService({
+    identity: testIdentity('auth'),
     db: authDb,
     log,
     address: '127.0.0.1:0',
@@ -144,19 +151,34 @@ export async function startSystem(opts: SystemOptions = {}): Promise<TestSystem>
     cache: authCache,
     announceRevocation: redis ? async (keyId) => void (await publishRevocation(redis, keyId)) : undefined,
   });
-  const rateLimiter = opts.redisUrl && redis ? new RedisRateLimiter(redis, { keyPrefix: `${prefix}ratelimit:` }) : undefined;
-  const billingSvc = await startBillingService({ db: billingDb, log, address: '127.0.0.1:0', clock: opts.billingClock, rateLimiter });
-  const librarySvc = await startLibraryService({ db: libraryDb, log, address: '127.0.0.1:0' });
-  // The AI services call billing and library as the gateway does: real clients, real servers.
-  const aiClients = {
-    billing: createClient(billingProto.BillingServiceClient, `127.0.0.1:${billingSvc.port}`),
-    library: createClient(libraryProto.LibraryServiceClient, `127.0.0.1:${librarySvc.port}`, { maxReceiveMessageBytes: 64 * 1024 * 1024 }),
+  // Every service checks its callers as in production: workload tokens, principal assertions,
+  // and developer keys verified through auth's VerifyKey by the service's own auth client.
+  const authAddr = `127.0.0.1:${authSvc.port}`;
+  const internal: { close(): void }[] = [];
+  const accessOf = (w: Workload) => {
+    const client = createClient(authProto.AuthServiceClient, authAddr, { identity: testMinter(w) });
+    internal.push(client);
+    return testAccess(w, keyVerifierVia(client));
   };
+  const rateLimiter = opts.redisUrl && redis ? new RedisRateLimiter(redis, { keyPrefix: `${prefix}ratelimit:` }) : undefined;
+  const billingSvc = await startBillingService({ access: accessOf('billing'), db: billingDb, log, address: '127.0.0.1:0', clock: opts.billingClock, rateLimiter });
+  const librarySvc = await startLibraryService({ access: accessOf('library'), db: libraryDb, log, address: '127.0.0.1:0' });
+  // The AI services call billing and library as their own workloads: real clients, real servers.
+  const clientsOf = (w: Workload) => {
+    const c = {
+      billing: createClient(billingProto.BillingServiceClient, `127.0.0.1:${billingSvc.port}`, { identity: testMinter(w) }),
+      library: createClient(libraryProto.LibraryServiceClient, `127.0.0.1:${librarySvc.port}`, { identity: testMinter(w), maxReceiveMessageBytes: 64 * 1024 * 1024 }),
+    };
+    internal.push(c.billing, c.library);
+    return c;
+  };
+  const conversionClients = clientsOf('conversion');
+  const transcriptionClients = clientsOf('transcription');
   const conversionSvc = opts.ai
-    ? await startConversionService({ log, address: '127.0.0.1:0', billing: aiClients.billing, library: aiClients.library, engine: new LocalEngine() })
+    ? await startConversionService({ access: accessOf('conversion'), log, address: '127.0.0.1:0', billing: conversionClients.billing, library: conversionClients.library, engine: new LocalEngine() })
     : undefined;
   const transcriptionSvc = opts.ai
-    ? await startTranscriptionService({ log, address: '127.0.0.1:0', billing: aiClients.billing, engine: createPocketsphinxEngine(), tmpDir: opts.tmpDir })
+    ? await startTranscriptionService({ access: accessOf('transcription'), log, address: '127.0.0.1:0', billing: transcriptionClients.billing, engine: createPocketsphinxEngine(), tmpDir: opts.tmpDir })
     : undefined;
   const addresses = {
     AUTH_ADDR: `127.0.0.1:${authSvc.port}`,
@@ -165,7 +187,8 @@ export async function startSystem(opts: SystemOptions = {}): Promise<TestSystem>
     TRANSCRIPTION_ADDR: transcriptionSvc ? `127.0.0.1:${transcriptionSvc.port}` : '127.0.0.1:1',
     CONVERSION_ADDR: conversionSvc ? `127.0.0.1:${conversionSvc.port}` : '127.0.0.1:1',
   };
-  const clients = createClients(addresses, 10_000);
+  const clients = createClients(addresses, 10_000, testMinter('gateway'));
+  const admin = createClients(addresses, 10_000, testMinter('app'));
   const gateway = await startGateway(clients, log, authClock, redis, prefix, { bodyIdleTimeoutMs: opts.bodyIdleTimeoutMs, spoolDir: opts.tmpDir });
   const baseUrl = gateway.baseUrl;
   const extraGateways: TestGateway[] = [];
@@ -173,12 +196,13 @@ export async function startSystem(opts: SystemOptions = {}): Promise<TestSystem>
   return {
     baseUrl,
     clients,
+    admin,
     addresses,
     authClock,
     authCache,
     async newUser(email, expiry = auth.KeyExpiry.KEY_EXPIRY_90_DAYS) {
-      const { user } = await clients.auth.createUser({ email, name: email.split('@')[0] ?? '' });
-      const res = await clients.auth.createApiKey({ userId: user!.id, name: 'test', expiry });
+      const { user } = await admin.auth.createUser({ email, name: email.split('@')[0] ?? '' });
+      const res = await admin.auth.createApiKey({ userId: user!.id, name: 'test', expiry });
       return { user: user!, key: res.key, keyId: res.apiKey!.id };
     },
     async extraGateway() {
@@ -189,9 +213,9 @@ export async function startSystem(opts: SystemOptions = {}): Promise<TestSystem>
     async stop() {
       await Promise.all([gateway, ...extraGateways].map((g) => g.stop()));
       closeClients(clients);
+      closeClients(admin);
       await Promise.all([conversionSvc?.stop(), transcriptionSvc?.stop()]);
-      aiClients.billing.close();
-      aiClients.library.close();
+      for (const c of internal) c.close();
       await Promise.all([authSvc.stop(), billingSvc.stop(), librarySvc.stop()]);
       await redis?.close();
       await redisServer?.release();

@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { waitForGrpcServing, waitForHttpOk } from '@murmur/kit';
-import { freePort } from '@murmur/kit/testing';
+import { freePort, testIdentityDir, testMinter } from '@murmur/kit/testing';
 import { closeClients, createClients, type Clients, type ServiceAddresses } from '@murmur/gateway';
 import { Supervisor } from '../../src/supervisor';
 
@@ -57,6 +57,8 @@ export async function startProcessStack(opts: { env?: NodeJS.ProcessEnv; out?: (
     DATABASE_URL: '',
     REDIS_URL: '',
     MURMUR_DATA_DIR: dataDir,
+    // Every child loads its workload key from here; the test calls as the app's admin with the same keys.
+    MURMUR_IDENTITY_DIR: testIdentityDir(),
     MURMUR_TRANSCRIPTION_ENGINE: 'pocketsphinx',
     ...opts.env,
   };
@@ -75,7 +77,7 @@ export async function startProcessStack(opts: { env?: NodeJS.ProcessEnv; out?: (
     fs.rmSync(dataDir, { recursive: true, force: true });
     throw err;
   }
-  const clients = createClients(addrs, 30_000);
+  const clients = createClients(addrs, 30_000, testMinter('app'));
   return {
     base,
     addrs,

@@ -7,10 +7,14 @@
  * (gen-envoy/, made by scripts/gen-envoy-authz.js) and turned into (de)serializers by
  * @grpc/proto-loader: nothing of Envoy's is needed at run time beyond that file.
  *
- * - Allow: status OK; the upstream request gets `x-murmur-user-id` and `x-murmur-key-id`,
- *   overwriting anything the caller sent under those names. `authorization` is passed on
- *   unchanged so a service may verify the key again; the principal is also emitted as ext_authz
- *   dynamic metadata for the access log.
+ * - Allow: status OK; the upstream request gets `x-murmur-principal`, a principal assertion for
+ *   the key's user signed by auth and bound to the service the path names (kit access/tokens.ts),
+ *   overwriting anything the caller sent under that name, so the service trusts the user without
+ *   verifying the key again. The principal is also emitted as ext_authz dynamic metadata for the
+ *   access log.
+ * - Deny, once the key is verified: a path whose RPC no developer may call (admin and
+ *   service-to-service RPCs, unknown paths: `permission_denied`, 403 / PERMISSION_DENIED), and a
+ *   request carrying a workload token (workloads never come through this listener).
  * - Deny (401 codes of DESIGN.md §2): status UNAUTHENTICATED with a DeniedHttpResponse: 401,
  *   `WWW-Authenticate: Bearer realm="murmur"` (+ `error="invalid_token"` when a key was sent) and
  *   `x-request-id`. An HTTP request gets the contract's JSON error body. A gRPC request gets the
@@ -23,12 +27,21 @@
  */
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import { fromJSON } from '@grpc/proto-loader';
-import { acceptRequestId, bindService, MurmurError, toErrorBody, toGrpcError, type BoundService } from '@murmur/kit';
+import {
+  acceptRequestId,
+  bindService,
+  MurmurError,
+  PRINCIPAL_ASSERTION_HEADER,
+  toErrorBody,
+  toGrpcError,
+  usersMayCall,
+  WORKLOAD_TOKEN_HEADER,
+  workloadOfPath,
+  type BoundService,
+  type TokenMinter,
+} from '@murmur/kit';
 import { AUTHORIZATION_DESCRIPTOR } from './gen-envoy/authorization-descriptor';
 import type { AuthService, Principal } from './service';
-
-/** Headers the upstream gets on an allowed request. */
-export const PRINCIPAL_HEADERS = { userId: 'x-murmur-user-id', keyId: 'x-murmur-key-id' } as const;
 
 /** One header as Envoy sends it in `header_map` (when its ext_authz sets encode_raw_headers). */
 interface EnvoyHeaderValue {
@@ -122,11 +135,11 @@ export function wwwAuthenticate(code: string): string {
 
 const set = (key: string, value: string): HeaderValueOption => ({ header: { key, value }, append_action: 'OVERWRITE_IF_EXISTS_OR_ADD' });
 
-/** OK with the principal for the upstream (and for Envoy's access log as dynamic metadata). */
-export function allowResponse(principal: Principal): CheckResponse {
+/** OK with the principal's assertion for the upstream (and the principal for Envoy's access log as dynamic metadata). */
+export function allowResponse(principal: Principal, assertion: string): CheckResponse {
   return {
     status: { code: GrpcStatus.OK, message: '' },
-    ok_response: { headers: [set(PRINCIPAL_HEADERS.userId, principal.userId), set(PRINCIPAL_HEADERS.keyId, principal.keyId)] },
+    ok_response: { headers: [set(PRINCIPAL_ASSERTION_HEADER, assertion)] },
     dynamic_metadata: { fields: { user_id: { stringValue: principal.userId }, key_id: { stringValue: principal.keyId } } },
   };
 }
@@ -155,17 +168,30 @@ export function denyResponse(err: MurmurError, req: CheckRequest): CheckResponse
   };
 }
 
-/** Check: read the Authorization header Envoy forwarded, verify it, allow or deny. */
-export async function check(service: AuthService, req: CheckRequest): Promise<CheckResponse> {
+/**
+ * Check: verify the Authorization header Envoy forwarded; then is the path's RPC one a developer
+ * may call, with no workload token; allow with an assertion for that service, or deny.
+ */
+export async function check(service: AuthService, minter: TokenMinter, req: CheckRequest): Promise<CheckResponse> {
   try {
-    return allowResponse(await service.verifyKey(requestHeader(req, 'authorization') ?? ''));
+    // Who first (401 for a missing or bad key, whatever the path), then may they (403).
+    const principal = await service.verifyKey(requestHeader(req, 'authorization') ?? '');
+    const path = req.attributes?.request?.http?.path ?? '';
+    const audience = workloadOfPath(path);
+    if (!audience || !usersMayCall(path)) {
+      throw new MurmurError('permission_denied', `${path || 'This path'} is not an RPC a developer key may call.`);
+    }
+    if (requestHeader(req, WORKLOAD_TOKEN_HEADER) !== undefined) {
+      throw new MurmurError('permission_denied', 'Workload tokens are not accepted on this listener; send your API key.');
+    }
+    return allowResponse(principal, await minter.principalAssertion(audience, principal));
   } catch (err) {
     if (err instanceof MurmurError) return denyResponse(err, req);
     throw err;
   }
 }
 
-/** The Authorization definition bound to `service`, ready for startGrpcServer. */
-export function bindEnvoyAuthorization(service: AuthService): BoundService {
-  return bindService(authorizationDefinition(), { Check: (req) => check(service, req) });
+/** The Authorization definition bound to `service` (assertions minted by auth's `minter`), ready for startGrpcServer. */
+export function bindEnvoyAuthorization(service: AuthService, minter: TokenMinter): BoundService {
+  return bindService(authorizationDefinition(), { Check: (req) => check(service, minter, req) });
 }

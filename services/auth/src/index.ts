@@ -4,7 +4,7 @@
  * helpers are exported for callers that must recognise or fingerprint a key without a call.
  */
 import * as path from 'node:path';
-import { commonSchema, CursorCodec, MemoryCache, startGrpcServer, systemClock, type Clock, type Database, type KeyValueCache, type Logger } from '@murmur/kit';
+import { commonSchema, type WorkloadIdentity, CursorCodec, MemoryCache, startGrpcServer, systemClock, type Clock, type Database, type KeyValueCache, type Logger } from '@murmur/kit';
 import { bindEnvoyAuthorization } from './ext-authz';
 import { bindAuthService } from './server';
 import { AuthService } from './service';
@@ -32,6 +32,8 @@ export interface AuthServiceDeps {
   cursorSecret?: string;
   /** Pushes revocations to the gateways' key caches (publishRevocation when REDIS_URL is set). */
   announceRevocation?: (keyId: string) => Promise<void>;
+  /** Auth's workload identity: checks its callers, and signs the assertions of Envoy's ext_authz. */
+  identity: WorkloadIdentity;
 }
 
 export interface RunningAuthService {
@@ -65,8 +67,13 @@ export async function startAuthService(deps: AuthServiceDeps): Promise<RunningAu
       name: 'auth',
       log: deps.log,
       // Envoy's ext_authz API on the same port: Envoy's internal gRPC listener asks it about every call.
-      services: [bindAuthService(service), bindEnvoyAuthorization(service)],
+      services: [bindAuthService(service), bindEnvoyAuthorization(service, deps.identity.minter)],
       protoFiles: ['murmur/auth/v1/auth.proto'],
+      // Auth verifies the keys of its direct callers itself, with the same cache as VerifyKey.
+      access: deps.identity.accessControl(async (authorization) => {
+        const p = await service.verifyKey(authorization);
+        return { userId: p.userId, keyId: p.keyId };
+      }),
     },
     deps.address,
   );

@@ -13,7 +13,7 @@ runServiceProcess({
   name: 'auth',
   migrationsDir: AUTH_MIGRATIONS_DIR,
   address: (cfg) => cfg.AUTH_ADDR,
-  start: ({ db, log, cfg, redis }, address) => {
+  start: ({ db, log, cfg, redis, identity }, address) => {
     if (!redis) log.info('REDIS_URL unset: verification cache is in-process (exact only with one auth replica)');
     const announceRevocation = redis
       ? async (keyId: string) => {
@@ -22,6 +22,7 @@ runServiceProcess({
         }
       : undefined;
     return startAuthService({
+      identity,
       db,
       log,
       address,

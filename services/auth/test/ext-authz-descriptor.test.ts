@@ -32,7 +32,7 @@ describe("the Authorization descriptor generated from Envoy's protos", () => {
   it('encodes an allow with dynamic metadata byte for byte as the full Envoy protos do', () => {
     const response: CheckResponse = {
       status: { code: 0, message: '' },
-      ok_response: { headers: [{ header: { key: 'x-murmur-user-id', value: 'usr_1' }, append_action: 'OVERWRITE_IF_EXISTS_OR_ADD' }] },
+      ok_response: { headers: [{ header: { key: 'x-murmur-principal', value: 'eyJ0eXAiOiJtdXJtdXItcHJpbmNpcGFsK2p3dCJ9.e30.sig' }, append_action: 'OVERWRITE_IF_EXISTS_OR_ADD' }] },
       dynamic_metadata: { fields: { user_id: { stringValue: 'usr_1' } } },
     };
     expect(authorizationDefinition().Check.responseSerialize(response).equals(envoy().responseSerialize(response))).toBe(true);

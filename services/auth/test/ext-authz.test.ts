@@ -1,6 +1,6 @@
 import { status as GrpcStatus, type ServiceError } from '@grpc/grpc-js';
-import type { Database, KeyValueCache } from '@murmur/kit';
-import { openTestDatabase } from '@murmur/kit/testing';
+import { TokenVerifier, type Database, type KeyValueCache, type Workload } from '@murmur/kit';
+import { openTestDatabase, testTrust } from '@murmur/kit/testing';
 import { auth, rpcErrorDetails, rpcStatus } from '@murmur/proto';
 import { AUTH_MIGRATIONS_DIR } from '@murmur/auth';
 import {
@@ -25,6 +25,13 @@ beforeAll(async () => {
 afterAll(async () => {
   await db.close();
 });
+
+/** The principal a service would read from the assertion ext_authz hands it (verified as `audience` would). */
+async function assertedPrincipal(res: DecodedCheckResponse, audience: Workload = 'library') {
+  const token = headerOf(res.ok_response?.headers ?? [], 'x-murmur-principal');
+  if (!token) throw new Error('no x-murmur-principal on the allowed request');
+  return new TokenVerifier(audience, testTrust()).principalAssertion(token);
+}
 
 /** The ErrorInfo reason carried in the denial's grpc-status-details-bin header. */
 function reasonOf(res: DecodedCheckResponse): string | undefined {
@@ -76,19 +83,44 @@ describe.each(cacheKinds)('envoy.service.auth.v3.Authorization/Check over gRPC w
   });
   beforeEach(() => h.clock.set(T0));
 
-  it('allows a valid key with OK and hands the principal to the upstream in headers that overwrite any sent', async () => {
-    const res = await envoy.check(envoyCheckRequest({ authorization: `Bearer ${valid.key}`, extraHeaders: { 'x-murmur-user-id': 'usr_spoofed' } }));
+  it('allows a valid key with OK and hands the upstream a principal assertion for that service, overwriting any sent', async () => {
+    const res = await envoy.check(envoyCheckRequest({ authorization: `Bearer ${valid.key}`, extraHeaders: { 'x-murmur-principal': 'spoofed' } }));
     expect(res.status.code).toBe(GrpcStatus.OK);
     expect(res.http_response).toBe('ok_response');
     expect(res.denied_response).toBeUndefined();
-    expect(res.ok_response!.headers.map((h) => [h.header.key, h.header.value, h.append_action])).toEqual([
-      ['x-murmur-user-id', userId, 'OVERWRITE_IF_EXISTS_OR_ADD'],
-      ['x-murmur-key-id', valid.id, 'OVERWRITE_IF_EXISTS_OR_ADD'],
-    ]);
-    // The key stays on the request so a service may verify it again.
+    expect(res.ok_response!.headers.map((h) => [h.header.key, h.append_action])).toEqual([['x-murmur-principal', 'OVERWRITE_IF_EXISTS_OR_ADD']]);
+    expect(await assertedPrincipal(res)).toEqual({ userId, keyId: valid.id, issuer: 'auth' });
+    // Bound to the service the path names: billing would refuse the one made for library.
+    await expect(assertedPrincipal(res, 'billing')).rejects.toThrow();
+    // The key stays on the request (the service ignores it once an assertion is there).
     expect(res.ok_response!.headers_to_remove).toEqual([]);
     const meta = res.dynamic_metadata!.fields;
     expect([meta.user_id?.stringValue ?? meta.user_id?.string_value, meta.key_id?.stringValue ?? meta.key_id?.string_value]).toEqual([userId, valid.id]);
+  });
+
+  it('makes the assertion for the service of the path: billing for a billing RPC', async () => {
+    const res = await envoy.check(envoyCheckRequest({ authorization: `Bearer ${valid.key}`, path: '/murmur.billing.v1.BillingService/GetUsage' }));
+    expect((await assertedPrincipal(res, 'billing')).userId).toBe(userId);
+  });
+
+  it.each([
+    ['an admin RPC (CreateApiKey)', '/murmur.auth.v1.AuthService/CreateApiKey'],
+    ['a service-to-service RPC (Reserve)', '/murmur.billing.v1.BillingService/Reserve'],
+    ['a library write for seeding (CreateFolder)', '/murmur.library.v1.LibraryService/CreateFolder'],
+    ['a path of no service', '/some.other.v1.Service/Do'],
+    ['VerifyKey (workloads only)', '/murmur.auth.v1.AuthService/VerifyKey'],
+  ])('denies %s for a valid developer key: PERMISSION_DENIED, 403, permission_denied', async (_name, path) => {
+    const res = await envoy.check(envoyCheckRequest({ authorization: `Bearer ${valid.key}`, path }));
+    expect(res.status.code).toBe(GrpcStatus.PERMISSION_DENIED);
+    expect(res.denied_response!.status.code).toBe('Forbidden');
+    expect(reasonOf(res)).toBe('permission_denied');
+    expect(res.ok_response).toBeUndefined();
+  });
+
+  it('denies a request that carries a workload token: workloads never come through this listener', async () => {
+    const res = await envoy.check(envoyCheckRequest({ authorization: `Bearer ${valid.key}`, extraHeaders: { 'x-murmur-workload': 'anything' } }));
+    expect(res.status.code).toBe(GrpcStatus.PERMISSION_DENIED);
+    expect(reasonOf(res)).toBe('permission_denied');
   });
 
   it('accepts the scheme in any case, like VerifyKey', async () => {
@@ -99,7 +131,7 @@ describe.each(cacheKinds)('envoy.service.auth.v3.Authorization/Check over gRPC w
   it('reads the key from header_map when Envoy sends raw headers', async () => {
     const res = await envoy.check(envoyCheckRequest({ authorization: `Bearer ${valid.key}`, rawHeaders: true }));
     expect(res.status.code).toBe(GrpcStatus.OK);
-    expect(headerOf(res.ok_response!.headers, 'x-murmur-key-id')).toBe(valid.id);
+    expect((await assertedPrincipal(res)).keyId).toBe(valid.id);
   });
 
   // [behaviour, Authorization header (undefined: none sent), code, WWW-Authenticate]

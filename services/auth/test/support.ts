@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type { QueryResultRow } from 'pg';
 import { auth } from '@murmur/proto';
 import { connectRedis, createClient, MurmurError, RedisCache, type Database, type KeyValueCache, type Logger, type PromiseClient, type Redis } from '@murmur/kit';
-import { ManualClock, realRedis, realRedisUnavailable } from '@murmur/kit/testing';
+import { createPolicyClient, ManualClock, realRedis, realRedisUnavailable, testIdentity } from '@murmur/kit/testing';
 import { startAuthService, type RunningAuthService } from '@murmur/auth';
 
 export type AuthClient = PromiseClient<auth.AuthServiceClient>;
@@ -66,6 +66,7 @@ export async function startHarness(db: Database, opts: { clock?: ManualClock; ca
   const probe = probeDatabase(db);
   const logs = recordingLogger();
   const running = await startAuthService({
+    identity: testIdentity('auth'),
     db: probe.db,
     log: logs.log,
     address: '127.0.0.1:0',
@@ -73,7 +74,7 @@ export async function startHarness(db: Database, opts: { clock?: ManualClock; ca
     cache: opts.cache,
     cursorSecret: 'auth-test-cursor-secret-0123456789',
   });
-  const client = createClient(auth.AuthServiceClient, `127.0.0.1:${running.port}`, { deadlineMs: 5_000 });
+  const client = createPolicyClient(auth.AuthServiceClient, `127.0.0.1:${running.port}`, { deadlineMs: 5_000 });
   return {
     client,
     clock,

@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import * as path from 'node:path';
-import { CursorCodec, startGrpcServer, systemClock, type Clock, type Database, type Logger } from '@murmur/kit';
+import { CursorCodec, startGrpcServer, systemClock, type Clock, type Database, type Logger, type AccessControl } from '@murmur/kit';
 import { Accounts } from './accounts';
 import { Charging } from './charging';
 import { Ledger } from './ledger';
@@ -23,6 +23,8 @@ export { RATE_LIMIT_WINDOW_SECONDS } from './limits';
 export { MemoryRateLimiter, RedisRateLimiter, type RateLimiter, type RateLimitState } from './rate-limiter';
 
 export interface BillingServiceDeps {
+  /** Who may call this service: its workload's access control (kit access/), checked on every RPC. */
+  access: AccessControl;
   /** The billing schema (migrations/ applied), e.g. from openDatabase or openTestDatabase. */
   db: Database;
   log: Logger;
@@ -63,7 +65,7 @@ export async function startBillingService(deps: BillingServiceDeps): Promise<Run
     ledger: new Ledger(store, lifecycle, new CursorCodec(deps.cursorSecret ?? randomBytes(32).toString('hex'))),
   };
   const server = await startGrpcServer(
-    { name: 'billing', log: deps.log, services: [billingHandlers(domain)], protoFiles: ['murmur/billing/v1/billing.proto'] },
+    { name: 'billing', access: deps.access, log: deps.log, services: [billingHandlers(domain)], protoFiles: ['murmur/billing/v1/billing.proto'] },
     deps.address,
   );
 

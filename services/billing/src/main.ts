@@ -14,9 +14,9 @@ runServiceProcess({
   name: 'billing',
   migrationsDir: BILLING_MIGRATIONS_DIR,
   address: (cfg) => cfg.BILLING_ADDR,
-  start: ({ db, log, cfg, redis }, address) => {
+  start: ({ db, log, cfg, redis, access }, address) => {
     if (!redis) log.info('REDIS_URL unset: using the in-process rate limiter (exact for one billing replica only)');
     const rateLimiter = redis ? new RedisRateLimiter(redis) : new MemoryRateLimiter();
-    return startBillingService({ db, log, address, rateLimiter, cursorSecret: cfg.MURMUR_CURSOR_SECRET });
+    return startBillingService({ db, log, address, access, rateLimiter, cursorSecret: cfg.MURMUR_CURSOR_SECRET });
   },
 });

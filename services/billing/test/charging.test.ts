@@ -10,8 +10,10 @@ import {
   type Redis,
 } from '@murmur/kit';
 import {
+  createPolicyClient,
   describeIfReal,
   ManualClock,
+  testAccess,
   realRedis,
   realRedisUnavailable,
   type RealServer,
@@ -51,10 +53,10 @@ describe('charging over gRPC: admission, reserve → commit / release, expiry (r
 
   beforeAll(async () => {
     db = await openBillingDatabase(24);
-    limited = await startBillingService({ db, log, address: '127.0.0.1:0', clock, rateLimiter: new MemoryRateLimiter(clock), sweepIntervalMs: 0 });
-    unlimited = await startBillingService({ db, log, address: '127.0.0.1:0', clock, rateLimiter: new UnlimitedRateLimiter(), sweepIntervalMs: 0 });
-    api = createClient(billing.BillingServiceClient, `127.0.0.1:${limited.port}`, { deadlineMs: 30_000 });
-    fast = createClient(billing.BillingServiceClient, `127.0.0.1:${unlimited.port}`, { deadlineMs: 30_000 });
+    limited = await startBillingService({ access: testAccess('billing'), db, log, address: '127.0.0.1:0', clock, rateLimiter: new MemoryRateLimiter(clock), sweepIntervalMs: 0 });
+    unlimited = await startBillingService({ access: testAccess('billing'), db, log, address: '127.0.0.1:0', clock, rateLimiter: new UnlimitedRateLimiter(), sweepIntervalMs: 0 });
+    api = createPolicyClient(billing.BillingServiceClient, `127.0.0.1:${limited.port}`, { deadlineMs: 30_000 });
+    fast = createPolicyClient(billing.BillingServiceClient, `127.0.0.1:${unlimited.port}`, { deadlineMs: 30_000 });
   });
 
   afterAll(async () => {
@@ -479,7 +481,7 @@ describe('charging over gRPC: admission, reserve → commit / release, expiry (r
 
     it('runs on its own timer with the injected clock, and stop() ends it', async () => {
       const userId = newUser();
-      const swept = await startBillingService({ db, log, address: '127.0.0.1:0', clock, rateLimiter: new UnlimitedRateLimiter(), sweepIntervalMs: 20 });
+      const swept = await startBillingService({ access: testAccess('billing'), db, log, address: '127.0.0.1:0', clock, rateLimiter: new UnlimitedRateLimiter(), sweepIntervalMs: 20 });
       try {
         const r = await reserve(api, userId, { credits: 4, holdSeconds: 5 });
         clock.advance(5_000);
@@ -721,10 +723,10 @@ describe('charging over gRPC: admission, reserve → commit / release, expiry (r
       redis = await connectRedis(server.url);
       instances = await Promise.all(
         [0, 1].map(() =>
-          startBillingService({ db, log, address: '127.0.0.1:0', clock, rateLimiter: new RedisRateLimiter(redis, { clock, keyPrefix: prefix }), sweepIntervalMs: 0 }),
+          startBillingService({ access: testAccess('billing'), db, log, address: '127.0.0.1:0', clock, rateLimiter: new RedisRateLimiter(redis, { clock, keyPrefix: prefix }), sweepIntervalMs: 0 }),
         ),
       );
-      clients = instances.map((i) => createClient(billing.BillingServiceClient, `127.0.0.1:${i.port}`, { deadlineMs: 30_000 }));
+      clients = instances.map((i) => createPolicyClient(billing.BillingServiceClient, `127.0.0.1:${i.port}`, { deadlineMs: 30_000 }));
     });
 
     afterAll(async () => {

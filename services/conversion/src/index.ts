@@ -4,7 +4,7 @@
  * billing and stored through library. main.ts runs it as a process; tests, the gateway's
  * integration tests and the bench start it in-process with {@link startConversionService}.
  */
-import { startGrpcServer, type Clock, type Logger } from '@murmur/kit';
+import { startGrpcServer, type Clock, type Logger, type AccessControl } from '@murmur/kit';
 import type { ConversionEngine } from './engines/engine';
 import { conversionHandlers } from './server';
 import { ConversionService, type BillingClient, type LibraryClient } from './service';
@@ -18,6 +18,8 @@ export const CONVERSION_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 
 /** What the conversion service needs from its host process (main.ts or a test). */
 export interface ConversionServiceDeps {
+  /** Who may call this service: its workload's access control (kit access/), checked on every RPC. */
+  access: AccessControl;
   log: Logger;
   /** "host:port"; port 0 picks a free one. */
   address: string;
@@ -54,6 +56,7 @@ export async function startConversionService(deps: ConversionServiceDeps): Promi
   const server = await startGrpcServer(
     {
       name: 'conversion',
+      access: deps.access,
       log: deps.log,
       services: [conversionHandlers(service)],
       protoFiles: ['murmur/conversion/v1/conversion.proto'],

@@ -18,15 +18,17 @@ runServiceProcess({
   name: 'conversion',
   migrationsDir: null,
   address: (cfg) => cfg.CONVERSION_ADDR,
-  async start({ cfg, log }, address) {
+  async start({ cfg, log, identity, access }, address) {
     const own = loadConversionConfig();
     const engine = createEngine(own);
-    const billingClient = createClient(billing.BillingServiceClient, cfg.BILLING_ADDR, { deadlineMs: cfg.GRPC_DEADLINE_MS });
+    const billingClient = createClient(billing.BillingServiceClient, cfg.BILLING_ADDR, { deadlineMs: cfg.GRPC_DEADLINE_MS, identity: identity.minter });
     const libraryClient = createClient(library.LibraryServiceClient, cfg.LIBRARY_ADDR, {
       deadlineMs: cfg.GRPC_DEADLINE_MS,
       maxReceiveMessageBytes: LIBRARY_MAX_RESPONSE_BYTES,
+      identity: identity.minter,
     });
     const server = await startConversionService({
+      access,
       log,
       address,
       billing: billingClient,

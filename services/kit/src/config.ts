@@ -20,7 +20,14 @@ export const storageSchema = {
   REDIS_URL: z.string().url().optional(),
   /** Where the embedded Postgres keeps its files when DATABASE_URL is unset. */
   MURMUR_DATA_DIR: z.string().default('./data'),
+  /** The workload keys (access/identity-keys.ts); default MURMUR_DATA_DIR/identity, where `npm start` makes them. */
+  MURMUR_IDENTITY_DIR: z.string().optional(),
 };
+
+/** The folder of workload keys a process loads its identity from. */
+export function identityDirOf(cfg: { MURMUR_DATA_DIR: string; MURMUR_IDENTITY_DIR?: string | undefined }): string {
+  return cfg.MURMUR_IDENTITY_DIR ?? `${cfg.MURMUR_DATA_DIR.replace(/\/+$/, '')}/identity`;
+}
 
 export const commonSchema = {
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

@@ -7,6 +7,11 @@ import { randomBytes } from 'node:crypto';
 
 export interface CallContext {
   requestId: string;
+  /**
+   * The user this call acts for, once the gateway verified their key: the gateway's clients
+   * attach a principal assertion for them to every internal call made in this context.
+   */
+  principal?: { userId: string; keyId: string };
 }
 
 const storage = new AsyncLocalStorage<CallContext>();

@@ -19,6 +19,7 @@ import type { Logger } from './log';
 
 export type ErrorType =
   | 'authentication_error'
+  | 'permission_error'
   | 'invalid_request_error'
   | 'billing_error'
   | 'rate_limit_error'
@@ -45,6 +46,14 @@ export const ERROR_CODES = {
   expired_api_key: {
     http: 401, type: 'authentication_error', grpc: GrpcStatus.UNAUTHENTICATED,
     message: 'The API key has expired. Create a new key in Settings → Developer.',
+  },
+  invalid_credentials: {
+    http: 401, type: 'authentication_error', grpc: GrpcStatus.UNAUTHENTICATED,
+    message: 'The workload token or principal assertion of this call is forged, expired or meant for another service. Internal teams: send your API key as `authorization` metadata.',
+  },
+  permission_denied: {
+    http: 403, type: 'permission_error', grpc: GrpcStatus.PERMISSION_DENIED,
+    message: 'This caller may not call this RPC. docs/authorization.md lists who may call each one.',
   },
   invalid_request: {
     http: 400, type: 'invalid_request_error', grpc: GrpcStatus.INVALID_ARGUMENT,

@@ -1,11 +1,14 @@
 /**
  * Typed promise clients over the ts-proto grpc-js clients: every call gets a deadline, the
  * current request id (and any extra metadata, e.g. the caller's authorization) in metadata,
- * and failures come back as MurmurError through the one error model.
+ * the calling workload's credentials (access/tokens.ts), and failures come back as MurmurError
+ * through the one error model.
  */
 import * as grpc from '@grpc/grpc-js';
 import { currentContext } from './context';
-import { fromGrpcError } from './errors';
+import { fromGrpcError, MurmurError } from './errors';
+import { PRINCIPAL_ASSERTION_HEADER, WORKLOAD_TOKEN_HEADER, type TokenMinter } from './access/tokens';
+import { workloadOfPath, type Workload } from './access/workloads';
 
 type Callback<R> = (err: grpc.ServiceError | null, res: R) => void;
 
@@ -31,7 +34,7 @@ export type PromiseClient<C> = {
 
 interface ClientCtor<C> {
   new (address: string, credentials: grpc.ChannelCredentials, options?: Partial<grpc.ClientOptions>): C;
-  service: Record<string, { requestStream: boolean; responseStream: boolean }>;
+  service: Record<string, { path: string; requestStream: boolean; responseStream: boolean }>;
 }
 
 export interface ClientOptions {
@@ -39,6 +42,78 @@ export interface ClientOptions {
   deadlineMs?: number;
   /** Largest response accepted, in bytes (default 16 MiB); e.g. whole transcripts from library. */
   maxReceiveMessageBytes?: number;
+  /**
+   * The workload this client calls as: each call carries its workload token and, when the
+   * workload issues them and the call runs for a verified user (CallContext.principal), a
+   * principal assertion. Without it the client sends no credentials of its own (an internal
+   * team's client sends its key in `metadata.authorization`).
+   */
+  identity?: TokenMinter;
+}
+
+/**
+ * Adds the workload token (and principal assertion) to each call's metadata. Minting is async
+ * (a cached token most of the time); grpc-js holds the call's first message until `next`.
+ * The principal is read when the call starts, in the caller's context.
+ */
+function credentialsInterceptor(minter: TokenMinter, audience: Workload): grpc.Interceptor {
+  return (options, nextCall) => {
+    // A call cancelled while its tokens are being minted never reaches the wire; its caller still
+    // hears CANCELLED (grpc-js would otherwise cancel a call it never started, and say nothing).
+    let started = false;
+    let cancelled = false;
+    const underlying = nextCall(options);
+    return new grpc.InterceptingCall(underlying, {
+      start(metadata, listener, next) {
+        const principal = minter.issuesAssertions ? currentContext()?.principal : undefined;
+        // Most calls: both tokens already signed, so the call starts now, without a promise.
+        const workloadNow = minter.readyWorkloadToken(audience);
+        const assertionNow = principal ? minter.readyPrincipalAssertion(audience, principal) : undefined;
+        if (workloadNow && (!principal || assertionNow)) {
+          metadata.set(WORKLOAD_TOKEN_HEADER, workloadNow);
+          if (assertionNow) metadata.set(PRINCIPAL_ASSERTION_HEADER, assertionNow);
+          started = true;
+          next(metadata, listener);
+          return;
+        }
+        const go = () => {
+          if (cancelled) {
+            listener.onReceiveStatus?.({ code: grpc.status.CANCELLED, details: 'Cancelled on client', metadata: new grpc.Metadata() });
+            return;
+          }
+          started = true;
+          next(metadata, listener);
+        };
+        Promise.all([minter.workloadToken(audience), principal ? minter.principalAssertion(audience, principal) : undefined]).then(
+          ([workload, assertion]) => {
+            metadata.set(WORKLOAD_TOKEN_HEADER, workload);
+            if (assertion) metadata.set(PRINCIPAL_ASSERTION_HEADER, assertion);
+            go();
+          },
+          // A key that cannot sign was caught at start-up; should one fail anyway, the call goes
+          // out without credentials and the service refuses it, visibly.
+          go,
+        );
+      },
+      cancel(next) {
+        if (started) return next();
+        cancelled = true;
+        // End the call that never started too: its deadline timer would otherwise keep running
+        // (and keep the process alive) for as long as the deadline, hours for a transcription.
+        underlying.cancelWithStatus(grpc.status.CANCELLED, 'Cancelled on client');
+      },
+    });
+  };
+}
+
+/**
+ * What a refusal of this process's own credentials becomes: a bug or a misconfiguration of
+ * ours (a missing key, a wrong trust store, a rule that forgot a caller), never the end user's
+ * fault, so it is not passed on as their 401/403 — a plain Error, which the boundary logs with
+ * its stack and answers internal_error.
+ */
+function ownCredentialsRefused(err: MurmurError, path: string): Error {
+  return new Error(`${path} refused this workload's credentials (${err.code}): ${err.message}`);
 }
 
 function metadataFor(options: CallOptions | undefined): grpc.Metadata {
@@ -51,7 +126,11 @@ function metadataFor(options: CallOptions | undefined): grpc.Metadata {
 
 /** Creates a promise client of `Ctor` for `address`. */
 export function createClient<C extends grpc.Client>(Ctor: ClientCtor<C>, address: string, opts: ClientOptions = {}): PromiseClient<C> {
+  const paths = Object.values(Ctor.service).map((d) => d.path);
+  const audience = workloadOfPath(paths[0] ?? '');
+  if (opts.identity && !audience) throw new Error(`no workload serves ${paths[0] ?? 'this service'}`);
   const raw = new Ctor(address, grpc.credentials.createInsecure(), {
+    ...(opts.identity && audience ? { interceptors: [credentialsInterceptor(opts.identity, audience)] } : {}),
     'grpc.keepalive_time_ms': 30_000,
     // A restarted service is back in a few seconds: reconnect within a second of it, not after
     // grpc-js's default backoff (1 s growing ×1.6 to 120 s), which kept calls failing for 10 s
@@ -62,6 +141,10 @@ export function createClient<C extends grpc.Client>(Ctor: ClientCtor<C>, address
   });
   const defaultDeadline = opts.deadlineMs ?? 10_000;
   const out: Record<string, unknown> = { close: () => raw.close() };
+  const fail = (path: string) => (err: grpc.ServiceError | null): Error => {
+    const e = fromGrpcError(err);
+    return opts.identity && (e.code === 'invalid_credentials' || e.code === 'permission_denied') ? ownCredentialsRefused(e, path) : e;
+  };
   for (const [name, def] of Object.entries(Ctor.service)) {
     const method = (raw as unknown as Record<string, (...args: unknown[]) => grpc.ClientUnaryCall>)[name]!.bind(raw);
     const callOptions = (o?: CallOptions): Partial<grpc.CallOptions> => ({ deadline: Date.now() + (o?.deadlineMs ?? defaultDeadline) });
@@ -69,7 +152,7 @@ export function createClient<C extends grpc.Client>(Ctor: ClientCtor<C>, address
       out[name] = (request: unknown, o?: CallOptions) =>
         new Promise((resolve, reject) => {
           const call = method(request, metadataFor(o), callOptions(o), (err: grpc.ServiceError | null, res: unknown) =>
-            err ? reject(fromGrpcError(err)) : resolve(res),
+            err ? reject(fail(def.path)(err)) : resolve(res),
           );
           o?.signal?.addEventListener('abort', () => call.cancel(), { once: true });
         });
@@ -78,7 +161,7 @@ export function createClient<C extends grpc.Client>(Ctor: ClientCtor<C>, address
         let stream!: grpc.ClientWritableStream<unknown>;
         const response = new Promise((resolve, reject) => {
           stream = method(metadataFor(o), callOptions(o), (err: grpc.ServiceError | null, res: unknown) =>
-            err ? reject(fromGrpcError(err)) : resolve(res),
+            err ? reject(fail(def.path)(err)) : resolve(res),
           ) as unknown as grpc.ClientWritableStream<unknown>;
         });
         o?.signal?.addEventListener('abort', () => stream.cancel(), { once: true });

@@ -13,6 +13,8 @@ import { acceptRequestId, runWithContext } from './context';
 import { BindError } from './bind-error';
 import { asPublicError, toGrpcError } from './errors';
 import type { Logger } from './log';
+import { bindOwner, decide, identifyCaller, type AccessControl, type Caller } from './access/access-control';
+import { ruleFor, type RpcRule } from './access/rpc-policy';
 
 /** What a handler gets besides the request. */
 export interface HandlerContext {
@@ -20,6 +22,8 @@ export interface HandlerContext {
   requestId: string;
   /** Aborted when the client cancels or the deadline passes. */
   signal: AbortSignal;
+  /** Who called, as the access check established it (handlers never read credentials). */
+  caller: Caller;
 }
 
 type MethodDef = {
@@ -70,6 +74,13 @@ export interface GrpcServerOptions {
    * requests legitimately carry large payloads (e.g. library: whole transcripts).
    */
   maxReceiveMessageBytes?: number;
+  /** How this server knows its callers; every call is checked against the policy before its handler. */
+  access: AccessControl;
+  /**
+   * The rules to enforce; the one policy table (access/rpc-policy.ts) unless a test of the
+   * server factory itself serves methods of its own.
+   */
+  rules?: (path: string) => RpcRule | undefined;
 }
 
 export interface RunningGrpcServer {
@@ -102,34 +113,74 @@ function callContext(call: grpc.ServerUnaryCall<unknown, unknown> | grpc.ServerR
     metadata: call.metadata,
     requestId: acceptRequestId(typeof header === 'string' ? header : undefined),
     signal: controller.signal,
+    caller: {},
   };
 }
 
-function adapt(bound: BoundService, name: string, def: MethodDef, log: Logger): grpc.UntypedHandleCall {
+/**
+ * The client stream with its first message's owner bound as the handler reads it: nothing is read
+ * ahead, so the handler's own idle limits still govern a client that sends nothing. A foreign
+ * owner is thrown from that first read. Returning early does not destroy the call's stream (the
+ * handler may still answer on it).
+ */
+function bindingFirstMessage(source: AsyncIterable<unknown>, bind: (message: unknown) => void): AsyncIterable<unknown> {
+  return {
+    [Symbol.asyncIterator]() {
+      const it = source[Symbol.asyncIterator]();
+      let first = true;
+      return {
+        async next() {
+          const next = await it.next();
+          if (first) {
+            first = false;
+            if (!next.done) bind(next.value);
+          }
+          return next;
+        },
+        async return(value?: unknown) {
+          return { done: true as const, value };
+        },
+      };
+    },
+  };
+}
+
+function adapt(bound: BoundService, name: string, def: MethodDef, log: Logger, access: AccessControl, rule: RpcRule | undefined): grpc.UntypedHandleCall {
   const handler = bound.handlers[name];
   const unimplemented = (cb: grpc.sendUnaryData<unknown>) =>
     cb({ code: grpc.status.UNIMPLEMENTED, details: `${def.path} is not implemented in this release` });
+  /** The access check: who calls, may they; the owner the call is bound to, if any. */
+  const admit = async (ctx: HandlerContext): Promise<string | undefined> => {
+    const admission = decide(def.path, rule, rule?.anyone ? {} : await identifyCaller(access, ctx.metadata));
+    ctx.caller = admission.caller;
+    return admission.boundUser;
+  };
+  const owner = rule?.user?.owner ?? null;
   if (def.requestStream && !def.responseStream) {
     return (call: grpc.ServerReadableStream<unknown, unknown>, callback: grpc.sendUnaryData<unknown>) => {
-      if (!handler) return unimplemented(callback);
       const ctx = callContext(call);
       runWithContext({ requestId: ctx.requestId }, () => {
-        (handler as unknown as ClientStreamHandler<unknown, unknown>)(call, ctx).then(
-          (res) => callback(null, res),
-          (err: unknown) => callback(toServiceError(err, log, def.path)),
-        );
+        admit(ctx)
+          .then(async (boundUser) => {
+            if (!handler) return unimplemented(callback);
+            const source = boundUser && owner ? bindingFirstMessage(call, (m) => bindOwner(m, owner, boundUser)) : call;
+            callback(null, await (handler as unknown as ClientStreamHandler<unknown, unknown>)(source, ctx));
+          })
+          .catch((err: unknown) => callback(toServiceError(err, log, def.path)));
       });
     };
   }
   if (!def.requestStream && !def.responseStream) {
     return (call: grpc.ServerUnaryCall<unknown, unknown>, callback: grpc.sendUnaryData<unknown>) => {
-      if (!handler) return unimplemented(callback);
       const ctx = callContext(call);
       runWithContext({ requestId: ctx.requestId }, () => {
-        (handler as unknown as UnaryHandler<unknown, unknown>)(call.request, ctx).then(
-          (res) => callback(null, res),
-          (err: unknown) => callback(toServiceError(err, log, def.path)),
-        );
+        admit(ctx)
+          .then(async (boundUser) => {
+            if (!handler) return unimplemented(callback);
+            if (boundUser && owner) bindOwner(call.request, owner, boundUser);
+            callback(null, await (handler as unknown as UnaryHandler<unknown, unknown>)(call.request, ctx));
+          })
+          .catch((err: unknown) => callback(toServiceError(err, log, def.path)));
       });
     };
   }
@@ -145,7 +196,12 @@ export async function startGrpcServer(opts: GrpcServerOptions, address: string):
   const statusMap: Record<string, 'SERVING'> = { '': 'SERVING' };
   for (const bound of opts.services) {
     const impl: grpc.UntypedServiceImplementation = {};
-    for (const [name, def] of Object.entries(bound.definition)) impl[name] = adapt(bound, name, def, opts.log);
+    for (const [name, def] of Object.entries(bound.definition)) {
+      const rule = (opts.rules ?? ruleFor)(def.path);
+      // A method without a rule would be refused on every call: a build error, not a runtime surprise.
+      if (!rule) throw new Error(`${def.path} has no access rule (services/kit/src/access/rpc-policy.ts)`);
+      impl[name] = adapt(bound, name, def, opts.log, opts.access, rule);
+    }
     server.addService(bound.definition as unknown as grpc.ServiceDefinition, impl);
     statusMap[serviceNameOf(bound.definition)] = 'SERVING';
   }

@@ -6,7 +6,12 @@
  * EXIT_CANNOT_BIND naming the variable to change.
  */
 import * as path from 'node:path';
-import { commonSchema, loadConfig, serviceAddressSchema, storageSchema } from './config';
+import { auth } from '@murmur/proto';
+import { commonSchema, identityDirOf, loadConfig, serviceAddressSchema, storageSchema } from './config';
+import { createClient } from './grpc-client';
+import type { AccessControl } from './access/access-control';
+import { keyVerifierVia, loadWorkloadIdentity, type WorkloadIdentity } from './access/workload-identity';
+import { isWorkload } from './access/workloads';
 import { openDatabase, type Database } from './db';
 import { createLogger, type Logger } from './log';
 import { exitStartFailure } from './bind-error';
@@ -24,6 +29,10 @@ export interface ServiceProcess {
   db: Database;
   /** Present when REDIS_URL is set. */
   redis?: Redis;
+  /** This process's workload identity: its clients call with `identity.minter`. */
+  identity: WorkloadIdentity;
+  /** Its server's access control, verifying developer keys through auth's VerifyKey (not for auth itself). */
+  access: AccessControl;
 }
 
 /** The variable that set a service's listen address: GRPC_LISTEN_ADDR when given, else AUTH_ADDR, BILLING_ADDR, …. */
@@ -53,7 +62,11 @@ export function runServiceProcess(opts: {
         })
       : undefined;
     const redis = cfg.REDIS_URL ? await connectRedis(cfg.REDIS_URL, log) : undefined;
-    const server = await opts.start({ cfg, log, db: db as Database, redis }, cfg.GRPC_LISTEN_ADDR ?? opts.address(cfg));
-    onShutdown(log, [server.stop, async () => void (await redis?.close()), async () => db?.close()]);
+    if (!isWorkload(opts.name)) throw new Error(`${opts.name} is not a workload`);
+    const identity = loadWorkloadIdentity(identityDirOf(cfg), opts.name);
+    const authClient = createClient(auth.AuthServiceClient, cfg.AUTH_ADDR, { deadlineMs: cfg.GRPC_DEADLINE_MS, identity: identity.minter });
+    const access = identity.accessControl(keyVerifierVia(authClient));
+    const server = await opts.start({ cfg, log, db: db as Database, redis, identity, access }, cfg.GRPC_LISTEN_ADDR ?? opts.address(cfg));
+    onShutdown(log, [server.stop, async () => authClient.close(), async () => void (await redis?.close()), async () => db?.close()]);
   })().catch((err: unknown) => exitStartFailure(opts.name, err, addressVariable(opts.name)));
 }

@@ -9,3 +9,4 @@ export * from './test-servers';
 export * from './real-servers';
 export * from './manual-clock';
 export * from './grpc-calls';
+export * from './test-identities';

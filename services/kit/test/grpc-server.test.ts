@@ -2,7 +2,8 @@ import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { service as healthService } from 'grpc-health-check';
 import { auth } from '@murmur/proto';
-import { bindService, createClient, createLogger, currentContext, MurmurError, runWithContext, startGrpcServer, type RunningGrpcServer } from '@murmur/kit';
+import { bindService, createClient, createLogger, currentContext, MurmurError, runWithContext, startGrpcServer, TokenMinter, type RunningGrpcServer } from '@murmur/kit';
+import { testAccess, testMinter, testSigningKey } from '@murmur/kit/testing';
 
 describe('gRPC server and client factories', () => {
   let running: RunningGrpcServer;
@@ -14,6 +15,7 @@ describe('gRPC server and client factories', () => {
     running = await startGrpcServer(
       {
         name: 'test',
+        access: testAccess('auth'),
         log,
         protoFiles: ['murmur/auth/v1/auth.proto'],
         services: [
@@ -29,7 +31,8 @@ describe('gRPC server and client factories', () => {
       },
       '127.0.0.1:0',
     );
-    client = createClient(auth.AuthServiceClient, `127.0.0.1:${running.port}`, { deadlineMs: 2000 });
+    // The app's admin may call both RPCs this test serves (VerifyKey, ListUsers).
+    client = createClient(auth.AuthServiceClient, `127.0.0.1:${running.port}`, { deadlineMs: 2000, identity: testMinter('app') });
   });
 
   afterAll(async () => {
@@ -91,6 +94,53 @@ describe('gRPC server and client factories', () => {
     const file = await ask({ file_containing_symbol: 'murmur.auth.v1.AuthService' });
     expect(file.file_descriptor_response.file_descriptor_proto.length).toBeGreaterThan(0);
     stub.close();
+  });
+
+  it('refuses a call without credentials before its handler runs', async () => {
+    const anonymous = createClient(auth.AuthServiceClient, `127.0.0.1:${running.port}`, { deadlineMs: 2000 });
+    const before = seenRequestIds.length;
+    await expect(runWithContext({ requestId: 'req_anonymous000000001' }, () => anonymous.verifyKey({ authorization: 'ok' }))).rejects.toMatchObject({ code: 'missing_api_key' });
+    expect(seenRequestIds).toHaveLength(before);
+    anonymous.close();
+  });
+
+  it("turns a refusal of the client's own workload credentials into an error to log, not the caller's 403", async () => {
+    const gateway = createClient(auth.AuthServiceClient, `127.0.0.1:${running.port}`, { deadlineMs: 2000, identity: testMinter('gateway') });
+    const err = await gateway.listUsers({ pageSize: 1, pageToken: '' }).catch((e: unknown) => e);
+    expect(err).not.toBeInstanceOf(MurmurError);
+    expect(String((err as Error).message)).toMatch(/ListUsers refused this workload's credentials \(permission_denied\)/);
+    gateway.close();
+  });
+
+  it('settles a call cancelled while its credentials are being minted as cancelled, not never', async () => {
+    // A minter of its own: no token signed yet, so the call waits for one before it starts.
+    const fresh = createClient(auth.AuthServiceClient, `127.0.0.1:${running.port}`, { deadlineMs: 2000, identity: new TokenMinter(testSigningKey('app'), ['admin']) });
+    const controller = new AbortController();
+    const call = fresh.verifyKey({ authorization: 'ok' }, { signal: controller.signal });
+    controller.abort(); // before the (async) token step let the call start
+    const outcome = await call.then(
+      () => 'answered',
+      (e: MurmurError) => e.code,
+    );
+    // CANCELLED is, to the error model, a peer that did not answer: service_unavailable.
+    expect(outcome).toBe('service_unavailable');
+    fresh.close();
+  });
+
+  it('refuses to start a server with a method that has no access rule', async () => {
+    await expect(
+      startGrpcServer(
+        {
+          name: 'norule',
+          access: testAccess('auth'),
+          rules: (path) => (path.endsWith('/VerifyKey') ? { anyone: true } : undefined),
+          log: createLogger('kit-test', 'silent'),
+          protoFiles: ['murmur/auth/v1/auth.proto'],
+          services: [bindService(auth.AuthServiceService, {})],
+        },
+        '127.0.0.1:0',
+      ),
+    ).rejects.toThrow(/\/murmur\.auth\.v1\.AuthService\/CreateUser has no access rule/);
   });
 
   it('maps a dead peer to service_unavailable', async () => {

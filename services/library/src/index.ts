@@ -4,7 +4,7 @@
  * {@link startLibraryService} on a database opened with {@link LIBRARY_MIGRATIONS_DIR}.
  */
 import * as path from 'node:path';
-import { commonSchema, startGrpcServer, type Clock, type Database, type Logger } from '@murmur/kit';
+import { commonSchema, startGrpcServer, type Clock, type Database, type Logger, type AccessControl } from '@murmur/kit';
 import { libraryHandlers } from './server';
 import { LibraryService } from './service';
 import { createPostgresLibraryStore } from './store-postgres';
@@ -17,6 +17,8 @@ export const LIBRARY_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 
 /** What the library needs from its host process (main.ts or a test). */
 export interface LibraryServiceDeps {
+  /** Who may call this service: its workload's access control (kit access/), checked on every RPC. */
+  access: AccessControl;
   /** Opened with schema "library" (or a test schema) and {@link LIBRARY_MIGRATIONS_DIR}. */
   db: Database;
   log: Logger;
@@ -43,6 +45,7 @@ export async function startLibraryService(deps: LibraryServiceDeps): Promise<Run
   const server = await startGrpcServer(
     {
       name: 'library',
+      access: deps.access,
       log: deps.log,
       services: [libraryHandlers(service)],
       protoFiles: ['murmur/library/v1/library.proto'],

@@ -11,5 +11,5 @@ runServiceProcess({
   name: 'library',
   migrationsDir: LIBRARY_MIGRATIONS_DIR,
   address: (cfg) => cfg.LIBRARY_ADDR,
-  start: ({ db, log, cfg }, address) => startLibraryService({ db, log, address, cursorSecret: cfg.MURMUR_CURSOR_SECRET }),
+  start: ({ db, log, cfg, access }, address) => startLibraryService({ db, log, address, access, cursorSecret: cfg.MURMUR_CURSOR_SECRET }),
 });

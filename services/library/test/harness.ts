@@ -1,6 +1,6 @@
 /** Starts a real library gRPC server on 127.0.0.1:0 over a test database, with a client. */
 import { createClient, createLogger, newId, type Database, type PromiseClient } from '@murmur/kit';
-import { ManualClock, openTestDatabase } from '@murmur/kit/testing';
+import { createPolicyClient, ManualClock, openTestDatabase, testAccess } from '@murmur/kit/testing';
 import { LIBRARY_MAX_MESSAGE_BYTES, LIBRARY_MIGRATIONS_DIR, startLibraryService } from '@murmur/library';
 import { library } from '@murmur/proto';
 
@@ -16,8 +16,8 @@ export interface Harness {
 export async function startHarness(): Promise<Harness> {
   const db = await openTestDatabase('library', LIBRARY_MIGRATIONS_DIR);
   const clock = new ManualClock('2026-01-15T12:00:00Z');
-  const running = await startLibraryService({ db, log: createLogger('library-test', 'silent'), address: '127.0.0.1:0', clock, cursorSecret: CURSOR_SECRET });
-  const client = createClient(library.LibraryServiceClient, `127.0.0.1:${running.port}`, { deadlineMs: 30_000, maxReceiveMessageBytes: LIBRARY_MAX_MESSAGE_BYTES });
+  const running = await startLibraryService({ access: testAccess('library'), db, log: createLogger('library-test', 'silent'), address: '127.0.0.1:0', clock, cursorSecret: CURSOR_SECRET });
+  const client = createPolicyClient(library.LibraryServiceClient, `127.0.0.1:${running.port}`, { deadlineMs: 30_000, maxReceiveMessageBytes: LIBRARY_MAX_MESSAGE_BYTES });
   return {
     db,
     clock,

@@ -5,7 +5,7 @@
  * the gateway's integration tests and the benchmark start it in-process with
  * {@link startTranscriptionService}.
  */
-import { startGrpcServer, type Logger, type PromiseClient } from '@murmur/kit';
+import { startGrpcServer, type Logger, type PromiseClient, type AccessControl } from '@murmur/kit';
 import type { billing, transcription } from '@murmur/proto';
 import type { SpeechEngine } from './engines/engine';
 import { transcriptionHandlers } from './server';
@@ -18,6 +18,8 @@ import { TranscriptionService, type BillingPort } from './service';
 export const TRANSCRIPTION_MAX_MESSAGE_BYTES = 8 * 1024 * 1024;
 
 export interface TranscriptionServiceDeps {
+  /** Who may call this service: its workload's access control (kit access/), checked on every RPC. */
+  access: AccessControl;
   log: Logger;
   /** "host:port"; port 0 picks a free one. */
   address: string;
@@ -61,6 +63,7 @@ export async function startTranscriptionService(deps: TranscriptionServiceDeps):
   const server = await startGrpcServer(
     {
       name: 'transcription',
+      access: deps.access,
       log: deps.log,
       services: [transcriptionHandlers(service, deps.uploadIdleMs ? { uploadIdleMs: deps.uploadIdleMs } : {})],
       protoFiles: ['murmur/transcription/v1/transcription.proto'],

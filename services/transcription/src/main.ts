@@ -21,15 +21,16 @@ runServiceProcess({
   name: 'transcription',
   migrationsDir: null,
   address: (cfg) => cfg.TRANSCRIPTION_ADDR,
-  start: async ({ cfg, log }, address) => {
+  start: async ({ cfg, log, identity, access }, address) => {
     const own = loadConfig(transcriptionConfigSchema);
     const { engine, name } = await createEngineFromConfig(own, { onNativeError: (line) => log.warn({ engine: 'whisper' }, line) });
     const engines = await probeEngines(own, name);
     log.info({ engine: name, model: engine.model, concurrency: own.MURMUR_TRANSCRIBE_CONCURRENCY }, 'speech engine ready');
     const spool = await openInstanceSpool(own.MURMUR_TRANSCRIBE_TMP_DIR ?? os.tmpdir(), { log });
     // Billing calls are short; the audio work itself is bounded by the client's deadline.
-    const billingClient = createClient(billing.BillingServiceClient, cfg.BILLING_ADDR, { deadlineMs: cfg.GRPC_DEADLINE_MS });
+    const billingClient = createClient(billing.BillingServiceClient, cfg.BILLING_ADDR, { deadlineMs: cfg.GRPC_DEADLINE_MS, identity: identity.minter });
     const server = await startTranscriptionService({
+      access,
       log,
       address,
       billing: billingClient,

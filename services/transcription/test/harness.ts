@@ -6,8 +6,8 @@
 import { once } from 'node:events';
 import { createReadStream } from 'node:fs';
 import { readdir } from 'node:fs/promises';
-import { createClient, createLogger, newId, type Database, type PromiseClient } from '@murmur/kit';
-import { openTestDatabase } from '@murmur/kit/testing';
+import { createClient, createLogger, newId, newRequestId, runWithContext, type Database, type PromiseClient } from '@murmur/kit';
+import { createPolicyClient, openTestDatabase, testAccess, testMinter } from '@murmur/kit/testing';
 import { BILLING_MIGRATIONS_DIR, startBillingService } from '@murmur/billing';
 import { billing, transcription } from '@murmur/proto';
 import type { SpeechEngine } from '../src/engines/engine';
@@ -33,17 +33,19 @@ export interface Stack {
 export async function startStack(opts: { engine: SpeechEngine; concurrency?: number; maxAudioSeconds?: number }): Promise<Stack> {
   const log = createLogger('transcription-test', process.env.TEST_LOG_LEVEL ?? 'silent');
   const db = await openTestDatabase('billing', BILLING_MIGRATIONS_DIR);
-  const billingServer = await startBillingService({ db, log, address: '127.0.0.1:0' });
-  const billingClient = createClient(billing.BillingServiceClient, `127.0.0.1:${billingServer.port}`, { deadlineMs: 30_000 });
+  const billingServer = await startBillingService({ access: testAccess('billing'), db, log, address: '127.0.0.1:0' });
+  // The tests' view of billing (as whoever may call each RPC), and the service's own (its workload identity).
+  const billingClient = createPolicyClient(billing.BillingServiceClient, `127.0.0.1:${billingServer.port}`, { deadlineMs: 30_000 });
+  const ownBilling = createClient(billing.BillingServiceClient, `127.0.0.1:${billingServer.port}`, { deadlineMs: 30_000, identity: testMinter('transcription') });
   const releases: Stack['releases'] = [];
   let waiters: Array<(r: { reservationId: string; reason: string }) => void> = [];
   // The service's view of billing, with releases observable by the tests.
   const port: BillingPort = {
-    reserve: (req, o) => billingClient.reserve(req, o),
-    commit: (req, o) => billingClient.commit(req, o),
-    renewReservation: (req, o) => billingClient.renewReservation(req, o),
+    reserve: (req, o) => ownBilling.reserve(req, o),
+    commit: (req, o) => ownBilling.commit(req, o),
+    renewReservation: (req, o) => ownBilling.renewReservation(req, o),
     release: async (req, o) => {
-      const res = await billingClient.release(req, o);
+      const res = await ownBilling.release(req, o);
       const seen = { reservationId: req.reservationId, reason: req.reason };
       releases.push(seen);
       const w = waiters;
@@ -54,6 +56,7 @@ export async function startStack(opts: { engine: SpeechEngine; concurrency?: num
   };
   const tmp = await tempDir('murmur-trn-test-');
   const server = await startTranscriptionService({
+    access: testAccess('transcription'),
     log,
     address: '127.0.0.1:0',
     billing: port,
@@ -62,7 +65,7 @@ export async function startStack(opts: { engine: SpeechEngine; concurrency?: num
     concurrency: opts.concurrency ?? 2,
     maxAudioSeconds: opts.maxAudioSeconds ?? 600,
   });
-  const client = createClient(transcription.TranscriptionServiceClient, `127.0.0.1:${server.port}`, { deadlineMs: 120_000 });
+  const client = createPolicyClient(transcription.TranscriptionServiceClient, `127.0.0.1:${server.port}`, { deadlineMs: 120_000 });
   return {
     db,
     billing: billingClient,
@@ -74,6 +77,7 @@ export async function startStack(opts: { engine: SpeechEngine; concurrency?: num
       client.close();
       await server.stop();
       billingClient.close();
+      ownBilling.close();
       await billingServer.stop();
       await db.close();
       await tmp.remove();
@@ -90,9 +94,17 @@ export function config(userId: string, overrides: Partial<transcription.Transcri
 const configMessage = (cfg: transcription.TranscribeConfig): transcription.TranscribeRequest => ({ payload: { $case: 'config', value: cfg } });
 const audioMessage = (chunk: Buffer): transcription.TranscribeRequest => ({ payload: { $case: 'audioChunk', value: chunk } });
 
-/** Opens a Transcribe call and sends its config; the caller writes audio and ends it. */
-export function openTranscribe(client: TranscriptionClient, cfg: transcription.TranscribeConfig) {
-  const call = client.transcribe();
+/** Opens a Transcribe call as `caller` (the gateway's principal assertion for them), without sending anything. */
+export function transcribeAs(client: TranscriptionClient, caller: string) {
+  return runWithContext({ requestId: newRequestId(), principal: { userId: caller, keyId: 'key_test' } }, () => client.transcribe());
+}
+
+/**
+ * Opens a Transcribe call and sends its config; the caller writes audio and ends it. As the
+ * gateway calls it: for `caller`, by default the user the config names.
+ */
+export function openTranscribe(client: TranscriptionClient, cfg: transcription.TranscribeConfig, caller = cfg.userId) {
+  const call = transcribeAs(client, caller);
   call.stream.write(configMessage(cfg));
   return {
     ...call,
@@ -103,8 +115,8 @@ export function openTranscribe(client: TranscriptionClient, cfg: transcription.T
 }
 
 /** Streams `file` in 256 KiB messages (like the gateway) and returns the response. */
-export async function transcribeFile(client: TranscriptionClient, file: string, cfg: transcription.TranscribeConfig): Promise<transcription.TranscribeResponse> {
-  const call = openTranscribe(client, cfg);
+export async function transcribeFile(client: TranscriptionClient, file: string, cfg: transcription.TranscribeConfig, caller = cfg.userId): Promise<transcription.TranscribeResponse> {
+  const call = openTranscribe(client, cfg, caller);
   call.response.catch(() => undefined);
   for await (const chunk of createReadStream(file, { highWaterMark: 256 * 1024 })) await call.write(chunk as Buffer);
   call.stream.end();

@@ -21,6 +21,7 @@ import {
   leftovers,
   newUser,
   openTranscribe,
+  transcribeAs,
   startStack,
   transcribeBuffer,
   transcribeFile,
@@ -149,7 +150,7 @@ describe('Transcribe errors', () => {
   });
 
   it('answers invalid_request when the first message is not the config', async () => {
-    const call = stack.client.transcribe();
+    const call = transcribeAs(stack.client, newUser());
     call.stream.write({ payload: { $case: 'audioChunk', value: Buffer.from('RIFF') } });
     call.stream.end();
     const err = await failure(call.response);
@@ -157,13 +158,19 @@ describe('Transcribe errors', () => {
   });
 
   it.each<[string, Partial<transcription.TranscribeConfig>, string]>([
-    ['no user id', { userId: '' }, 'user_id'],
     ['a language pocketsphinx cannot recognise', { language: 'de' }, 'language'],
     ['a malformed language', { language: 'english please' }, 'language'],
     ['a negative max_bytes', { maxBytes: -1 }, 'max_bytes'],
   ])('answers invalid_request for %s before reading audio', async (_name, overrides, param) => {
     const err = await failure(transcribeFile(stack.client, speechWav, config(newUser(), overrides)));
     expect([err.code, err.param]).toEqual(['invalid_request', param]);
+  });
+
+  it("takes a config without a user id as the caller's own: transcribed and charged to them", async () => {
+    const user = newUser();
+    const res = await transcribeFile(stack.client, speechWav, config(user, { userId: '' }), user);
+    expect(res.creditsCharged).toBeGreaterThan(0);
+    expect((await usageOf(stack.billing, user)).monthlyCreditsRemaining).toBeLessThan((await usageOf(stack.billing, newUser())).monthlyCreditsRemaining);
   });
 
   it('answers audio_too_large while the upload streams, before it ends, and charges nothing', async () => {

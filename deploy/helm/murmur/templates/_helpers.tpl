@@ -107,3 +107,21 @@ certificate. Included once, by deployment.yaml.
 {{- define "murmur.envoyTlsSecret" -}}
 {{- .Values.components.envoy.tls.secretName | default (printf "%s-envoy-tls" .Values.namePrefix) -}}
 {{- end -}}
+
+{{/*
+The workloads with an identity (services/kit/src/access/workloads.ts; a chart test keeps the two
+lists equal): the Murmur components, and the app (the admin CLI), which runs in no pod of the chart.
+*/}}
+{{- define "murmur.workloads" -}}
+gateway auth billing library transcription conversion app
+{{- end -}}
+
+{{/* The Secret of one workload's private key (and its certificate). */}}
+{{- define "murmur.identitySecret" -}}
+{{- printf "%s-identity-%s" .root.Values.namePrefix .workload -}}
+{{- end -}}
+
+{{/* Where every Murmur process reads its key and the others' certificates (MURMUR_IDENTITY_DIR). */}}
+{{- define "murmur.identityDir" -}}
+/etc/murmur/identity
+{{- end -}}

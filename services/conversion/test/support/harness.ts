@@ -5,7 +5,7 @@
  */
 import { BILLING_MIGRATIONS_DIR, startBillingService } from '@murmur/billing';
 import { createClient, createLogger, newId, type Database, type PromiseClient } from '@murmur/kit';
-import { openTestDatabase } from '@murmur/kit/testing';
+import { createPolicyClient, openTestDatabase, testAccess, testMinter } from '@murmur/kit/testing';
 import { LIBRARY_MAX_MESSAGE_BYTES, LIBRARY_MIGRATIONS_DIR, startLibraryService } from '@murmur/library';
 import { billing, conversion, library } from '@murmur/proto';
 import { CONVERSION_MAX_MESSAGE_BYTES, LocalEngine, startConversionService, type ConversionEngine, type EngineInput } from '../../src/index';
@@ -44,29 +44,38 @@ export async function startHarness(opts: { engineTimeoutMs?: number } = {}): Pro
     dbs.push(billingDb);
     const libraryDb = await openTestDatabase('library', LIBRARY_MIGRATIONS_DIR);
     dbs.push(libraryDb);
-    const billingServer = await startBillingService({ db: billingDb, log, address: '127.0.0.1:0', cursorSecret: 'conversion-test-cursor-secret' });
+    const billingServer = await startBillingService({ access: testAccess('billing'), db: billingDb, log, address: '127.0.0.1:0', cursorSecret: 'conversion-test-cursor-secret' });
     stops.push(billingServer.stop);
-    const libraryServer = await startLibraryService({ db: libraryDb, log, address: '127.0.0.1:0', cursorSecret: 'conversion-test-cursor-secret' });
+    const libraryServer = await startLibraryService({ access: testAccess('library'), db: libraryDb, log, address: '127.0.0.1:0', cursorSecret: 'conversion-test-cursor-secret' });
     stops.push(libraryServer.stop);
 
-    const billingClient = createClient(billing.BillingServiceClient, `127.0.0.1:${billingServer.port}`, { deadlineMs: 20_000 });
-    const libraryClient = createClient(library.LibraryServiceClient, `127.0.0.1:${libraryServer.port}`, {
+    // What the tests use to set up and inspect (as whoever may call each RPC) …
+    const billingClient = createPolicyClient(billing.BillingServiceClient, `127.0.0.1:${billingServer.port}`, { deadlineMs: 20_000 });
+    const libraryClient = createPolicyClient(library.LibraryServiceClient, `127.0.0.1:${libraryServer.port}`, {
       deadlineMs: 20_000,
       maxReceiveMessageBytes: LIBRARY_MAX_MESSAGE_BYTES,
     });
-    closers.push(() => billingClient.close(), () => libraryClient.close());
+    // … and what the conversion service calls with: its own workload identity, as in production.
+    const ownBilling = createClient(billing.BillingServiceClient, `127.0.0.1:${billingServer.port}`, { deadlineMs: 20_000, identity: testMinter('conversion') });
+    const ownLibrary = createClient(library.LibraryServiceClient, `127.0.0.1:${libraryServer.port}`, {
+      deadlineMs: 20_000,
+      maxReceiveMessageBytes: LIBRARY_MAX_MESSAGE_BYTES,
+      identity: testMinter('conversion'),
+    });
+    closers.push(() => billingClient.close(), () => libraryClient.close(), () => ownBilling.close(), () => ownLibrary.close());
 
     const engine = new SwitchableEngine();
     const server = await startConversionService({
+      access: testAccess('conversion'),
       log,
       address: '127.0.0.1:0',
-      billing: billingClient,
-      library: libraryClient,
+      billing: ownBilling,
+      library: ownLibrary,
       engine,
       ...(opts.engineTimeoutMs ? { engineTimeoutMs: opts.engineTimeoutMs } : {}),
     });
     stops.push(server.stop);
-    const conversionClient = createClient(conversion.ConversionServiceClient, `127.0.0.1:${server.port}`, {
+    const conversionClient = createPolicyClient(conversion.ConversionServiceClient, `127.0.0.1:${server.port}`, {
       deadlineMs: 30_000,
       maxReceiveMessageBytes: CONVERSION_MAX_MESSAGE_BYTES,
     });

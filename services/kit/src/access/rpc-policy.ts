@@ -1,0 +1,139 @@
+/**
+ * The authorization policy: for every RPC of every service, who may call it. The kit's gRPC
+ * server checks it on every call before a handler runs (access-control.ts); an RPC with no entry
+ * is refused, and each service's table is typed by its generated definition, so a new RPC
+ * without a rule does not compile. docs/authorization.md prints this table for people.
+ *
+ * Callers:
+ * - `user`: a developer, by their API key in `authorization` metadata (an internal team calling
+ *   directly, or through Envoy's internal listener) or by a principal assertion the gateway or
+ *   auth attached after verifying the key. The call acts on that user's data only: `owner` names
+ *   the request field holding the owner, which the server fills from the principal when empty
+ *   and refuses as `not_found` when it names someone else. `owner: null` for RPCs without one.
+ * - `workloads`: our own processes, by their workload token, acting for whichever user the
+ *   request names (service-to-service charging and storing).
+ * - `admin`: the app's workload with the admin role (the operator CLI, seeding, Settings pages).
+ * - `anyone`: whoever reaches the port (Envoy's ext_authz check, which answers only for the key
+ *   it is shown).
+ */
+import { auth, billing, conversion, library, transcription } from '@murmur/proto';
+import type { Workload } from './workloads';
+
+/** Who may call one RPC. */
+export interface RpcRule {
+  user?: { owner: OwnerField | null };
+  workloads?: readonly Workload[];
+  admin?: true;
+  anyone?: true;
+}
+
+/**
+ * Where the owner sits in a request (steps are fields, or `oneof:case`): a field of it; the
+ * `userId` case of GetUser's `lookup` oneof; or `userId` in the `config` case of a Transcribe
+ * stream's first `payload`. The access matrix test sets each path to another user and expects
+ * not_found, so a path that names no real field fails there.
+ */
+export type OwnerField = 'ownerId' | 'userId' | 'lookup:userId' | 'payload:config.userId';
+
+/** A service's table: one rule per method of its generated definition, no more, no less. */
+type ServiceRules<D> = { readonly [K in keyof D]: RpcRule };
+
+const ADMIN: RpcRule = { admin: true };
+/** Our services that verify developer keys with auth for callers who send one. */
+const KEY_VERIFIERS: readonly Workload[] = ['gateway', 'billing', 'library', 'transcription', 'conversion', 'app'];
+/** Any user, workload or admin: reference data (plans, engines, kinds). */
+const AUTHENTICATED: RpcRule = { user: { owner: null }, workloads: ['gateway', 'auth', 'billing', 'library', 'transcription', 'conversion', 'app'], admin: true };
+
+export const AUTH_RULES: ServiceRules<typeof auth.AuthServiceService> = {
+  verifyKey: { workloads: KEY_VERIFIERS },
+  getUser: { user: { owner: 'lookup:userId' }, admin: true },
+  createUser: ADMIN,
+  listUsers: ADMIN,
+  createApiKey: ADMIN,
+  listApiKeys: ADMIN,
+  revokeApiKey: ADMIN,
+};
+
+export const BILLING_RULES: ServiceRules<typeof billing.BillingServiceService> = {
+  listPlans: AUTHENTICATED,
+  getUsage: { user: { owner: 'userId' }, workloads: ['conversion'], admin: true },
+  changePlan: ADMIN,
+  grantPrepaidCredits: ADMIN,
+  setSpendingCap: ADMIN,
+  adjustCredits: ADMIN,
+  admitAiRequest: { user: { owner: 'userId' } },
+  getRateLimit: { user: { owner: 'userId' }, admin: true },
+  reserve: { workloads: ['transcription', 'conversion'] },
+  commit: { workloads: ['transcription', 'conversion'] },
+  release: { workloads: ['transcription', 'conversion'] },
+  renewReservation: { workloads: ['transcription', 'conversion'] },
+  listLedgerEntries: { user: { owner: 'userId' }, admin: true },
+};
+
+const OWN_LIBRARY: RpcRule = { user: { owner: 'ownerId' }, admin: true };
+
+export const LIBRARY_RULES: ServiceRules<typeof library.LibraryServiceService> = {
+  listRecordings: OWN_LIBRARY,
+  getRecording: { user: { owner: 'ownerId' }, workloads: ['conversion'], admin: true },
+  listThoughtThreads: OWN_LIBRARY,
+  getThoughtThread: OWN_LIBRARY,
+  listFolders: OWN_LIBRARY,
+  getFolder: OWN_LIBRARY,
+  listKnowledgeBases: OWN_LIBRARY,
+  getLibraryStats: OWN_LIBRARY,
+  createRecording: OWN_LIBRARY,
+  updateRecording: ADMIN,
+  attachTranscript: ADMIN,
+  addArtifact: { workloads: ['conversion'], admin: true },
+  createFolder: ADMIN,
+  createThoughtThread: ADMIN,
+  addThreadItem: ADMIN,
+  addThreadContextSource: ADMIN,
+  createKnowledgeBase: ADMIN,
+  addKnowledgeBaseRecording: ADMIN,
+};
+
+export const TRANSCRIPTION_RULES: ServiceRules<typeof transcription.TranscriptionServiceService> = {
+  transcribe: { user: { owner: 'payload:config.userId' } },
+  listEngines: AUTHENTICATED,
+};
+
+export const CONVERSION_RULES: ServiceRules<typeof conversion.ConversionServiceService> = {
+  convert: { user: { owner: 'userId' } },
+  listKinds: AUTHENTICATED,
+};
+
+/** Envoy's ext_authz API, served by auth: Envoy has no workload identity; the NetworkPolicy admits only it. */
+export const ENVOY_AUTHORIZATION_RULES = { check: { anyone: true } } as const satisfies Record<string, RpcRule>;
+
+interface PathDefinition {
+  path: string;
+}
+
+function byPath(definition: Record<string, PathDefinition>, rules: Record<string, RpcRule>): [string, RpcRule][] {
+  return Object.entries(definition).map(([name, def]) => {
+    const rule = rules[name];
+    if (!rule) throw new Error(`no access rule for ${def.path}`);
+    return [def.path, rule];
+  });
+}
+
+/** Every rule by method path (`/murmur.library.v1.LibraryService/ListRecordings`). */
+export const RPC_RULES: ReadonlyMap<string, RpcRule> = new Map([
+  ...byPath(auth.AuthServiceService, AUTH_RULES),
+  ...byPath(billing.BillingServiceService, BILLING_RULES),
+  ...byPath(library.LibraryServiceService, LIBRARY_RULES),
+  ...byPath(transcription.TranscriptionServiceService, TRANSCRIPTION_RULES),
+  ...byPath(conversion.ConversionServiceService, CONVERSION_RULES),
+  ['/envoy.service.auth.v3.Authorization/Check', ENVOY_AUTHORIZATION_RULES.check],
+]);
+
+/** The rule of a method path, or undefined: no rule means nobody may call it. */
+export function ruleFor(path: string): RpcRule | undefined {
+  return RPC_RULES.get(path);
+}
+
+/** Whether a developer's own credentials (key or assertion) may call the method at all. */
+export function usersMayCall(path: string): boolean {
+  return ruleFor(path)?.user !== undefined;
+}

@@ -1,0 +1,140 @@
+/**
+ * Test support: workload identities for tests, which run several of our processes in one. Keys
+ * of every workload are made once per test process (real Ed25519 pairs, the same code paths as
+ * production); `identityDir()` writes them where a process under test (the admin CLI, a service
+ * started as a child process) loads them from MURMUR_IDENTITY_DIR.
+ */
+import type * as grpc from '@grpc/grpc-js';
+import { createHmac, sign as cryptoSign, type KeyObject } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MurmurError } from './errors';
+import { currentContext, newRequestId, runWithContext } from './context';
+import { createClient, type ClientOptions, type PromiseClient } from './grpc-client';
+import { ruleFor, type OwnerField } from './access/rpc-policy';
+import type { AccessControl, KeyVerifier } from './access/access-control';
+import { generateWorkloadKeyPair, publicKeyFromPem, signingKeyFromPem, trustStoreOf, type SigningKey, type TrustStore } from './access/identity-keys';
+import type { TokenMinter } from './access/tokens';
+import { WorkloadIdentity } from './access/workload-identity';
+import { WORKLOAD_ROLES, WORKLOADS, type Workload } from './access/workloads';
+
+interface Pems {
+  privatePem: string;
+  publicPem: string;
+}
+
+let pems: Map<Workload, Pems> | undefined;
+let trust: TrustStore | undefined;
+let dir: string | undefined;
+
+function keys(): Map<Workload, Pems> {
+  if (!pems) pems = new Map(WORKLOADS.map((w) => [w, generateWorkloadKeyPair()]));
+  return pems;
+}
+
+/** The trust store of this test process: every workload's public key. */
+export function testTrust(): TrustStore {
+  trust ??= trustStoreOf([...keys()].map(([w, p]) => [w, publicKeyFromPem(p.publicPem)]));
+  return trust;
+}
+
+/** `w`'s signing key (for tests that make tokens by hand: forged, expired, wrong audience). */
+export function testSigningKey(w: Workload): SigningKey {
+  return signingKeyFromPem(w, keys().get(w)!.privatePem);
+}
+
+/** `w`'s identity, with every role its workload may hold. */
+export function testIdentity(w: Workload): WorkloadIdentity {
+  return new WorkloadIdentity(testSigningKey(w), testTrust(), WORKLOAD_ROLES[w]);
+}
+
+/** How `w`'s clients call (its workload token; for the app, with the admin role). */
+export function testMinter(w: Workload): TokenMinter {
+  return testIdentity(w).minter;
+}
+
+/** A key verifier for a test server that has no auth to ask: every developer key is refused. */
+export const refuseEveryKey: KeyVerifier = async () => {
+  throw new MurmurError('invalid_api_key', 'This test server verifies no developer keys (it runs without auth).');
+};
+
+/** The access control of a test server run as `w`. */
+export function testAccess(w: Workload, verifyKey: KeyVerifier = refuseEveryKey): AccessControl {
+  return testIdentity(w).accessControl(verifyKey);
+}
+
+/** A folder holding this test process's keys as MURMUR_IDENTITY_DIR expects them (made once). */
+export function testIdentityDir(): string {
+  if (dir) return dir;
+  const d = mkdtempSync(join(tmpdir(), 'murmur-identity-'));
+  for (const [w, p] of keys()) {
+    writeFileSync(join(d, `${w}.key`), p.privatePem, { mode: 0o600 });
+    writeFileSync(join(d, `${w}.pub`), p.publicPem);
+  }
+  dir = d;
+  return d;
+}
+
+/** The owner a request names through `path` (rpc-policy's OwnerField), or '' when it names none. */
+function ownerNamed(request: unknown, path: OwnerField): string {
+  let at: unknown = request;
+  for (const step of path.split('.')) {
+    const [name, wanted] = step.split(':') as [string, string | undefined];
+    const next = (at as Record<string, unknown> | undefined)?.[name];
+    at = wanted === undefined ? next : (next as { $case?: string; value?: unknown } | undefined)?.$case === wanted ? (next as { value: unknown }).value : undefined;
+  }
+  return typeof at === 'string' ? at : '';
+}
+
+type ClientCtor<C> = Parameters<typeof createClient<C & grpc.Client>>[0];
+
+/**
+ * A client for tests of one service's domain rules, not of who may call it: each RPC is called
+ * as a caller its rule admits — the app's admin where the rule allows it, else the first workload
+ * it lists, else the gateway with a principal assertion for the user the request names (its owner
+ * field; a call inside `runWithContext` with a principal keeps that one). Who may call what is
+ * tested by gateway/test/rpc-access-matrix.test.ts.
+ */
+export function createPolicyClient<C extends grpc.Client>(Ctor: ClientCtor<C>, address: string, opts: ClientOptions = {}): PromiseClient<C> {
+  const made = new Map<Workload, PromiseClient<C>>();
+  const as = (w: Workload) => {
+    let c = made.get(w);
+    if (!c) {
+      c = createClient(Ctor, address, { ...opts, identity: testMinter(w) }) as PromiseClient<C>;
+      made.set(w, c);
+    }
+    return c as unknown as Record<string, (...args: unknown[]) => unknown>;
+  };
+  const out: Record<string, unknown> = { close: () => made.forEach((c) => c.close()) };
+  for (const [name, def] of Object.entries(Ctor.service)) {
+    const rule = ruleFor(def.path);
+    if (!rule) throw new Error(`no access rule for ${def.path}`);
+    if (rule.anyone || rule.admin) out[name] = (...args: unknown[]) => as('app')[name]!(...args);
+    else if (rule.workloads?.length) out[name] = (...args: unknown[]) => as(rule.workloads![0]!)[name]!(...args);
+    else {
+      const owner = rule.user?.owner;
+      out[name] = (...args: unknown[]) => {
+        const ctx = currentContext();
+        const userId = ctx?.principal?.userId ?? (owner && !def.requestStream ? ownerNamed(args[0], owner) : '');
+        if (!userId) return as('gateway')[name]!(...args);
+        return runWithContext({ requestId: ctx?.requestId ?? newRequestId(), principal: { userId, keyId: 'key_test' } }, () => as('gateway')[name]!(...args));
+      };
+    }
+  }
+  return out as PromiseClient<C>;
+}
+
+/**
+ * A compact JWS made by hand with node:crypto — not with the library the services verify with —
+ * for tests of tokens that must be refused (forged, expired, wrongly typed or issued): EdDSA with
+ * an Ed25519 KeyObject, HS256 with a secret Buffer, or `alg: none` (no signature).
+ */
+export function handMadeJwt(header: Record<string, unknown>, claims: Record<string, unknown>, key?: KeyObject | Buffer): string {
+  const enc = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
+  const alg = (header.alg as string | undefined) ?? 'EdDSA';
+  const input = `${enc({ ...header, alg })}.${enc(claims)}`;
+  if (alg === 'none' || !key) return `${input}.`;
+  const signature = alg === 'HS256' ? createHmac('sha256', key as Buffer).update(input).digest() : cryptoSign(null, Buffer.from(input), key as KeyObject);
+  return `${input}.${signature.toString('base64url')}`;
+}
