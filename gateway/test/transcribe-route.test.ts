@@ -105,7 +105,7 @@ describe('POST /api/v1/transcribe', () => {
   it('saves the transcript as a recording in a folder, and refuses another user’s folder before charging', async () => {
     const owner = await sys.newUser('t-save@example.com');
     const other = await sys.newUser('t-save-other@example.com');
-    const { folder } = await sys.clients.library.createFolder({ ownerId: owner.user.id, name: 'Dictation', createdAt: undefined });
+    const { folder } = await sys.admin.library.createFolder({ ownerId: owner.user.id, name: 'Dictation', createdAt: undefined });
     const res = await multipart(owner.key, { save: 'true', title: 'Austen reading', folder_id: folder!.id }, audio);
     expect(res.body.error).toBeUndefined();
     expect(res.status).toBe(200);
@@ -168,17 +168,20 @@ describe('POST /api/v1/transcribe', () => {
       const m = process.memoryUsage();
       return m.heapUsed + m.arrayBuffers;
     };
-    const before = retained();
-    let peak = before;
+    // Samples of (bytes sent so far, retained memory). The first ones carry one-off costs (code
+    // compiled on first use, buffers and channels warmed up); from 100 MB sent onwards, holding
+    // the upload anywhere would add what was sent since, hundreds of MB.
+    const samples: Array<{ sent: number; retained: number }> = [];
     let sent = 0;
     let answered = false;
-    const sampler = setInterval(() => (peak = Math.max(peak, retained())), 1000);
+    const sample = () => samples.push({ sent, retained: retained() });
+    const sampler = setInterval(sample, 500);
     const { status, body, sentAtAnswer } = await new Promise<{ status: number; body: string; sentAtAnswer: number }>((resolve, reject) => {
       const req = http.request(
         { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': `multipart/form-data; boundary=${boundary}` } },
         (res) => {
           answered = true;
-          peak = Math.max(peak, retained());
+          sample();
           const at = sent;
           let text = '';
           res.on('data', (d: Buffer) => (text += d.toString()));
@@ -203,7 +206,13 @@ describe('POST /api/v1/transcribe', () => {
     expect(sentAtAnswer).toBeGreaterThan(500_000_000);
     expect(sentAtAnswer).toBeLessThan(600_000_000);
     clearInterval(sampler);
-    expect(peak - before).toBeLessThan(64 * 1024 * 1024);
+    const baseline = samples.find((s) => s.sent >= 100_000_000);
+    expect(baseline).toBeDefined();
+    const later = samples.filter((s) => s.sent > baseline!.sent);
+    expect(later.length).toBeGreaterThan(2);
+    const growth = Math.max(...later.map((s) => s.retained)) - baseline!.retained;
+    // Streaming keeps a bounded window in flight; holding even a quarter of the rest would not fit.
+    expect(growth).toBeLessThan((sentAtAnswer - baseline!.sent) / 4);
     expect((await usage(key)).credits.monthly_remaining).toBe(100);
   });
 
