@@ -263,6 +263,15 @@ describe('who may call each RPC (direct gRPC, every service × every caller)', (
         const config = transcription.TranscribeConfig.fromPartial({ userId: owner ?? '' });
         stream.write(Buffer.from(transcription.TranscribeRequest.encode({ payload: { $case: 'config', value: config } }).finish()));
         stream.end();
+      } else if (def.responseStream) {
+        // A server stream: its first message, or its end, means the call got past the check.
+        const stream = client.makeServerStreamRequest(def.path, raw, raw, requestOf(def, owner), metadata, options);
+        stream.on('data', () => {
+          stream.cancel();
+          resolve('allow');
+        });
+        stream.on('error', (err: grpc.ServiceError) => settle(resolve)(err));
+        stream.on('end', () => resolve('allow'));
       } else {
         client.makeUnaryRequest(def.path, raw, raw, requestOf(def, owner), metadata, options, settle(resolve));
       }

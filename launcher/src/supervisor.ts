@@ -48,9 +48,11 @@ export class Supervisor {
     for (const spec of this.specs) this.start(spec.name);
   }
 
+  /** Starts (or, after stopAll, starts again) the child `name`. */
   start(name: string): void {
     const spec = this.specs.find((s) => s.name === name);
     if (!spec) throw new Error(`unknown child ${name}`);
+    this.stopping = false;
     const running = this.children.get(name) ?? { spec, startedAt: 0, attempt: 0 };
     this.children.set(name, running);
     const proc = spawn(spec.command, spec.args, { env: spec.env, stdio: ['ignore', 'pipe', 'pipe'] });

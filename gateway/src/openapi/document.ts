@@ -42,6 +42,13 @@ function parameters(): Record<string, Json> {
       { type: 'string', maxLength: 1000 },
       ex.folderListExample.data[0]!.id,
     ),
+    status: query('status', 'Only jobs in this status.', { type: 'string', enum: ['queued', 'processing', 'completed', 'failed', 'canceled'] }, 'completed'),
+    response_format: query(
+      'response_format',
+      'Omit (or `json`) for the job object; `text`, `srt` or `vtt` for a completed job’s transcript in that format (409 `transcription_not_ready` before it completed).',
+      { type: 'string', enum: ['json', 'text', 'srt', 'vtt'], default: 'json' },
+      'srt',
+    ),
     created_after: date('after'),
     created_before: date('before'),
     'Idempotency-Key': {

@@ -169,6 +169,44 @@ export const transcriptionExample = {
   recording_id: null,
 };
 
+export const transcriptionJobQueuedExample = {
+  id: 'trn_q4kfn1v2c7tmd0bhe9s3lu8a',
+  object: 'transcription',
+  status: 'queued',
+  progress: 0,
+  duration_seconds: 7212.4,
+  processed_seconds: 0,
+  created_at: '2026-03-02T16:45:12.000Z',
+  started_at: null,
+  finished_at: null,
+  error: null,
+  credits_reserved: 121,
+  text: null,
+  language: 'en',
+  segments: null,
+  model: null,
+  credits_charged: null,
+  recording_id: null,
+};
+
+export const transcriptionJobCompletedExample = {
+  ...transcriptionJobQueuedExample,
+  ...transcriptionExample,
+  status: 'completed',
+  progress: 1,
+  duration_seconds: transcriptionExample.duration_seconds,
+  processed_seconds: transcriptionExample.duration_seconds,
+  started_at: '2026-03-02T16:45:12.400Z',
+  finished_at: '2026-03-02T16:45:20.100Z',
+  credits_reserved: 1,
+};
+
+export const transcriptionJobListExample = { object: 'list', data: [transcriptionJobCompletedExample], has_more: false, next_cursor: null };
+
+export const transcriptionEventsExample =
+  `id: 1\nevent: processing\ndata: ${JSON.stringify({ ...transcriptionJobQueuedExample, status: 'processing', progress: 0.42 })}\n\n` +
+  `id: 2\nevent: completed\ndata: ${JSON.stringify(transcriptionJobCompletedExample)}\n\n`;
+
 export const transcriptionTextExample = transcriptionExample.text;
 export const transcriptionSrtExample =
   '1\n00:00:00,310 --> 00:00:04,120\nand mister john dashwood had then leisure to consider\n\n' +

@@ -83,7 +83,113 @@ export function operations(): Operation[] {
     }),
     convertOperation(),
     transcribeOperation(),
+    ...jobOperations(idParam('transcription', ex.transcriptionJobQueuedExample.id)),
     openApiOperation(),
+  ];
+}
+
+const JOB_LIFE =
+  'A job moves from `queued` to `processing` to `completed`, `failed` or `canceled`. Its credits are held from submission and charged once when it ' +
+  'completes (a failed or canceled job is charged nothing); it survives a worker’s crash and a restart of the whole system, resuming from the ' +
+  'last recognised chunk.';
+
+function jobOperations(id: Json): Operation[] {
+  const submit = transcribeOperation();
+  const upload = submit.requestBody as { content: Record<string, Json> };
+  return [
+    {
+      method: 'post',
+      path: '/transcriptions',
+      operationId: 'createTranscription',
+      tags: ['AI'],
+      summary: 'Submit audio as a transcription job',
+      description:
+        'The asynchronous form of POST /transcribe, for long audio: the same body and options (but `response_format`, which applies when reading the ' +
+        'result), the same checks and the same price. Answers 202 with the queued job as soon as the upload is stored and priced; follow it with ' +
+        'GET /transcriptions/{id}, its `events` stream, or list your jobs. ' +
+        JOB_LIFE +
+        ' ' +
+        AI_PIPELINE,
+      parameters: [param('Idempotency-Key'), param('X-Request-Id')],
+      requestBody: { required: true, content: upload.content },
+      responses: {
+        '202': {
+          description: 'The job, queued.',
+          headers: {
+            ...COMMON_HEADERS,
+            ...rateLimitHeaders(true),
+            'Idempotent-Replayed': IDEMPOTENT_REPLAYED,
+            Location: header('The job’s URL: `/api/v1/transcriptions/{id}`.', { type: 'string' }, true, `/api/v1/transcriptions/${ex.transcriptionJobQueuedExample.id}`),
+          },
+          content: { 'application/json': { schema: ref('TranscriptionJob'), example: ex.transcriptionJobQueuedExample } },
+        },
+        ...errorResponses([...AI_CALL, 'request_timeout', 'missing_audio', 'audio_too_large', 'unsupported_audio'], { ai: true, replayable: true }),
+      },
+    },
+    read('/transcriptions', 'listTranscriptions', 'AI', 'List transcription jobs', `Your transcription jobs, optionally of one status.${PAGING}`, 'TranscriptionJobList', ex.transcriptionJobListExample, {
+      parameters: [...PAGE_PARAMS, param('status')],
+    }),
+    {
+      method: 'get',
+      path: '/transcriptions/{id}',
+      operationId: 'getTranscription',
+      tags: ['AI'],
+      summary: 'Get a transcription job',
+      description:
+        'The job: status, progress and, once completed, the fields of POST /transcribe’s answer (`text`, `segments`, `language`, `model`, ' +
+        '`credits_charged`, `recording_id`); `error` when it failed. With `response_format` text, srt or vtt, a completed job’s transcript in that format. ' +
+        JOB_LIFE,
+      parameters: [id, param('response_format'), param('X-Request-Id')],
+      responses: {
+        '200': {
+          description: 'The job, or its transcript in the `response_format` asked for.',
+          headers: { ...COMMON_HEADERS },
+          content: {
+            'application/json': { schema: ref('TranscriptionJob'), example: ex.transcriptionJobCompletedExample },
+            'text/plain': { schema: { type: 'string' }, example: ex.transcriptionTextExample },
+            'application/x-subrip': { schema: { type: 'string' }, example: ex.transcriptionSrtExample },
+            'text/vtt': { schema: { type: 'string' }, example: ex.transcriptionVttExample },
+          },
+        },
+        ...errorResponses([...EVERY_CALL, 'not_found', 'transcription_not_ready']),
+      },
+    },
+    {
+      method: 'get',
+      path: '/transcriptions/{id}/events',
+      operationId: 'streamTranscriptionEvents',
+      tags: ['AI'],
+      summary: 'Follow a transcription job (Server-Sent Events)',
+      description:
+        'A `text/event-stream`: an event named after the job’s status (`queued`, `processing`, `completed`, `failed`, `canceled`) with the job as ' +
+        '`data`, sent at once and whenever the status or progress changes; the stream ends after the event of the status the job ended in. A job ' +
+        'that has already ended gets that one event. A comment line every 15 s keeps proxies from closing an idle stream. Should the stream break, ' +
+        'an `error` event carries the error body; reconnect, or read GET /transcriptions/{id}.',
+      parameters: [id, param('X-Request-Id')],
+      responses: {
+        '200': {
+          description: 'The job’s events until it ends.',
+          headers: { ...COMMON_HEADERS, 'Cache-Control': header('Never cached.', { type: 'string', const: 'no-store' }, true, 'no-store') },
+          content: { 'text/event-stream': { schema: { type: 'string' }, example: ex.transcriptionEventsExample } },
+        },
+        ...errorResponses([...EVERY_CALL, 'not_found']),
+      },
+    },
+    {
+      method: 'post',
+      path: '/transcriptions/{id}/cancel',
+      operationId: 'cancelTranscription',
+      tags: ['AI'],
+      summary: 'Cancel a transcription job',
+      description:
+        'Stops a `queued` or `processing` job: its held credits are returned and its audio deleted; nothing is charged. A job that already ended ' +
+        'answers 409 `transcription_not_cancelable`.',
+      parameters: [id, param('X-Request-Id')],
+      responses: {
+        '200': jsonResponse('The canceled job.', 'TranscriptionJob', { ...ex.transcriptionJobQueuedExample, status: 'canceled', finished_at: '2026-03-02T16:46:00.000Z' }),
+        ...errorResponses([...EVERY_CALL, 'not_found', 'transcription_not_cancelable']),
+      },
+    },
   ];
 }
 

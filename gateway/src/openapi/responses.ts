@@ -21,7 +21,7 @@ const STATUS_DESCRIPTIONS: Record<number, string> = {
   401: 'No API key, or a malformed, unknown, revoked or expired one. `WWW-Authenticate` carries the challenge.',
   402: 'No AI Credits are left, or this month’s spending cap is reached. Refused before the body is read; nothing was charged.',
   404: 'No such resource — or one that belongs to someone else: both answer the same.',
-  409: 'The Idempotency-Key was used with other parameters, or its first request is still running.',
+  409: 'A conflict with the state of things: the Idempotency-Key was used with other parameters or its first request still runs, or the transcription job has already ended (cancel) or has not completed yet (a text format).',
   413: 'The audio is larger than 500 MB (a file, or base64 once decoded); refused while it uploads.',
   415: 'The audio could not be decoded.',
   429: 'Over the AI rate limit (transcribe and convert together, REST and MCP together). Wait `Retry-After` seconds.',

@@ -55,6 +55,8 @@ const OUTPUT_SHAPES: Record<string, z.ZodType> = {
   KnowledgeBase: shapes.knowledgeBaseShape,
   KnowledgeBaseList: shapes.listShape(shapes.knowledgeBaseShape),
   Transcription: shapes.transcriptionShape,
+  TranscriptionJob: shapes.transcriptionJobShape,
+  TranscriptionJobList: shapes.listShape(shapes.transcriptionJobShape),
 };
 
 const TYPED_ID = /^([a-z]+)_…$/;

@@ -11,5 +11,6 @@ export * from './convert';
 export * from './schemas';
 export * from './transcript-formats';
 export * from './transcribe';
+export * from './transcriptions';
 export * from './shapes';
 export * from './admission';

@@ -4,7 +4,8 @@
  * field is named once, here — also where two messages (a library Artifact and a conversion's
  * answer) become the same public object. shapes.ts describes what these functions build.
  */
-import { type auth, billing, conversion, library, type transcription } from '@murmur/proto';
+import { type auth, billing, conversion, library, transcription } from '@murmur/proto';
+import { ERROR_CODES } from '@murmur/kit';
 
 export function iso(d: Date | undefined): string | null {
   return d ? d.toISOString() : null;
@@ -79,6 +80,49 @@ export function presentTranscription(t: transcription.TranscribeResponse, record
     credits_charged: t.creditsCharged,
     recording_id: recordingId,
   };
+}
+
+const JOB_STATUS: Record<number, 'queued' | 'processing' | 'completed' | 'failed' | 'canceled'> = {
+  [transcription.JobStatus.JOB_STATUS_QUEUED]: 'queued',
+  [transcription.JobStatus.JOB_STATUS_PROCESSING]: 'processing',
+  [transcription.JobStatus.JOB_STATUS_COMPLETED]: 'completed',
+  [transcription.JobStatus.JOB_STATUS_FAILED]: 'failed',
+  [transcription.JobStatus.JOB_STATUS_CANCELED]: 'canceled',
+};
+
+/**
+ * A transcription job (POST/GET /transcriptions): its state and progress, and once completed
+ * the fields of POST /transcribe's answer, so a client reads one shape either way. Fields that
+ * do not apply yet are null, never missing.
+ */
+export function presentJob(j: transcription.TranscriptionJob) {
+  const r = j.status === transcription.JobStatus.JOB_STATUS_COMPLETED ? j.result : undefined;
+  const failure = j.error ? errorObjectOf(j.error) : null;
+  return {
+    id: j.id,
+    object: 'transcription' as const,
+    status: JOB_STATUS[j.status] ?? 'queued',
+    progress: j.progress,
+    duration_seconds: j.durationSeconds,
+    processed_seconds: j.processedSeconds,
+    created_at: iso(j.createdAt),
+    started_at: iso(j.startedAt),
+    finished_at: iso(j.finishedAt),
+    error: failure,
+    credits_reserved: j.creditsReserved,
+    text: r ? r.text : null,
+    language: r ? r.language || null : j.language || null,
+    segments: r ? presentSegments(r.segments) : null,
+    model: r ? r.model : null,
+    credits_charged: r ? r.creditsCharged : null,
+    recording_id: j.recordingId || null,
+  };
+}
+
+/** A failed job's error as the contract's error object (type from the code, as every error body has it). */
+function errorObjectOf(e: transcription.JobError) {
+  const known = (ERROR_CODES as Record<string, { type: string } | undefined>)[e.code];
+  return { type: known?.type ?? 'api_error', code: e.code, message: e.message, param: e.param || null };
 }
 
 export function presentRecordingSummary(r: library.Recording) {

@@ -165,6 +165,30 @@ export const transcriptionShape = z.object({
   recording_id: z.string().nullable(),
 });
 
+/** A transcription job (POST/GET /transcriptions): state and progress, and once completed the fields of a transcription. */
+export const transcriptionJobShape = z.object({
+  id: z.string().describe('trn_…'),
+  object: z.literal('transcription'),
+  status: z.enum(['queued', 'processing', 'completed', 'failed', 'canceled']).describe('queued → processing → completed, failed or canceled'),
+  progress: z.number().min(0).max(1).describe('Audio recognised so far over all of it, 0–1'),
+  duration_seconds: z.number().describe('The audio’s length, known at submission'),
+  processed_seconds: z.number(),
+  created_at: nullableTime,
+  started_at: nullableTime.describe('When a worker first took it; null while queued'),
+  finished_at: nullableTime.describe('When it ended; null while live'),
+  error: z
+    .object({ type: z.string(), code: z.string(), message: z.string(), param: z.string().nullable() })
+    .nullable()
+    .describe('Why it failed (status failed), in the shape of the error body’s `error`; else null'),
+  credits_reserved: z.number().int().describe('AI Credits held for the job while it lives; the charge is `credits_charged`'),
+  text: z.string().nullable().describe('The transcript, once completed'),
+  language: z.string().nullable(),
+  segments: z.array(segmentShape).nullable(),
+  model: z.string().nullable(),
+  credits_charged: z.number().int().nullable().describe('Set once completed; a failed or canceled job is charged nothing'),
+  recording_id: z.string().nullable().describe('The recording made with `save: true`, once completed'),
+});
+
 export const errorShape = z.object({
   error: z.object({
     type: z.string(),

@@ -5,7 +5,8 @@
  */
 import { once } from 'node:events';
 import type { Readable } from 'node:stream';
-import { invalidParam, isLanguageTag, MAX_AUDIO_BYTES, MAX_TITLE_CHARS, MurmurError, titleOf } from '@murmur/kit';
+import { invalidParam, isLanguageTag, MAX_AUDIO_BYTES, MAX_TITLE_CHARS, MurmurError, titleOf, transcriptionTitle } from '@murmur/kit';
+import type { transcription } from '@murmur/proto';
 import type { OperationContext } from './context';
 import type { ChargeContext } from './convert';
 import { presentTranscription } from './present';
@@ -14,7 +15,7 @@ import { transcriptFormatOf, type TranscriptFormat } from './transcript-formats'
 /** Audio up to 500 MB, as a file or as decoded base64: kit's limit, the one the transcription service applies too. */
 export { MAX_AUDIO_BYTES };
 /** gRPC messages of audio are cut to this size. */
-const CHUNK_BYTES = 256 * 1024;
+export const CHUNK_BYTES = 256 * 1024;
 /** A 2-hour recording on a small machine takes a while; the gateway waits this long at most. */
 const TRANSCRIBE_DEADLINE_MS = 3 * 60 * 60 * 1000;
 
@@ -71,15 +72,20 @@ export async function checkTranscribeOptions(ctx: OperationContext, o: Transcrib
   return { language, responseFormat: format, save: o.save ?? false, title, folderId: o.folder_id ?? '' };
 }
 
-/** Sends `audio` through the transcription service and, with `save`, stores the result. */
-export async function transcribe(
-  ctx: OperationContext,
-  audio: Readable,
-  file: { filename: string; contentType: string },
-  options: CheckedTranscribeOptions,
-  charge: ChargeContext,
-) {
-  const { stream, response } = ctx.clients.transcription.transcribe({ signal: charge.signal, deadlineMs: TRANSCRIBE_DEADLINE_MS });
+/** A config-then-audio call of the transcription service (Transcribe, SubmitTranscription). */
+interface AudioCall<M, R> {
+  stream: { write(message: M): boolean; end(): void; cancel(): void } & NodeJS.EventEmitter;
+  response: Promise<R>;
+}
+
+/**
+ * Streams `config` then `audio` into `call` with backpressure end to end (memory does not grow
+ * with the upload) and returns the service's answer. An answer before the upload ended (e.g.
+ * audio_too_large) stops reading it; a failed upload (too large, bad base64, client gone)
+ * cancels the call so the service does not go on.
+ */
+export async function streamAudio<M, R>(call: AudioCall<M, R>, config: M, audio: Readable, chunkMessage: (chunk: Buffer) => M): Promise<R> {
+  const { stream, response } = call;
   // Aborted once the service has answered: a write waiting for 'drain' stops waiting then. (One
   // signal rather than a race against the answer per write: each race would stay attached to the
   // call-long promise until the end of the upload.)
@@ -89,49 +95,60 @@ export async function transcribe(
     (e: unknown) => ({ ok: false as const, e }),
   );
   void settled.then(() => answered.abort());
-  const write = async (msg: Parameters<typeof stream.write>[0]) => {
+  const write = async (msg: M) => {
     if (stream.write(msg) || answered.signal.aborted) return;
     await once(stream, 'drain', { signal: answered.signal }).catch((err: unknown) => {
       if (!answered.signal.aborted) throw err;
     });
   };
   try {
-    await write({
-      payload: {
-        $case: 'config',
-        value: {
-          userId: ctx.principal.userId,
-          language: options.language,
-          idempotencyKey: charge.idempotencyKey,
-          maxBytes: MAX_AUDIO_BYTES,
-          filename: file.filename,
-          contentType: file.contentType,
-          admissionId: charge.admissionId,
-        },
-      },
-    });
+    await write(config);
     for await (const chunk of audio as AsyncIterable<Buffer>) {
       // The service answered early (e.g. audio_too_large): stop reading the upload.
       if (answered.signal.aborted) break;
       for (let at = 0; at < chunk.length; at += CHUNK_BYTES) {
-        await write({ payload: { $case: 'audioChunk', value: chunk.subarray(at, at + CHUNK_BYTES) } });
+        await write(chunkMessage(chunk.subarray(at, at + CHUNK_BYTES)));
       }
     }
     stream.end();
   } catch (err) {
-    // The upload failed (too large, bad base64, client gone): the service must not go on.
     stream.cancel();
     await settled;
     throw err;
   }
   const result = await settled;
   if (!result.ok) throw result.e;
-  const t = result.r;
+  return result.r;
+}
+
+/** Sends `audio` through the transcription service and, with `save`, stores the result. */
+export async function transcribe(
+  ctx: OperationContext,
+  audio: Readable,
+  file: { filename: string; contentType: string },
+  options: CheckedTranscribeOptions,
+  charge: ChargeContext,
+) {
+  const config = {
+    userId: ctx.principal.userId,
+    language: options.language,
+    idempotencyKey: charge.idempotencyKey,
+    maxBytes: MAX_AUDIO_BYTES,
+    filename: file.filename,
+    contentType: file.contentType,
+    admissionId: charge.admissionId,
+  };
+  const t = await streamAudio<transcription.TranscribeRequest, transcription.TranscribeResponse>(
+    ctx.clients.transcription.transcribe({ signal: charge.signal, deadlineMs: TRANSCRIBE_DEADLINE_MS }),
+    { payload: { $case: 'config', value: config } },
+    audio,
+    (chunk) => ({ payload: { $case: 'audioChunk', value: chunk } }),
+  );
   let recordingId: string | null = null;
   if (options.save) {
     const { recording } = await ctx.clients.library.createRecording({
       ownerId: ctx.principal.userId,
-      title: options.title || `Transcription ${new Date().toISOString().slice(0, 16).replace('T', ' ')}`,
+      title: options.title || transcriptionTitle(new Date()),
       folderId: options.folderId,
       durationSeconds: t.durationSeconds,
       transcript: { text: t.text, language: t.language, segments: t.segments },

@@ -12,6 +12,7 @@ import * as ops from '../operations';
 import { aiRoute } from './ai-route';
 import { convertSpec } from './ai-routes';
 import { transcribeSpec } from './transcribe-route';
+import { transcriptionEventsRoute, transcriptionRoute } from './transcription-routes';
 import { requireKey } from '../http/authenticate';
 import { parseQuery } from './query';
 
@@ -39,6 +40,8 @@ const ROUTES: Route[] = [
   { method: 'get', path: '/thought-threads/:id', handler: (ctx, req) => (parseQuery(req, {}), ops.getThoughtThread(ctx, String(req.params.id))) },
   { method: 'get', path: '/folders', handler: (ctx, req) => ops.listFolders(ctx, parseQuery(req, PAGE)) },
   { method: 'get', path: '/knowledge-bases', handler: (ctx, req) => ops.listKnowledgeBases(ctx, parseQuery(req, PAGE)) },
+  { method: 'get', path: '/transcriptions', handler: (ctx, req) => ops.listTranscriptions(ctx, parseQuery(req, { ...PAGE, status: 'string' })) },
+  { method: 'post', path: '/transcriptions/:id/cancel', handler: (ctx, req) => (parseQuery(req, {}), ops.cancelTranscription(ctx, String(req.params.id))) },
 ];
 
 /** How the AI routes read bodies. */
@@ -58,6 +61,12 @@ export function apiRouter(clients: Clients, idempotency: IdempotencyStore, log: 
   ]);
   router.post('/convert', authenticate, aiRoute(clients, idempotency, log, convertSpec(body)));
   router.post('/transcribe', authenticate, aiRoute(clients, idempotency, log, transcribeSpec(body)));
+  router.post('/transcriptions', authenticate, aiRoute(clients, idempotency, log, transcribeSpec(body, 'job')));
+  router.get('/transcriptions/:id', authenticate, transcriptionRoute(clients));
+  router.get('/transcriptions/:id/events', authenticate, transcriptionEventsRoute(clients, log));
+  allowed.set('/transcriptions', ['POST']);
+  allowed.set('/transcriptions/:id', ['GET']);
+  allowed.set('/transcriptions/:id/events', ['GET']);
   for (const route of ROUTES) {
     router[route.method](route.path, authenticate, async (req: Request, res: Response) => {
       const ctx: ops.OperationContext = { principal: req.principal!, clients };

@@ -1,5 +1,6 @@
 /**
- * POST /transcribe's REST spec: the body is parsed as a stream (multipart `audio`, or JSON
+ * POST /transcribe's and POST /transcriptions' REST spec (one upload path; the first answers the
+ * transcript, the second the queued job, 202 with Location): the body is parsed as a stream (multipart `audio`, or JSON
  * `audio_base64` decoded on the fly), hashed as it flows for the idempotency fingerprint, and
  * piped into the transcription service; the answer is rendered in the requested format.
  *
@@ -74,7 +75,11 @@ function fingerprint(input: TranscribeRequestInput): string {
   return createHash('sha256').update(canonical(input.upload.fields)).update(input.hash.copy().digest()).digest('hex');
 }
 
-function render(result: Awaited<ReturnType<typeof ops.transcribe>>, format: ops.TranscriptFormat): StoredResponse {
+/** A transcript in the asked format: the JSON object, or text/SRT/VTT with its ids in headers. */
+export function render(
+  result: Pick<Awaited<ReturnType<typeof ops.transcribe>>, 'id' | 'text' | 'segments' | 'credits_charged' | 'recording_id'>,
+  format: ops.TranscriptFormat,
+): StoredResponse {
   if (format === 'json') {
     return { status: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify(result) };
   }
@@ -88,29 +93,57 @@ function render(result: Awaited<ReturnType<typeof ops.transcribe>>, format: ops.
   return { status: 200, headers: { ...headers, 'content-type': 'text/plain; charset=utf-8' }, body: result.text };
 }
 
-/** Transcribes the upload, applying the options that arrive after the audio (see the file comment). */
-async function execute(ctx: ops.OperationContext, input: TranscribeRequestInput, call: ops.ChargeContext): Promise<StoredResponse> {
+/** What the route does with the checked upload: transcribe it now, or submit it as a job. */
+interface Flavour {
+  run(ctx: ops.OperationContext, audio: Readable, file: { filename: string; contentType: string }, options: ops.CheckedTranscribeOptions, call: ops.ChargeContext): Promise<StoredResponse>;
+  /** Options the flavour does not take (named in the refusal). */
+  refuse?: { param: 'response_format'; message: string };
+}
+
+const SYNC: Flavour = {
+  run: async (ctx, audio, file, options, call) => render(await ops.transcribe(ctx, audio, file, options, call), options.responseFormat),
+};
+
+const JOB: Flavour = {
+  run: async (ctx, audio, file, options, call) => {
+    const job = await ops.submitTranscription(ctx, audio, file, options, call);
+    return {
+      status: 202,
+      headers: { 'content-type': 'application/json; charset=utf-8', location: `/api/v1/transcriptions/${job.id}` },
+      body: JSON.stringify(job),
+    };
+  },
+  refuse: { param: 'response_format', message: '`response_format` applies when reading a completed job: GET /transcriptions/{id}?response_format=text|srt|vtt.' },
+};
+
+/** Transcribes (or submits) the upload, applying the options that arrive after the audio (see the file comment). */
+async function execute(ctx: ops.OperationContext, input: TranscribeRequestInput, call: ops.ChargeContext, flavour: Flavour): Promise<StoredResponse> {
   const { upload } = input;
   const file = { filename: upload.filename, contentType: upload.contentType };
+  const refuse = () => {
+    if (flavour.refuse && upload.fields[flavour.refuse.param] !== undefined) throw invalidParam(flavour.refuse.param, flavour.refuse.message);
+  };
   try {
+    refuse();
     // What is known now fails now (before the rest of a 500 MB upload); the rest when the body ends.
     const started = await ops.checkTranscribeOptions(ctx, upload.fields, 'partial');
     // Read by ops.transcribe after the audio (save, title, folder): completed by the end check.
     const options = { ...started };
     input.endCheck(async () => {
+      refuse();
       const final = await ops.checkTranscribeOptions(ctx, upload.fields);
       Object.assign(options, final, { language: started.language });
       if (final.language !== started.language) throw new LanguageAfterAudio();
     });
     try {
-      return render(await ops.transcribe(ctx, input.audio, file, options, call), options.responseFormat);
+      return await flavour.run(ctx, input.audio, file, options, call);
     } catch (err) {
       if (!(err instanceof LanguageAfterAudio)) throw err;
       if (!input.spool || !(await input.spool.finish())) {
         throw invalidParam('language', '`language` came after the audio and could not be applied. Send it before the audio.');
       }
       const final = await ops.checkTranscribeOptions(ctx, upload.fields);
-      return render(await ops.transcribe(ctx, input.spool.read(), file, final, call), final.responseFormat);
+      return await flavour.run(ctx, input.spool.read(), file, final, call);
     }
   } finally {
     input.audio.destroy();
@@ -118,7 +151,9 @@ async function execute(ctx: ops.OperationContext, input: TranscribeRequestInput,
   }
 }
 
-export function transcribeSpec(body: BodyOptions = {}): AiRouteSpec<TranscribeRequestInput> {
+/** POST /transcribe (`sync`) and POST /transcriptions (`job`): the same upload, checks and charging. */
+export function transcribeSpec(body: BodyOptions = {}, mode: 'sync' | 'job' = 'sync'): AiRouteSpec<TranscribeRequestInput> {
+  const flavour = mode === 'job' ? JOB : SYNC;
   const parse = (req: Request, signal: AbortSignal) =>
     parseAudioUpload(req, { maxBytes: ops.MAX_AUDIO_BYTES, signal, idleTimeoutMs: body.bodyIdleTimeoutMs });
   return {
@@ -135,6 +170,6 @@ export function transcribeSpec(body: BodyOptions = {}): AiRouteSpec<TranscribeRe
       for await (const _chunk of input.audio) void _chunk;
       return fingerprint(input);
     },
-    execute: (ctx, input, call) => execute(ctx, input, call),
+    execute: (ctx, input, call) => execute(ctx, input, call, flavour),
   };
 }

@@ -5,7 +5,10 @@
  * the gateways' verified-key caches and the revocation channel run as in CI), and the gateway's
  * HTTP app on a free port. No mocks.
  */
+import { mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import type { Server } from 'node:http';
 import { auth } from '@murmur/proto';
 import {
@@ -33,7 +36,7 @@ import { AUTH_MIGRATIONS_DIR, startAuthService } from '@murmur/auth';
 import { BILLING_MIGRATIONS_DIR, RedisRateLimiter, startBillingService } from '@murmur/billing';
 import { LIBRARY_MIGRATIONS_DIR, startLibraryService } from '@murmur/library';
 import { LocalEngine, startConversionService } from '@murmur/conversion';
-import { createPocketsphinxEngine, startTranscriptionService } from '@murmur/transcription';
+import { createPocketsphinxEngine, FileAudioStore, startTranscriptionService, TRANSCRIPTION_MIGRATIONS_DIR, type JobsDeps } from '@murmur/transcription';
 import { auth as authProto, billing as billingProto, library as libraryProto } from '@murmur/proto';
 import { createClient, keyVerifierVia, type Workload } from '@murmur/kit';
 import {
@@ -97,6 +100,8 @@ export interface TestSystem {
   authClock: ManualClock;
   /** The store of auth's verification cache (Redis), when Redis runs: a test can see what auth has cached. */
   authCache?: KeyValueCache;
+  /** The folder of queued jobs' audio (empty when no job is live). */
+  audioDir: string;
   /** Another gateway replica over the same services (its own key cache and listener). */
   extraGateway(): Promise<TestGateway>;
   /** Creates a user and a key; returns both. */
@@ -122,6 +127,8 @@ export interface SystemOptions {
   redisUrl?: string;
   /** Where every component logs (fault tests read it); default silent unless TEST_LOG_LEVEL. */
   log?: Logger;
+  /** Overrides of the transcription jobs' settings (with `ai`). */
+  jobs?: Partial<Omit<JobsDeps, 'db' | 'library'>>;
 }
 
 export async function startSystem(opts: SystemOptions = {}): Promise<TestSystem> {
@@ -130,8 +137,9 @@ export async function startSystem(opts: SystemOptions = {}): Promise<TestSystem>
     openTestDatabase('auth', AUTH_MIGRATIONS_DIR, opts.databaseUrl),
     openTestDatabase('billing', BILLING_MIGRATIONS_DIR, opts.databaseUrl),
     openTestDatabase('library', LIBRARY_MIGRATIONS_DIR, opts.databaseUrl),
+    ...(opts.ai ? [openTestDatabase('transcription', TRANSCRIPTION_MIGRATIONS_DIR, opts.databaseUrl, ['_queue'])] : []),
   ]);
-  const [authDb, billingDb, libraryDb] = dbs as [Database, Database, Database];
+  const [authDb, billingDb, libraryDb, transcriptionDb] = dbs as [Database, Database, Database, Database | undefined];
   // Redis as in CI: the given URL, REDIS_URL, else a redis-server of our own, so the verified-key
   // cache and the revocation channel exist on a developer machine too; in-process only where
   // none can run.
@@ -172,13 +180,30 @@ export async function startSystem(opts: SystemOptions = {}): Promise<TestSystem>
     internal.push(c.billing, c.library);
     return c;
   };
+  // Where queued jobs' audio waits (MURMUR_AUDIO_DIR); a test can see what is left in it.
+  const audioDir = await mkdtemp(path.join(os.tmpdir(), 'murmur-test-audio-'));
   const conversionClients = clientsOf('conversion');
   const transcriptionClients = clientsOf('transcription');
   const conversionSvc = opts.ai
     ? await startConversionService({ access: accessOf('conversion'), log, address: '127.0.0.1:0', billing: conversionClients.billing, library: conversionClients.library, engine: new LocalEngine() })
     : undefined;
   const transcriptionSvc = opts.ai
-    ? await startTranscriptionService({ access: accessOf('transcription'), log, address: '127.0.0.1:0', billing: transcriptionClients.billing, engine: createPocketsphinxEngine(), tmpDir: opts.tmpDir })
+    ? await startTranscriptionService({
+        access: accessOf('transcription'),
+        log,
+        address: '127.0.0.1:0',
+        billing: transcriptionClients.billing,
+        engine: createPocketsphinxEngine(),
+        tmpDir: opts.tmpDir,
+        jobs: {
+          db: transcriptionDb!,
+          audio: await FileAudioStore.open(audioDir),
+          library: transcriptionClients.library,
+          cursorSecret: 'murmur-test-cursor-secret',
+          queue: { superviseSeconds: 1, heartbeatSeconds: 10, retryDelaySeconds: 0 },
+          ...opts.jobs,
+        },
+      })
     : undefined;
   const addresses = {
     AUTH_ADDR: `127.0.0.1:${authSvc.port}`,
@@ -197,6 +222,7 @@ export async function startSystem(opts: SystemOptions = {}): Promise<TestSystem>
     baseUrl,
     clients,
     admin,
+    audioDir,
     addresses,
     authClock,
     authCache,
@@ -220,6 +246,7 @@ export async function startSystem(opts: SystemOptions = {}): Promise<TestSystem>
       await redis?.close();
       await redisServer?.release();
       await Promise.all(dbs.map((d) => d.close()));
+      await rm(audioDir, { recursive: true, force: true });
       assertResponsesDocumented();
     },
   };

@@ -29,12 +29,19 @@ export interface ProcessStack {
   dataDir: string;
   /** Waits until `name` answers again (gRPC health, or the gateway's /healthz). */
   waitReady(name: ProcessName, timeoutMs?: number): Promise<void>;
+  /** Stops every process (SIGTERM, SIGKILL after `graceMs`) and starts them all again on the same data. */
+  restart(graceMs?: number): Promise<void>;
+  /** The extra transcription replicas' names (`transcription-2`, …). */
+  replicas: string[];
   stop(): Promise<void>;
 }
 
-export async function startProcessStack(opts: { env?: NodeJS.ProcessEnv; out?: (line: string) => void } = {}): Promise<ProcessStack> {
+export async function startProcessStack(
+  opts: { env?: NodeJS.ProcessEnv; out?: (line: string) => void; /** Extra transcription replicas (they need a shared DATABASE_URL). */ transcriptionReplicas?: number } = {},
+): Promise<ProcessStack> {
   const ports: number[] = [];
-  for (let i = 0; i < SERVICES.length + 1; i += 1) ports.push(await freePort());
+  const extra = opts.transcriptionReplicas ?? 0;
+  for (let i = 0; i < SERVICES.length + 1 + extra; i += 1) ports.push(await freePort());
   const addr = (i: number) => `127.0.0.1:${ports[i]}`;
   const addrs: ServiceAddresses = { AUTH_ADDR: addr(0), BILLING_ADDR: addr(1), LIBRARY_ADDR: addr(2), TRANSCRIPTION_ADDR: addr(3), CONVERSION_ADDR: addr(4) };
   const addrOf: Record<ServiceName, string> = {
@@ -63,15 +70,27 @@ export async function startProcessStack(opts: { env?: NodeJS.ProcessEnv; out?: (
     ...opts.env,
   };
   const spec = (name: string, script: string) => ({ name, command: process.execPath, args: [path.join(ROOT, script)], env });
-  const supervisor = new Supervisor([...SERVICES.map((s) => spec(s, `services/${s}/dist/main.js`)), spec('gateway', 'gateway/dist/main.js')], opts.out ?? (() => undefined));
+  const replicas = Array.from({ length: extra }, (_, i) => ({ name: `transcription-${i + 2}`, addr: addr(6 + i) }));
+  const supervisor = new Supervisor(
+    [
+      ...SERVICES.map((s) => spec(s, `services/${s}/dist/main.js`)),
+      ...replicas.map((r) => ({ ...spec(r.name, 'services/transcription/dist/main.js'), env: { ...env, GRPC_LISTEN_ADDR: r.addr } })),
+      spec('gateway', 'gateway/dist/main.js'),
+    ],
+    opts.out ?? (() => undefined),
+  );
   const base = `http://127.0.0.1:${ports[5]}`;
   const waitReady = (name: ProcessName, timeoutMs = 90_000) =>
     name === 'gateway' ? waitForHttpOk(`${base}/healthz`, timeoutMs) : waitForGrpcServing(addrOf[name], timeoutMs);
-  try {
+  const startAll = async () => {
     for (const s of SERVICES) supervisor.start(s);
-    await Promise.all(SERVICES.map((s) => waitReady(s)));
+    for (const r of replicas) supervisor.start(r.name);
+    await Promise.all([...SERVICES.map((s) => waitReady(s)), ...replicas.map((r) => waitForGrpcServing(r.addr, 90_000))]);
     supervisor.start('gateway');
     await waitReady('gateway', 60_000);
+  };
+  try {
+    await startAll();
   } catch (err) {
     await supervisor.stopAll(5_000);
     fs.rmSync(dataDir, { recursive: true, force: true });
@@ -86,6 +105,11 @@ export async function startProcessStack(opts: { env?: NodeJS.ProcessEnv; out?: (
     clients,
     dataDir,
     waitReady,
+    replicas: replicas.map((r) => r.name),
+    async restart(graceMs = 5_000) {
+      await supervisor.stopAll(graceMs);
+      await startAll();
+    },
     async stop() {
       closeClients(clients);
       await supervisor.stopAll(5_000);

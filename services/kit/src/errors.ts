@@ -107,6 +107,14 @@ export const ERROR_CODES = {
     http: 502, type: 'api_error', grpc: GrpcStatus.INTERNAL,
     message: 'The conversion could not be completed; your credits were returned. Try again.',
   },
+  transcription_not_cancelable: {
+    http: 409, type: 'invalid_request_error', grpc: GrpcStatus.FAILED_PRECONDITION,
+    message: 'The transcription has already ended (completed, failed or canceled); there is nothing to cancel.',
+  },
+  transcription_not_ready: {
+    http: 409, type: 'invalid_request_error', grpc: GrpcStatus.FAILED_PRECONDITION,
+    message: 'The transcription has not completed, so there is no transcript to format yet. Wait for status "completed" (GET /transcriptions/{id} or its events), then ask again.',
+  },
   transcription_failed: {
     http: 502, type: 'api_error', grpc: GrpcStatus.INTERNAL,
     message: 'The transcription engine failed; your credits were returned. Try again.',

@@ -26,10 +26,19 @@ type ClientStreamOf<F> = F extends (md: grpc.Metadata, opts: Partial<grpc.CallOp
   ? (options?: CallOptions) => { stream: grpc.ClientWritableStream<Q>; response: Promise<R> }
   : never;
 
-/** The promise form of a ts-proto client: unary methods return promises; client-streaming ones a stream plus a promise. */
+type ServerStreamOf<F> = F extends (req: infer Q, md?: grpc.Metadata, opts?: Partial<grpc.CallOptions>) => grpc.ClientReadableStream<infer R>
+  ? (request: Q, options?: CallOptions) => AsyncIterable<R>
+  : never;
+
+/**
+ * The promise form of a ts-proto client: unary methods return promises; client-streaming ones a
+ * stream plus a promise; server-streaming ones an async iterable of the messages (a failure is
+ * thrown from the iteration as a MurmurError; leaving the loop early cancels the call).
+ */
 export type PromiseClient<C> = {
   [K in keyof C as K extends keyof grpc.Client ? never : C[K] extends (...args: never[]) => unknown ? K : never]:
-    UnaryOf<C[K]> extends never ? ClientStreamOf<C[K]> : UnaryOf<C[K]>;
+    // Server-streaming first: its signature also fits the unary pattern (fewer parameters, a call object).
+    ServerStreamOf<C[K]> extends never ? (UnaryOf<C[K]> extends never ? ClientStreamOf<C[K]> : UnaryOf<C[K]>) : ServerStreamOf<C[K]>;
 } & { close(): void };
 
 interface ClientCtor<C> {
@@ -167,6 +176,30 @@ export function createClient<C extends grpc.Client>(Ctor: ClientCtor<C>, address
         o?.signal?.addEventListener('abort', () => stream.cancel(), { once: true });
         return { stream, response };
       };
+    } else if (!def.requestStream && def.responseStream) {
+      out[name] = (request: unknown, o?: CallOptions) => ({
+        async *[Symbol.asyncIterator]() {
+          const call = (method as unknown as (q: unknown, md: grpc.Metadata, co: Partial<grpc.CallOptions>) => grpc.ClientReadableStream<unknown>)(
+            request,
+            metadataFor(o),
+            callOptions(o),
+          );
+          const cancel = () => call.cancel();
+          o?.signal?.addEventListener('abort', cancel, { once: true });
+          let ended = false;
+          try {
+            for await (const message of call) yield message;
+            ended = true;
+          } catch (err) {
+            ended = true;
+            if (o?.signal?.aborted) return;
+            throw fail(def.path)(err as grpc.ServiceError);
+          } finally {
+            o?.signal?.removeEventListener('abort', cancel);
+            if (!ended) call.cancel();
+          }
+        },
+      });
     }
   }
   return out as PromiseClient<C>;

@@ -4,6 +4,7 @@
  * "internal error"), the request id from metadata in every log line, gRPC health checking,
  * server reflection, and graceful shutdown.
  */
+import { once } from 'node:events';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { ReflectionService } from '@grpc/reflection';
@@ -39,6 +40,8 @@ type Res<M> = M extends { responseSerialize: (v: infer R) => Buffer } ? R : neve
 
 export type UnaryHandler<Q, R> = (request: Q, ctx: HandlerContext) => Promise<R>;
 export type ClientStreamHandler<Q, R> = (requests: AsyncIterable<Q>, ctx: HandlerContext) => Promise<R>;
+/** A server-streaming handler yields its messages; a throw ends the call with that error. */
+export type ServerStreamHandler<Q, R> = (request: Q, ctx: HandlerContext) => AsyncIterable<R>;
 
 /** The handler type of every method of a ts-proto service definition. */
 export type ServiceHandlers<D> = {
@@ -46,12 +49,14 @@ export type ServiceHandlers<D> = {
     ? ClientStreamHandler<Req<D[K]>, Res<D[K]>>
     : D[K] extends { requestStream: false; responseStream: false }
       ? UnaryHandler<Req<D[K]>, Res<D[K]>>
-      : never;
+      : D[K] extends { requestStream: false; responseStream: true }
+        ? ServerStreamHandler<Req<D[K]>, Res<D[K]>>
+        : never;
 };
 
 export interface BoundService {
   definition: Record<string, MethodDef>;
-  handlers: Record<string, (request: never, ctx: HandlerContext) => Promise<unknown>>;
+  handlers: Record<string, (request: never, ctx: HandlerContext) => Promise<unknown> | AsyncIterable<unknown>>;
 }
 
 /**
@@ -105,10 +110,10 @@ function toServiceError(err: unknown, log: Logger, method: string): Partial<grpc
 /** The reason of every cancelled call's signal: one object, not a DOMException with a stack per call. */
 const CANCELLED = new Error('the call was cancelled by the client or its deadline passed');
 
-function callContext(call: grpc.ServerUnaryCall<unknown, unknown> | grpc.ServerReadableStream<unknown, unknown>): HandlerContext {
+function callContext(call: grpc.ServerUnaryCall<unknown, unknown> | grpc.ServerReadableStream<unknown, unknown> | grpc.ServerWritableStream<unknown, unknown>): HandlerContext {
   const header = call.metadata.get('x-request-id')[0];
   const controller = new AbortController();
-  call.on('cancelled', () => controller.abort(CANCELLED));
+  (call as grpc.ServerUnaryCall<unknown, unknown>).on('cancelled', () => controller.abort(CANCELLED));
   return {
     metadata: call.metadata,
     requestId: acceptRequestId(typeof header === 'string' ? header : undefined),
@@ -184,7 +189,28 @@ function adapt(bound: BoundService, name: string, def: MethodDef, log: Logger, a
       });
     };
   }
-  throw new Error(`${def.path}: server-streaming methods are not supported by this factory`);
+  if (!def.requestStream && def.responseStream) {
+    return (call: grpc.ServerWritableStream<unknown, unknown>) => {
+      const ctx = callContext(call);
+      runWithContext({ requestId: ctx.requestId }, () => {
+        admit(ctx)
+          .then(async (boundUser) => {
+            if (!handler) return call.emit('error', { code: grpc.status.UNIMPLEMENTED, details: `${def.path} is not implemented in this release` });
+            if (boundUser && owner) bindOwner(call.request, owner, boundUser);
+            for await (const message of (handler as unknown as ServerStreamHandler<unknown, unknown>)(call.request, ctx)) {
+              if (ctx.signal.aborted) break;
+              // Backpressure: a slow reader pauses the handler, it does not grow a queue here.
+              if (!call.write(message)) await once(call, 'drain', { signal: ctx.signal }).catch(() => undefined);
+            }
+            if (!ctx.signal.aborted) call.end();
+          })
+          .catch((err: unknown) => {
+            if (!ctx.signal.aborted) call.emit('error', toServiceError(err, log, def.path));
+          });
+      });
+    };
+  }
+  throw new Error(`${def.path}: bidirectional streaming methods are not supported by this factory`);
 }
 
 /** Builds, binds and starts a server on `address` ("host:port"; port 0 picks a free one). */

@@ -7,6 +7,7 @@ export * from './clock';
 export * from './config';
 export * from './context';
 export * from './cursor';
+export * from './keyset-paging';
 export * from './db';
 export * from './embedded-postgres';
 export * from './errors';

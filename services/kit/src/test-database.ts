@@ -6,8 +6,11 @@ import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { openDatabase, type Database } from './db';
 
-/** `url` overrides DATABASE_URL (a fault test's own Postgres). */
-export async function openTestDatabase(service: string, migrationsDir: string, url = process.env.DATABASE_URL || undefined): Promise<Database> {
+/**
+ * `url` overrides DATABASE_URL (a fault test's own Postgres). `companions`: suffixes of schemas
+ * a library makes beside the service's (the job queue's `_queue`), dropped with it.
+ */
+export async function openTestDatabase(service: string, migrationsDir: string, url = process.env.DATABASE_URL || undefined, companions: string[] = []): Promise<Database> {
   const schema = url ? `${service}_t${randomBytes(5).toString('hex')}` : service;
   const db = await openDatabase({ schema, migrationsDir, url, poolSize: 4 });
   const close = db.close.bind(db);
@@ -16,7 +19,7 @@ export async function openTestDatabase(service: string, migrationsDir: string, u
     if (url) {
       const admin = new Client({ connectionString: url });
       await admin.connect();
-      await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      for (const name of [schema, ...companions.map((suffix) => `${schema}${suffix}`)]) await admin.query(`DROP SCHEMA IF EXISTS ${name} CASCADE`);
       await admin.end();
     }
   };

@@ -41,3 +41,8 @@ export function titleOf(value: string, max: number, param = 'title'): string {
 export function isLanguageTag(value: string): boolean {
   return value === '' || (value.length <= MAX_LANGUAGE_CHARS && LANGUAGE_TAG.test(value));
 }
+
+/** The title of a saved transcription that was given none: "Transcription 2026-11-25 16:10" (UTC). */
+export function transcriptionTitle(at: Date): string {
+  return `Transcription ${at.toISOString().slice(0, 16).replace('T', ' ')}`;
+}

@@ -21,7 +21,7 @@ import {
   threadItemMessage,
   threadSummaryMessage,
 } from './messages';
-import { filterDigest, PageCursors, resolveLimit, type ListName, type PagePosition } from './paging';
+import { filterDigest, PageCursors, resolveLimit, type ListName, type PagePosition } from '@murmur/kit';
 import { isMissing, type LibraryStore, type PageQuery } from './store';
 import {
   artifactContentOf,

@@ -1,6 +1,6 @@
 /** Small SQL-building helpers shared by the store-*.ts files. */
 import type { Database } from '@murmur/kit';
-import type { PagePosition } from './paging';
+import type { PagePosition } from '@murmur/kit';
 
 /** Collects positional parameters while a statement is assembled. */
 export class Params {

@@ -5,7 +5,7 @@
  * Methods report a missing row as a value ({@link Missing}), never as an exception, so the
  * service alone decides which error the caller sees.
  */
-import type { PagePosition } from './paging';
+import type { PagePosition } from '@murmur/kit';
 import type { ArtifactFormatWord, ContextSourceKindWord, ThreadItemKindWord } from './kinds';
 import type { CleanTranscript } from './validation';
 

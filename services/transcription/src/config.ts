@@ -49,6 +49,18 @@ export const transcriptionConfigSchema = {
   /** An upload that sends nothing for this long is abandoned and its files removed. */
   MURMUR_TRANSCRIBE_UPLOAD_IDLE_MS: z.coerce.number().int().positive().default(120_000),
   ...holdLeaseSchema,
+  /** Where queued jobs' audio waits (default MURMUR_DATA_DIR/transcription-audio). */
+  MURMUR_AUDIO_DIR: z.string().optional(),
+  /** Jobs this replica runs at once (each also shares the chunk slots above). */
+  MURMUR_JOB_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+  /** A worker that stops heartbeating for this long loses its job to another replica (≥ 10). */
+  MURMUR_JOB_HEARTBEAT_SECONDS: z.coerce.number().int().min(10).max(3600).default(30),
+  /** How often each replica looks for such jobs. */
+  MURMUR_JOB_SUPERVISE_SECONDS: z.coerce.number().int().min(1).max(3600).default(15),
+  /** Attempts after the first before a job fails. */
+  MURMUR_JOB_RETRY_LIMIT: z.coerce.number().int().min(0).max(10).default(3),
+  /** 0 = this replica serves the job RPCs but runs no jobs. */
+  MURMUR_JOB_WORKER: z.enum(['0', '1']).default('1'),
 };
 
 export type TranscriptionConfig = z.infer<z.ZodObject<typeof transcriptionConfigSchema>>;

@@ -5,16 +5,29 @@
  * the gateway's integration tests and the benchmark start it in-process with
  * {@link startTranscriptionService}.
  */
-import { startGrpcServer, type Logger, type PromiseClient, type AccessControl } from '@murmur/kit';
+import { startGrpcServer, type Database, type Logger, type PromiseClient, type AccessControl } from '@murmur/kit';
+import type { AudioStore } from './jobs/audio-store';
+import type { LibraryPort } from './jobs/deps';
+import { TranscriptionJobs } from './jobs/jobs';
+import { JobStore } from './jobs/job-store';
+import { startMaintenance } from './jobs/maintenance';
+import { DEFAULT_QUEUE_SETTINGS, JobQueue, type QueueSettings } from './jobs/queue';
+import { JobWorker } from './jobs/worker';
 import type { billing, transcription } from '@murmur/proto';
 import type { SpeechEngine } from './engines/engine';
 import { transcriptionHandlers } from './server';
 import { TranscriptionService, type BillingPort } from './service';
+import { ffprobeNextTo } from './jobs/probe';
+import * as os from 'node:os';
+import * as path from 'node:path';
 
 /**
  * Largest message accepted. Audio arrives in chunks of ≤ 1 MiB; the headroom is for a client
  * that sends bigger ones (memory per call stays bounded by this, not by the file).
  */
+/** The service's migrations (the jobs tables). */
+export const TRANSCRIPTION_MIGRATIONS_DIR = path.join(__dirname, '..', 'migrations');
+
 export const TRANSCRIPTION_MAX_MESSAGE_BYTES = 8 * 1024 * 1024;
 
 export interface TranscriptionServiceDeps {
@@ -39,6 +52,25 @@ export interface TranscriptionServiceDeps {
   maxAudioSeconds?: number;
   /** Lease of each credit hold, renewed while the call runs (default 30 s). */
   leaseSeconds?: number;
+  /** Transcription jobs (SubmitTranscription and the rest): without this, those RPCs answer service_unavailable. */
+  jobs?: JobsDeps;
+}
+
+/** What the job RPCs and this replica's worker need. */
+export interface JobsDeps {
+  /** The service's own schema (migrations/): jobs, their chunks, and pg-boss's queue. */
+  db: Database;
+  audio: AudioStore;
+  library: LibraryPort;
+  /** MURMUR_CURSOR_SECRET (page cursors of ListTranscriptions). */
+  cursorSecret: string;
+  /** Parent of the job's temp folders (default the service's tmpDir, else the OS temp dir). */
+  spoolDir?: string;
+  queue?: Partial<QueueSettings>;
+  /** Take jobs from the queue in this process (default true). */
+  work?: boolean;
+  /** How often maintenance runs (default 60 s). */
+  maintenanceIntervalMs?: number;
 }
 
 /** A started transcription server: its port and how to stop it (the engine stays the caller's). */
@@ -60,18 +92,56 @@ export async function startTranscriptionService(deps: TranscriptionServiceDeps):
     ...(deps.maxAudioSeconds ? { maxAudioSeconds: deps.maxAudioSeconds } : {}),
     ...(deps.leaseSeconds ? { leaseSeconds: deps.leaseSeconds } : {}),
   });
+  const jobs = deps.jobs ? await startJobs(service, deps, deps.jobs) : undefined;
   const server = await startGrpcServer(
     {
       name: 'transcription',
       access: deps.access,
       log: deps.log,
-      services: [transcriptionHandlers(service, deps.uploadIdleMs ? { uploadIdleMs: deps.uploadIdleMs } : {})],
+      services: [transcriptionHandlers(service, { ...(deps.uploadIdleMs ? { uploadIdleMs: deps.uploadIdleMs } : {}), ...(jobs ? { jobs: jobs.api } : {}) })],
       protoFiles: ['murmur/transcription/v1/transcription.proto'],
       maxReceiveMessageBytes: TRANSCRIPTION_MAX_MESSAGE_BYTES,
     },
     deps.address,
   );
-  return { port: server.port, stop: () => server.shutdown() };
+  return {
+    port: server.port,
+    async stop() {
+      await jobs?.stop();
+      await server.shutdown();
+    },
+  };
+}
+
+/** Opens the queue, and unless told otherwise starts this replica's worker and maintenance. */
+async function startJobs(service: TranscriptionService, deps: TranscriptionServiceDeps, j: JobsDeps): Promise<{ api: TranscriptionJobs; stop(): Promise<void> }> {
+  const settings = { ...DEFAULT_QUEUE_SETTINGS, ...j.queue };
+  const queue = await JobQueue.open(j.db, settings, deps.log);
+  const jobDeps = {
+    store: new JobStore(j.db),
+    queue,
+    audio: j.audio,
+    billing: deps.billing,
+    library: j.library,
+    transcriber: service,
+    log: deps.log,
+    spoolDir: j.spoolDir ?? deps.tmpDir ?? os.tmpdir(),
+    ...(deps.ffmpegPath ? { ffprobePath: ffprobeNextTo(deps.ffmpegPath) } : {}),
+  };
+  const api = new TranscriptionJobs(jobDeps, j.cursorSecret);
+  let maintenance: { stop(): void } | undefined;
+  if (j.work !== false) {
+    const worker = new JobWorker(jobDeps);
+    await queue.work((m, a) => worker.run(m, a), (m) => worker.dead(m));
+    maintenance = startMaintenance(jobDeps, j.maintenanceIntervalMs);
+  }
+  return {
+    api,
+    async stop() {
+      maintenance?.stop();
+      await queue.stop();
+    },
+  };
 }
 
 export { TranscriptionService, audioLimitOf, DEFAULT_MAX_AUDIO_SECONDS, type BillingPort, type TranscriptionServiceOptions } from './service';
@@ -89,4 +159,9 @@ export { decodeToPcm, spoolUpload, writeWavSlice, UndecodableAudioError, FFMPEG_
 export { mapInOrder, Semaphore } from './pool';
 export { openInstanceSpool, removeDeadSpools, SPOOL_FOLDER, type InstanceSpool } from './spool';
 export { decodeAndCut, recognizeChunks, type DecodedAudio, type DecodeOptions, type RecognizeChunksOptions } from './pipeline';
+export { FileAudioStore, type AudioStore } from './jobs/audio-store';
+export { JobQueue, DEFAULT_QUEUE_SETTINGS, JOB_QUEUE, queueSchemaOf, type QueueSettings } from './jobs/queue';
+export { JobStore, type JobRow } from './jobs/job-store';
+export { maintainJobs } from './jobs/maintenance';
+export { JOB_HOLD_SECONDS, type LibraryPort } from './jobs/deps';
 export { isSilent, planRecognition, PIECE_SECONDS, SILENT_PEAK_RMS, type PlanOptions } from './plan';

@@ -1,6 +1,9 @@
 /**
  * The transcription service process: gRPC murmur.transcription.v1.TranscriptionService (plus
- * health and reflection) on GRPC_LISTEN_ADDR or TRANSCRIPTION_ADDR. Stateless: no database.
+ * health and reflection) on GRPC_LISTEN_ADDR or TRANSCRIPTION_ADDR. Its own Postgres schema
+ * (DATABASE_URL, else an embedded PGlite under MURMUR_DATA_DIR/transcription) holds the
+ * transcription jobs and their pg-boss queue; every replica is a worker of that queue
+ * (MURMUR_JOB_*), with the jobs' audio in MURMUR_AUDIO_DIR.
  * It decodes uploads with ffmpeg into per-call temp folders under its own instance folder
  * (MURMUR_TRANSCRIBE_TMP_DIR/murmur-transcription/<instance>; the folders of dead instances
  * are removed at start and every heartbeat), recognises them with the engine of
@@ -11,17 +14,19 @@
  */
 import './tracing';
 import * as os from 'node:os';
+import * as path from 'node:path';
 import { createClient, loadConfig, runServiceProcess } from '@murmur/kit';
-import { billing } from '@murmur/proto';
+import { billing, library } from '@murmur/proto';
 import { createEngineFromConfig, probeEngines, transcriptionConfigSchema } from './config';
-import { startTranscriptionService } from './index';
+import { startTranscriptionService, TRANSCRIPTION_MIGRATIONS_DIR } from './index';
+import { FileAudioStore } from './jobs/audio-store';
 import { openInstanceSpool } from './spool';
 
 runServiceProcess({
   name: 'transcription',
-  migrationsDir: null,
+  migrationsDir: TRANSCRIPTION_MIGRATIONS_DIR,
   address: (cfg) => cfg.TRANSCRIPTION_ADDR,
-  start: async ({ cfg, log, identity, access }, address) => {
+  start: async ({ cfg, log, identity, access, db }, address) => {
     const own = loadConfig(transcriptionConfigSchema);
     const { engine, name } = await createEngineFromConfig(own, { onNativeError: (line) => log.warn({ engine: 'whisper' }, line) });
     const engines = await probeEngines(own, name);
@@ -29,6 +34,8 @@ runServiceProcess({
     const spool = await openInstanceSpool(own.MURMUR_TRANSCRIBE_TMP_DIR ?? os.tmpdir(), { log });
     // Billing calls are short; the audio work itself is bounded by the client's deadline.
     const billingClient = createClient(billing.BillingServiceClient, cfg.BILLING_ADDR, { deadlineMs: cfg.GRPC_DEADLINE_MS, identity: identity.minter });
+    const libraryClient = createClient(library.LibraryServiceClient, cfg.LIBRARY_ADDR, { deadlineMs: cfg.GRPC_DEADLINE_MS, identity: identity.minter });
+    const audio = await FileAudioStore.open(own.MURMUR_AUDIO_DIR ?? path.join(cfg.MURMUR_DATA_DIR, 'transcription-audio'));
     const server = await startTranscriptionService({
       access,
       log,
@@ -42,11 +49,25 @@ runServiceProcess({
       maxAudioSeconds: own.MURMUR_TRANSCRIBE_MAX_AUDIO_SECONDS,
       tmpDir: spool.dir,
       leaseSeconds: own.MURMUR_HOLD_LEASE_SECONDS,
+      jobs: {
+        db,
+        audio,
+        library: libraryClient,
+        cursorSecret: cfg.MURMUR_CURSOR_SECRET,
+        work: own.MURMUR_JOB_WORKER === '1',
+        queue: {
+          concurrency: own.MURMUR_JOB_CONCURRENCY,
+          heartbeatSeconds: own.MURMUR_JOB_HEARTBEAT_SECONDS,
+          superviseSeconds: own.MURMUR_JOB_SUPERVISE_SECONDS,
+          retryLimit: own.MURMUR_JOB_RETRY_LIMIT,
+        },
+      },
     });
     return {
       async stop() {
         await server.stop();
         billingClient.close();
+        libraryClient.close();
         await engine.close?.();
         await spool.close();
       },

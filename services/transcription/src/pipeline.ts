@@ -56,31 +56,41 @@ export interface RecognizeChunksOptions {
   semaphore: Semaphore;
   /** This call's chunks in flight at most. */
   limit: number;
+  /** Chunks recognised before (a resumed job), by index: not recognised again. */
+  done?: ReadonlyMap<number, ChunkTranscript & { language?: string }>;
+  /** Called once per chunk recognised now, before the next one is taken (a job records it). */
+  onChunk?: (index: number, chunk: ChunkTranscript, language: string) => Promise<void>;
 }
 
 /** Recognises `chunks` of the PCM (each cut out as a WAV, removed after) and stitches them. */
 export async function recognizeChunks(
-  chunks: readonly ChunkRange[],
+  chunks: ReadonlyArray<Pick<ChunkRange, 'startByte' | 'endByte'>>,
   pcmFile: string,
   dir: string,
   opts: RecognizeChunksOptions,
 ): Promise<{ transcript: StitchedTranscript; language: string }> {
-  let reported = '';
-  const results = await mapInOrder(chunks, { limit: opts.limit, semaphore: opts.semaphore, signal: opts.signal }, async (chunk, index, chunkSignal): Promise<ChunkTranscript> => {
+  // The language a resumed job's earlier chunks reported, else the first one reported now.
+  let reported = [...(opts.done?.entries() ?? [])].sort((a, b) => a[0] - b[0]).find(([, c]) => c.language)?.[1].language ?? '';
+  const todo = chunks.map((chunk, index) => ({ chunk, index })).filter(({ index }) => !opts.done?.has(index));
+  const fresh = await mapInOrder(todo, { limit: opts.limit, semaphore: opts.semaphore, signal: opts.signal }, async ({ chunk, index }, _at, chunkSignal): Promise<ChunkTranscript> => {
     const wav = path.join(dir, `chunk-${index}.wav`);
     await writeWavSlice(pcmFile, chunk.startByte, chunk.endByte, wav);
     try {
       const recognition = await opts.engine.recognize(wav, { language: opts.language, signal: chunkSignal });
       if (!reported && recognition.language) reported = recognition.language;
-      return {
+      const result: ChunkTranscript = {
         offset: chunk.startByte / BYTES_PER_SECOND,
         duration: (chunk.endByte - chunk.startByte) / BYTES_PER_SECOND,
         text: recognition.text,
         segments: recognition.segments,
       };
+      await opts.onChunk?.(index, result, recognition.language ?? '');
+      return result;
     } finally {
       await rm(wav, { force: true });
     }
   });
-  return { transcript: stitchChunks(results), language: reported };
+  const byIndex = new Map<number, ChunkTranscript>(opts.done ?? []);
+  todo.forEach(({ index }, at) => byIndex.set(index, fresh[at]!));
+  return { transcript: stitchChunks(chunks.map((_c, index) => byIndex.get(index)!)), language: reported };
 }

@@ -2,7 +2,8 @@
  * gRPC handlers of murmur.transcription.v1.TranscriptionService: the client stream becomes a
  * config plus an iterable of audio chunks, then the service does the work.
  */
-import { bindService, MurmurError, type BoundService } from '@murmur/kit';
+import { bindService, MurmurError, type BoundService, type HandlerContext } from '@murmur/kit';
+import type { TranscriptionJobs } from './jobs/jobs';
 import { transcription } from '@murmur/proto';
 import type { TranscriptionService } from './service';
 
@@ -50,8 +51,11 @@ export async function* readUntil<T>(source: AsyncIterable<T>, signal: AbortSigna
   }
 }
 
+/** A Transcribe or SubmitTranscription message: a config or a chunk of audio. */
+type AudioStreamMessage = { payload?: { $case: 'config'; value: unknown } | { $case: 'audioChunk'; value: Uint8Array } | undefined };
+
 /** The audio chunks after the config message; a second config is a client bug. */
-async function* audioChunks(it: AsyncIterator<transcription.TranscribeRequest>): AsyncGenerator<Uint8Array> {
+async function* audioChunks(it: AsyncIterator<AudioStreamMessage>): AsyncGenerator<Uint8Array> {
   for (;;) {
     const next = await it.next();
     if (next.done) return;
@@ -79,28 +83,66 @@ function cancellation(requests: unknown, signal: AbortSignal): AbortSignal {
   return controller.signal;
 }
 
-export function transcriptionHandlers(service: TranscriptionService, opts: { uploadIdleMs?: number } = {}): BoundService {
+/**
+ * Runs `work` with a config-then-audio stream's config and audio, the upload bounded by the
+ * idle limit and the call's cancellation; whatever the client still sends after is discarded.
+ */
+async function withConfigAndAudio<C, R>(
+  requests: AsyncIterable<AudioStreamMessage>,
+  ctx: HandlerContext,
+  rpc: string,
+  idleMs: number | undefined,
+  work: (config: C, audio: AsyncIterable<Uint8Array>, signal: AbortSignal) => Promise<R>,
+): Promise<R> {
+  const signal = cancellation(requests, ctx.signal);
+  const it = readUntil(requests, signal, idleMs)[Symbol.asyncIterator]();
+  const first = await it.next().catch((err: unknown) => {
+    if (signal.aborted) throw new MurmurError('service_unavailable', 'The call was cancelled.');
+    throw err;
+  });
+  if (first.done || first.value.payload?.$case !== 'config') {
+    throw new MurmurError('invalid_request', `The first message of a ${rpc} stream must be the config.`, { param: 'config' });
+  }
+  try {
+    return await work(first.value.payload.value as C, audioChunks(it), signal);
+  } finally {
+    // Stop reading whatever the client still sends (grpc-js discards it).
+    await it.return?.(undefined);
+  }
+}
+
+export function transcriptionHandlers(service: TranscriptionService, opts: { uploadIdleMs?: number; jobs?: TranscriptionJobs } = {}): BoundService {
+  const { jobs } = opts;
+  const jobsOff = (): never => {
+    throw new MurmurError('service_unavailable', 'Transcription jobs are not enabled on this replica.');
+  };
   return bindService(transcription.TranscriptionServiceService, {
-    async transcribe(requests, ctx) {
-      const signal = cancellation(requests, ctx.signal);
-      const it = readUntil(requests, signal, opts.uploadIdleMs)[Symbol.asyncIterator]();
-      const first = await it.next().catch((err: unknown) => {
-        if (signal.aborted) throw new MurmurError('service_unavailable', 'The call was cancelled.');
-        throw err;
-      });
-      if (first.done || first.value.payload?.$case !== 'config') {
-        throw new MurmurError('invalid_request', 'The first message of a Transcribe stream must be the config.', { param: 'config' });
-      }
-      const config = first.value.payload.value;
-      try {
-        return await service.transcribe(config, audioChunks(it), { signal });
-      } finally {
-        // Stop reading whatever the client still sends (grpc-js discards it).
-        await it.return?.(undefined);
-      }
-    },
+    transcribe: (requests, ctx) =>
+      withConfigAndAudio<transcription.TranscribeConfig, transcription.TranscribeResponse>(requests, ctx, 'Transcribe', opts.uploadIdleMs, (config, audio, signal) =>
+        service.transcribe(config, audio, { signal }),
+      ),
     async listEngines() {
       return service.listEngines();
+    },
+    submitTranscription: (requests, ctx) =>
+      withConfigAndAudio<transcription.SubmitTranscriptionConfig, transcription.SubmitTranscriptionResponse>(
+        requests,
+        ctx,
+        'SubmitTranscription',
+        opts.uploadIdleMs,
+        async (config, audio, signal) => ({ job: await (jobs ?? jobsOff()).submit(config, audio, signal) }),
+      ),
+    async getTranscription(req) {
+      return { job: await (jobs ?? jobsOff()).get(req.ownerId, req.id) };
+    },
+    async listTranscriptions(req) {
+      return (jobs ?? jobsOff()).list(req);
+    },
+    async cancelTranscription(req) {
+      return { job: await (jobs ?? jobsOff()).cancel(req.ownerId, req.id) };
+    },
+    async *watchTranscription(req, ctx) {
+      for await (const job of (jobs ?? jobsOff()).watch(req.ownerId, req.id, ctx.signal)) yield { job };
     },
   });
 }

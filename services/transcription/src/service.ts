@@ -28,7 +28,8 @@ import { billing, type transcription } from '@murmur/proto';
 import { spoolUpload, UndecodableAudioError } from './audio-files';
 import type { SpeechEngine } from './engines/engine';
 import { BYTES_PER_SECOND } from './pcm';
-import { decodeAndCut, recognizeChunks, type DecodedAudio } from './pipeline';
+import type { ChunkRange } from './chunker';
+import { decodeAndCut, recognizeChunks, type DecodedAudio, type RecognizeChunksOptions } from './pipeline';
 import { PIECE_SECONDS, planRecognition } from './plan';
 import { Semaphore } from './pool';
 import type { StitchedTranscript } from './stitch';
@@ -84,7 +85,32 @@ export class TranscriptionService {
     return { engines, active: engine.name };
   }
 
-  private tooLong(): MurmurError {
+  /** The active engine, e.g. "pocketsphinx/en-us" (what a result's `model` says). */
+  get model(): string {
+    return `${this.opts.engine.name}/${this.opts.engine.model}`;
+  }
+
+  /** Longest decoded audio accepted, in seconds. */
+  get maxAudioSeconds(): number {
+    return this.opts.maxAudioSeconds ?? DEFAULT_MAX_AUDIO_SECONDS;
+  }
+
+  /** The engine's chunks for decoded pieces (the plan a job stores, so a resumed job keeps it). */
+  plan(pieces: DecodedAudio['pieces']): ChunkRange[] {
+    return planRecognition(pieces, { maxChunkSeconds: this.opts.engine.maxChunkSeconds ?? PIECE_SECONDS, concurrency: this.concurrency });
+  }
+
+  /** Recognises `chunks` of the PCM on this process's shared engine slots (see pipeline.ts recognizeChunks). */
+  recognize(
+    chunks: ReadonlyArray<Pick<ChunkRange, 'startByte' | 'endByte'>>,
+    pcmFile: string,
+    dir: string,
+    opts: { language: string; signal: AbortSignal } & Pick<RecognizeChunksOptions, 'done' | 'onChunk'>,
+  ): Promise<{ transcript: StitchedTranscript; language: string }> {
+    return recognizeChunks(chunks, pcmFile, dir, { engine: this.opts.engine, semaphore: this.semaphore, limit: this.concurrency, ...opts });
+  }
+
+  tooLong(): MurmurError {
     const seconds = this.opts.maxAudioSeconds ?? DEFAULT_MAX_AUDIO_SECONDS;
     const round = (n: number) => Math.round(n * 10) / 10;
     const limit = seconds >= 3600 ? `${round(seconds / 3600)} hours` : seconds >= 60 ? `${round(seconds / 60)} minutes` : `${seconds} seconds`;
@@ -92,7 +118,7 @@ export class TranscriptionService {
   }
 
   /** Validates the config message before any audio is read. */
-  validate(config: TranscribeConfig): void {
+  validate(config: Pick<TranscribeConfig, 'userId' | 'maxBytes' | 'language'>): void {
     if (!config.userId) throw new MurmurError('invalid_request', 'user_id is required.', { param: 'user_id' });
     if (config.maxBytes < 0) throw new MurmurError('invalid_request', 'max_bytes must not be negative.', { param: 'max_bytes' });
     // Kit's rule: the one the gateway checks and the library stores by.
@@ -120,7 +146,7 @@ export class TranscriptionService {
       call.signal.throwIfAborted();
 
       const { pcmFile, durationSeconds: duration, pieces } = await this.decode(uploadFile, dir, call.signal, id);
-      const chunks = planRecognition(pieces, { maxChunkSeconds: engine.maxChunkSeconds ?? PIECE_SECONDS, concurrency: this.concurrency });
+      const chunks = this.plan(pieces);
       const decodedAt = Date.now();
       log.info(
         { transcription_id: id, upload_bytes: uploadBytes, duration_seconds: duration, pieces: pieces.length, chunks: chunks.length, decode_ms: decodedAt - started },
@@ -166,7 +192,7 @@ export class TranscriptionService {
       try {
         try {
           const signal = AbortSignal.any([call.signal, lease.signal]);
-          recognized = await recognizeChunks(chunks, pcmFile, dir, { engine, language: config.language, signal, semaphore: this.semaphore, limit: this.concurrency });
+          recognized = await this.recognize(chunks, pcmFile, dir, { language: config.language, signal });
           recognizedAt = Date.now();
         } catch (err) {
           if (call.signal.aborted) {
@@ -197,7 +223,7 @@ export class TranscriptionService {
         lease.stop();
       }
 
-      const { transcript, language } = recognized;
+      const { transcript } = recognized;
       log.info(
         {
           transcription_id: id,
@@ -212,15 +238,7 @@ export class TranscriptionService {
         },
         'transcribed',
       );
-      return {
-        id,
-        text: transcript.text,
-        language: language || normalizeLanguage(config.language),
-        durationSeconds: Math.round(duration * 1000) / 1000,
-        segments: transcript.segments.map((s) => ({ startSeconds: s.start, endSeconds: s.end, text: s.text })),
-        model: `${engine.name}/${engine.model}`,
-        creditsCharged: charged,
-      };
+      return this.response(id, recognized, config.language, duration, charged);
     } catch (err) {
       if (call.signal.aborted && !(err instanceof MurmurError)) {
         log.info({ transcription_id: id }, 'cancelled by the client');
@@ -232,8 +250,22 @@ export class TranscriptionService {
     }
   }
 
+  /** Transcribe's answer for a recognised transcript (a job's result is the same). */
+  response(id: string, recognized: { transcript: StitchedTranscript; language: string }, requestedLanguage: string, duration: number, charged: number): transcription.TranscribeResponse {
+    const { transcript, language } = recognized;
+    return {
+      id,
+      text: transcript.text,
+      language: language || normalizeLanguage(requestedLanguage),
+      durationSeconds: Math.round(duration * 1000) / 1000,
+      segments: transcript.segments.map((s) => ({ startSeconds: s.start, endSeconds: s.end, text: s.text })),
+      model: this.model,
+      creditsCharged: charged,
+    };
+  }
+
   /** ffmpeg → PCM on disk, cutting pieces on the way; undecodable → unsupported_audio. */
-  private async decode(uploadFile: string, dir: string, signal: AbortSignal, id: string): Promise<DecodedAudio> {
+  async decode(uploadFile: string, dir: string, signal: AbortSignal, id: string): Promise<DecodedAudio> {
     try {
       return await decodeAndCut(uploadFile, dir, {
         signal,

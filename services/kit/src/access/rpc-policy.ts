@@ -70,18 +70,20 @@ export const BILLING_RULES: ServiceRules<typeof billing.BillingServiceService> =
   listLedgerEntries: { user: { owner: 'userId' }, admin: true },
 };
 
-const OWN_LIBRARY: RpcRule = { user: { owner: 'ownerId' }, admin: true };
+/** The owner's own data; the app's admin reads it too. */
+const OWN_DATA: RpcRule = { user: { owner: 'ownerId' }, admin: true };
 
 export const LIBRARY_RULES: ServiceRules<typeof library.LibraryServiceService> = {
-  listRecordings: OWN_LIBRARY,
+  listRecordings: OWN_DATA,
   getRecording: { user: { owner: 'ownerId' }, workloads: ['conversion'], admin: true },
-  listThoughtThreads: OWN_LIBRARY,
-  getThoughtThread: OWN_LIBRARY,
-  listFolders: OWN_LIBRARY,
-  getFolder: OWN_LIBRARY,
-  listKnowledgeBases: OWN_LIBRARY,
-  getLibraryStats: OWN_LIBRARY,
-  createRecording: OWN_LIBRARY,
+  listThoughtThreads: OWN_DATA,
+  getThoughtThread: OWN_DATA,
+  listFolders: OWN_DATA,
+  getFolder: OWN_DATA,
+  listKnowledgeBases: OWN_DATA,
+  getLibraryStats: OWN_DATA,
+  // A transcription job that completes stores its transcript for the job's owner (save: true).
+  createRecording: { user: { owner: 'ownerId' }, workloads: ['transcription'], admin: true },
   updateRecording: ADMIN,
   attachTranscript: ADMIN,
   addArtifact: { workloads: ['conversion'], admin: true },
@@ -96,6 +98,11 @@ export const LIBRARY_RULES: ServiceRules<typeof library.LibraryServiceService> =
 export const TRANSCRIPTION_RULES: ServiceRules<typeof transcription.TranscriptionServiceService> = {
   transcribe: { user: { owner: 'payload:config.userId' } },
   listEngines: AUTHENTICATED,
+  submitTranscription: { user: { owner: 'payload:config.userId' } },
+  getTranscription: OWN_DATA,
+  listTranscriptions: OWN_DATA,
+  cancelTranscription: { user: { owner: 'ownerId' } },
+  watchTranscription: { user: { owner: 'ownerId' } },
 };
 
 export const CONVERSION_RULES: ServiceRules<typeof conversion.ConversionServiceService> = {

@@ -11,15 +11,27 @@ import {
   type ChannelCredentials,
   Client,
   type ClientOptions,
+  type ClientReadableStream,
   type ClientUnaryCall,
   type ClientWritableStream,
   type handleClientStreamingCall,
+  type handleServerStreamingCall,
   type handleUnaryCall,
   makeGenericClientConstructor,
   type Metadata,
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
+import { Timestamp } from "../../../google/protobuf/timestamp";
+
+export enum JobStatus {
+  JOB_STATUS_UNSPECIFIED = 0,
+  JOB_STATUS_QUEUED = 1,
+  JOB_STATUS_PROCESSING = 2,
+  JOB_STATUS_COMPLETED = 3,
+  JOB_STATUS_FAILED = 4,
+  JOB_STATUS_CANCELED = 5,
+}
 
 /** TranscribeConfig opens a Transcribe stream. */
 export interface TranscribeConfig {
@@ -80,6 +92,114 @@ export interface Engine {
 export interface ListEnginesResponse {
   engines: Engine[];
   active: string;
+}
+
+/** SubmitTranscriptionConfig opens a SubmitTranscription stream. */
+export interface SubmitTranscriptionConfig {
+  userId: string;
+  /** As in TranscribeConfig. */
+  language: string;
+  /** Per owner: the same key answers the same job (and reserves once). */
+  idempotencyKey: string;
+  maxBytes: number;
+  filename: string;
+  contentType: string;
+  admissionId: string;
+  /**
+   * Store the transcript as a recording when the job completes (title and folder as in
+   * library.CreateRecording; the caller checked the folder is the user's).
+   */
+  save: boolean;
+  title: string;
+  folderId: string;
+}
+
+export interface SubmitTranscriptionRequest {
+  payload: { $case: "config"; value: SubmitTranscriptionConfig } | { $case: "audioChunk"; value: Buffer } | undefined;
+}
+
+/** JobError is a failed job's error in the contract's terms (code, message, param). */
+export interface JobError {
+  code: string;
+  message: string;
+  param: string;
+}
+
+export interface TranscriptionJob {
+  /** trn_… */
+  id: string;
+  userId: string;
+  status: JobStatus;
+  /** Finished audio over all of it, 0–1. */
+  progress: number;
+  /** Known at submission (0 only for a job submitted before it was). */
+  durationSeconds: number;
+  processedSeconds: number;
+  createdAt: Date | undefined;
+  startedAt: Date | undefined;
+  finishedAt:
+    | Date
+    | undefined;
+  /** Set when status is FAILED. */
+  error:
+    | JobError
+    | undefined;
+  /** Set when status is COMPLETED: what Transcribe answers for the same audio. */
+  result:
+    | TranscribeResponse
+    | undefined;
+  /** Set when the job saved its transcript as a recording. */
+  recordingId: string;
+  /** The language asked for at submission ("" = the engine decides). */
+  language: string;
+  /** Credits held for the job while it lives; result.credits_charged once it completed. */
+  creditsReserved: number;
+}
+
+export interface GetTranscriptionRequest {
+  ownerId: string;
+  id: string;
+}
+
+export interface ListTranscriptionsRequest {
+  ownerId: string;
+  /** limit 1–100 (0 → 20) and the cursor of a previous page, as in the library's lists. */
+  limit: number;
+  cursor: string;
+  /** Only jobs in this status; UNSPECIFIED → all. */
+  status: JobStatus;
+}
+
+export interface ListTranscriptionsResponse {
+  jobs: TranscriptionJob[];
+  hasMore: boolean;
+  nextCursor: string;
+}
+
+export interface CancelTranscriptionRequest {
+  ownerId: string;
+  id: string;
+}
+
+export interface WatchTranscriptionRequest {
+  ownerId: string;
+  id: string;
+}
+
+export interface SubmitTranscriptionResponse {
+  job: TranscriptionJob | undefined;
+}
+
+export interface GetTranscriptionResponse {
+  job: TranscriptionJob | undefined;
+}
+
+export interface CancelTranscriptionResponse {
+  job: TranscriptionJob | undefined;
+}
+
+export interface WatchTranscriptionResponse {
+  job: TranscriptionJob | undefined;
 }
 
 function createBaseTranscribeConfig(): TranscribeConfig {
@@ -697,6 +817,1169 @@ export const ListEnginesResponse: MessageFns<ListEnginesResponse> = {
   },
 };
 
+function createBaseSubmitTranscriptionConfig(): SubmitTranscriptionConfig {
+  return {
+    userId: "",
+    language: "",
+    idempotencyKey: "",
+    maxBytes: 0,
+    filename: "",
+    contentType: "",
+    admissionId: "",
+    save: false,
+    title: "",
+    folderId: "",
+  };
+}
+
+export const SubmitTranscriptionConfig: MessageFns<SubmitTranscriptionConfig> = {
+  encode(message: SubmitTranscriptionConfig, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.language !== "") {
+      writer.uint32(18).string(message.language);
+    }
+    if (message.idempotencyKey !== "") {
+      writer.uint32(26).string(message.idempotencyKey);
+    }
+    if (message.maxBytes !== 0) {
+      writer.uint32(32).int64(message.maxBytes);
+    }
+    if (message.filename !== "") {
+      writer.uint32(42).string(message.filename);
+    }
+    if (message.contentType !== "") {
+      writer.uint32(50).string(message.contentType);
+    }
+    if (message.admissionId !== "") {
+      writer.uint32(58).string(message.admissionId);
+    }
+    if (message.save !== false) {
+      writer.uint32(64).bool(message.save);
+    }
+    if (message.title !== "") {
+      writer.uint32(74).string(message.title);
+    }
+    if (message.folderId !== "") {
+      writer.uint32(82).string(message.folderId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SubmitTranscriptionConfig {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSubmitTranscriptionConfig();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.language = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.idempotencyKey = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.maxBytes = longToNumber(reader.int64());
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.filename = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.contentType = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.admissionId = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.save = reader.bool();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.title = reader.string();
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.folderId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<SubmitTranscriptionConfig>, I>>(base?: I): SubmitTranscriptionConfig {
+    return SubmitTranscriptionConfig.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SubmitTranscriptionConfig>, I>>(object: I): SubmitTranscriptionConfig {
+    const message = createBaseSubmitTranscriptionConfig();
+    message.userId = object.userId ?? "";
+    message.language = object.language ?? "";
+    message.idempotencyKey = object.idempotencyKey ?? "";
+    message.maxBytes = object.maxBytes ?? 0;
+    message.filename = object.filename ?? "";
+    message.contentType = object.contentType ?? "";
+    message.admissionId = object.admissionId ?? "";
+    message.save = object.save ?? false;
+    message.title = object.title ?? "";
+    message.folderId = object.folderId ?? "";
+    return message;
+  },
+};
+
+function createBaseSubmitTranscriptionRequest(): SubmitTranscriptionRequest {
+  return { payload: undefined };
+}
+
+export const SubmitTranscriptionRequest: MessageFns<SubmitTranscriptionRequest> = {
+  encode(message: SubmitTranscriptionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    switch (message.payload?.$case) {
+      case "config":
+        SubmitTranscriptionConfig.encode(message.payload.value, writer.uint32(10).fork()).join();
+        break;
+      case "audioChunk":
+        writer.uint32(18).bytes(message.payload.value);
+        break;
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SubmitTranscriptionRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSubmitTranscriptionRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.payload = { $case: "config", value: SubmitTranscriptionConfig.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.payload = { $case: "audioChunk", value: Buffer.from(reader.bytes()) };
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<SubmitTranscriptionRequest>, I>>(base?: I): SubmitTranscriptionRequest {
+    return SubmitTranscriptionRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SubmitTranscriptionRequest>, I>>(object: I): SubmitTranscriptionRequest {
+    const message = createBaseSubmitTranscriptionRequest();
+    switch (object.payload?.$case) {
+      case "config": {
+        if (object.payload?.value !== undefined && object.payload?.value !== null) {
+          message.payload = { $case: "config", value: SubmitTranscriptionConfig.fromPartial(object.payload.value) };
+        }
+        break;
+      }
+      case "audioChunk": {
+        if (object.payload?.value !== undefined && object.payload?.value !== null) {
+          message.payload = { $case: "audioChunk", value: object.payload.value };
+        }
+        break;
+      }
+    }
+    return message;
+  },
+};
+
+function createBaseJobError(): JobError {
+  return { code: "", message: "", param: "" };
+}
+
+export const JobError: MessageFns<JobError> = {
+  encode(message: JobError, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.code !== "") {
+      writer.uint32(10).string(message.code);
+    }
+    if (message.message !== "") {
+      writer.uint32(18).string(message.message);
+    }
+    if (message.param !== "") {
+      writer.uint32(26).string(message.param);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): JobError {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseJobError();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.code = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.message = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.param = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<JobError>, I>>(base?: I): JobError {
+    return JobError.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<JobError>, I>>(object: I): JobError {
+    const message = createBaseJobError();
+    message.code = object.code ?? "";
+    message.message = object.message ?? "";
+    message.param = object.param ?? "";
+    return message;
+  },
+};
+
+function createBaseTranscriptionJob(): TranscriptionJob {
+  return {
+    id: "",
+    userId: "",
+    status: 0,
+    progress: 0,
+    durationSeconds: 0,
+    processedSeconds: 0,
+    createdAt: undefined,
+    startedAt: undefined,
+    finishedAt: undefined,
+    error: undefined,
+    result: undefined,
+    recordingId: "",
+    language: "",
+    creditsReserved: 0,
+  };
+}
+
+export const TranscriptionJob: MessageFns<TranscriptionJob> = {
+  encode(message: TranscriptionJob, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.userId !== "") {
+      writer.uint32(18).string(message.userId);
+    }
+    if (message.status !== 0) {
+      writer.uint32(24).int32(message.status);
+    }
+    if (message.progress !== 0) {
+      writer.uint32(33).double(message.progress);
+    }
+    if (message.durationSeconds !== 0) {
+      writer.uint32(41).double(message.durationSeconds);
+    }
+    if (message.processedSeconds !== 0) {
+      writer.uint32(49).double(message.processedSeconds);
+    }
+    if (message.createdAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(58).fork()).join();
+    }
+    if (message.startedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.startedAt), writer.uint32(66).fork()).join();
+    }
+    if (message.finishedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.finishedAt), writer.uint32(74).fork()).join();
+    }
+    if (message.error !== undefined) {
+      JobError.encode(message.error, writer.uint32(82).fork()).join();
+    }
+    if (message.result !== undefined) {
+      TranscribeResponse.encode(message.result, writer.uint32(90).fork()).join();
+    }
+    if (message.recordingId !== "") {
+      writer.uint32(98).string(message.recordingId);
+    }
+    if (message.language !== "") {
+      writer.uint32(106).string(message.language);
+    }
+    if (message.creditsReserved !== 0) {
+      writer.uint32(112).int64(message.creditsReserved);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TranscriptionJob {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTranscriptionJob();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.status = reader.int32() as any;
+            continue;
+          }
+          case 4: {
+            if (tag !== 33) {
+              break;
+            }
+
+            message.progress = reader.double();
+            continue;
+          }
+          case 5: {
+            if (tag !== 41) {
+              break;
+            }
+
+            message.durationSeconds = reader.double();
+            continue;
+          }
+          case 6: {
+            if (tag !== 49) {
+              break;
+            }
+
+            message.processedSeconds = reader.double();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.startedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.finishedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.error = JobError.decode(reader, reader.uint32());
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.result = TranscribeResponse.decode(reader, reader.uint32());
+            continue;
+          }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.recordingId = reader.string();
+            continue;
+          }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.language = reader.string();
+            continue;
+          }
+          case 14: {
+            if (tag !== 112) {
+              break;
+            }
+
+            message.creditsReserved = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<TranscriptionJob>, I>>(base?: I): TranscriptionJob {
+    return TranscriptionJob.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<TranscriptionJob>, I>>(object: I): TranscriptionJob {
+    const message = createBaseTranscriptionJob();
+    message.id = object.id ?? "";
+    message.userId = object.userId ?? "";
+    message.status = object.status ?? 0;
+    message.progress = object.progress ?? 0;
+    message.durationSeconds = object.durationSeconds ?? 0;
+    message.processedSeconds = object.processedSeconds ?? 0;
+    message.createdAt = object.createdAt ?? undefined;
+    message.startedAt = object.startedAt ?? undefined;
+    message.finishedAt = object.finishedAt ?? undefined;
+    message.error = (object.error !== undefined && object.error !== null)
+      ? JobError.fromPartial(object.error)
+      : undefined;
+    message.result = (object.result !== undefined && object.result !== null)
+      ? TranscribeResponse.fromPartial(object.result)
+      : undefined;
+    message.recordingId = object.recordingId ?? "";
+    message.language = object.language ?? "";
+    message.creditsReserved = object.creditsReserved ?? 0;
+    return message;
+  },
+};
+
+function createBaseGetTranscriptionRequest(): GetTranscriptionRequest {
+  return { ownerId: "", id: "" };
+}
+
+export const GetTranscriptionRequest: MessageFns<GetTranscriptionRequest> = {
+  encode(message: GetTranscriptionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.ownerId !== "") {
+      writer.uint32(10).string(message.ownerId);
+    }
+    if (message.id !== "") {
+      writer.uint32(18).string(message.id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetTranscriptionRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetTranscriptionRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.ownerId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<GetTranscriptionRequest>, I>>(base?: I): GetTranscriptionRequest {
+    return GetTranscriptionRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetTranscriptionRequest>, I>>(object: I): GetTranscriptionRequest {
+    const message = createBaseGetTranscriptionRequest();
+    message.ownerId = object.ownerId ?? "";
+    message.id = object.id ?? "";
+    return message;
+  },
+};
+
+function createBaseListTranscriptionsRequest(): ListTranscriptionsRequest {
+  return { ownerId: "", limit: 0, cursor: "", status: 0 };
+}
+
+export const ListTranscriptionsRequest: MessageFns<ListTranscriptionsRequest> = {
+  encode(message: ListTranscriptionsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.ownerId !== "") {
+      writer.uint32(10).string(message.ownerId);
+    }
+    if (message.limit !== 0) {
+      writer.uint32(16).int32(message.limit);
+    }
+    if (message.cursor !== "") {
+      writer.uint32(26).string(message.cursor);
+    }
+    if (message.status !== 0) {
+      writer.uint32(32).int32(message.status);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListTranscriptionsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListTranscriptionsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.ownerId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.limit = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.cursor = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.status = reader.int32() as any;
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<ListTranscriptionsRequest>, I>>(base?: I): ListTranscriptionsRequest {
+    return ListTranscriptionsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListTranscriptionsRequest>, I>>(object: I): ListTranscriptionsRequest {
+    const message = createBaseListTranscriptionsRequest();
+    message.ownerId = object.ownerId ?? "";
+    message.limit = object.limit ?? 0;
+    message.cursor = object.cursor ?? "";
+    message.status = object.status ?? 0;
+    return message;
+  },
+};
+
+function createBaseListTranscriptionsResponse(): ListTranscriptionsResponse {
+  return { jobs: [], hasMore: false, nextCursor: "" };
+}
+
+export const ListTranscriptionsResponse: MessageFns<ListTranscriptionsResponse> = {
+  encode(message: ListTranscriptionsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.jobs) {
+      TranscriptionJob.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.hasMore !== false) {
+      writer.uint32(16).bool(message.hasMore);
+    }
+    if (message.nextCursor !== "") {
+      writer.uint32(26).string(message.nextCursor);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListTranscriptionsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListTranscriptionsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.jobs.push(TranscriptionJob.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.hasMore = reader.bool();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.nextCursor = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<ListTranscriptionsResponse>, I>>(base?: I): ListTranscriptionsResponse {
+    return ListTranscriptionsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListTranscriptionsResponse>, I>>(object: I): ListTranscriptionsResponse {
+    const message = createBaseListTranscriptionsResponse();
+    message.jobs = object.jobs?.map((e) => TranscriptionJob.fromPartial(e)) || [];
+    message.hasMore = object.hasMore ?? false;
+    message.nextCursor = object.nextCursor ?? "";
+    return message;
+  },
+};
+
+function createBaseCancelTranscriptionRequest(): CancelTranscriptionRequest {
+  return { ownerId: "", id: "" };
+}
+
+export const CancelTranscriptionRequest: MessageFns<CancelTranscriptionRequest> = {
+  encode(message: CancelTranscriptionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.ownerId !== "") {
+      writer.uint32(10).string(message.ownerId);
+    }
+    if (message.id !== "") {
+      writer.uint32(18).string(message.id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CancelTranscriptionRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCancelTranscriptionRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.ownerId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<CancelTranscriptionRequest>, I>>(base?: I): CancelTranscriptionRequest {
+    return CancelTranscriptionRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CancelTranscriptionRequest>, I>>(object: I): CancelTranscriptionRequest {
+    const message = createBaseCancelTranscriptionRequest();
+    message.ownerId = object.ownerId ?? "";
+    message.id = object.id ?? "";
+    return message;
+  },
+};
+
+function createBaseWatchTranscriptionRequest(): WatchTranscriptionRequest {
+  return { ownerId: "", id: "" };
+}
+
+export const WatchTranscriptionRequest: MessageFns<WatchTranscriptionRequest> = {
+  encode(message: WatchTranscriptionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.ownerId !== "") {
+      writer.uint32(10).string(message.ownerId);
+    }
+    if (message.id !== "") {
+      writer.uint32(18).string(message.id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WatchTranscriptionRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWatchTranscriptionRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.ownerId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<WatchTranscriptionRequest>, I>>(base?: I): WatchTranscriptionRequest {
+    return WatchTranscriptionRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<WatchTranscriptionRequest>, I>>(object: I): WatchTranscriptionRequest {
+    const message = createBaseWatchTranscriptionRequest();
+    message.ownerId = object.ownerId ?? "";
+    message.id = object.id ?? "";
+    return message;
+  },
+};
+
+function createBaseSubmitTranscriptionResponse(): SubmitTranscriptionResponse {
+  return { job: undefined };
+}
+
+export const SubmitTranscriptionResponse: MessageFns<SubmitTranscriptionResponse> = {
+  encode(message: SubmitTranscriptionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.job !== undefined) {
+      TranscriptionJob.encode(message.job, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SubmitTranscriptionResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSubmitTranscriptionResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.job = TranscriptionJob.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<SubmitTranscriptionResponse>, I>>(base?: I): SubmitTranscriptionResponse {
+    return SubmitTranscriptionResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SubmitTranscriptionResponse>, I>>(object: I): SubmitTranscriptionResponse {
+    const message = createBaseSubmitTranscriptionResponse();
+    message.job = (object.job !== undefined && object.job !== null)
+      ? TranscriptionJob.fromPartial(object.job)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseGetTranscriptionResponse(): GetTranscriptionResponse {
+  return { job: undefined };
+}
+
+export const GetTranscriptionResponse: MessageFns<GetTranscriptionResponse> = {
+  encode(message: GetTranscriptionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.job !== undefined) {
+      TranscriptionJob.encode(message.job, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetTranscriptionResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetTranscriptionResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.job = TranscriptionJob.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<GetTranscriptionResponse>, I>>(base?: I): GetTranscriptionResponse {
+    return GetTranscriptionResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetTranscriptionResponse>, I>>(object: I): GetTranscriptionResponse {
+    const message = createBaseGetTranscriptionResponse();
+    message.job = (object.job !== undefined && object.job !== null)
+      ? TranscriptionJob.fromPartial(object.job)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseCancelTranscriptionResponse(): CancelTranscriptionResponse {
+  return { job: undefined };
+}
+
+export const CancelTranscriptionResponse: MessageFns<CancelTranscriptionResponse> = {
+  encode(message: CancelTranscriptionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.job !== undefined) {
+      TranscriptionJob.encode(message.job, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CancelTranscriptionResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCancelTranscriptionResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.job = TranscriptionJob.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<CancelTranscriptionResponse>, I>>(base?: I): CancelTranscriptionResponse {
+    return CancelTranscriptionResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CancelTranscriptionResponse>, I>>(object: I): CancelTranscriptionResponse {
+    const message = createBaseCancelTranscriptionResponse();
+    message.job = (object.job !== undefined && object.job !== null)
+      ? TranscriptionJob.fromPartial(object.job)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseWatchTranscriptionResponse(): WatchTranscriptionResponse {
+  return { job: undefined };
+}
+
+export const WatchTranscriptionResponse: MessageFns<WatchTranscriptionResponse> = {
+  encode(message: WatchTranscriptionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.job !== undefined) {
+      TranscriptionJob.encode(message.job, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WatchTranscriptionResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWatchTranscriptionResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.job = TranscriptionJob.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<WatchTranscriptionResponse>, I>>(base?: I): WatchTranscriptionResponse {
+    return WatchTranscriptionResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<WatchTranscriptionResponse>, I>>(object: I): WatchTranscriptionResponse {
+    const message = createBaseWatchTranscriptionResponse();
+    message.job = (object.job !== undefined && object.job !== null)
+      ? TranscriptionJob.fromPartial(object.job)
+      : undefined;
+    return message;
+  },
+};
+
 /**
  * TranscriptionService decodes audio with ffmpeg to 16 kHz mono and recognises it with the
  * configured engine (pocketsphinx, whisper or an OpenAI-compatible endpoint). It reserves
@@ -729,6 +2012,78 @@ export const TranscriptionServiceService = {
     responseSerialize: (value: ListEnginesResponse): Buffer => Buffer.from(ListEnginesResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListEnginesResponse => ListEnginesResponse.decode(value),
   },
+  /**
+   * SubmitTranscription is client-streaming like Transcribe (config first, then the audio). The
+   * audio is stored, its duration probed, the exact price reserved and the job queued; the
+   * answer is the queued job. Every error of Transcribe that the audio alone can cause
+   * (audio_too_large, unsupported_audio, billing's refusals) comes here, before a job exists.
+   * The same (user_id, idempotency_key) answers the job it made the first time.
+   */
+  submitTranscription: {
+    path: "/murmur.transcription.v1.TranscriptionService/SubmitTranscription" as const,
+    requestStream: true as const,
+    responseStream: false as const,
+    requestSerialize: (value: SubmitTranscriptionRequest): Buffer =>
+      Buffer.from(SubmitTranscriptionRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SubmitTranscriptionRequest => SubmitTranscriptionRequest.decode(value),
+    responseSerialize: (value: SubmitTranscriptionResponse): Buffer =>
+      Buffer.from(SubmitTranscriptionResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SubmitTranscriptionResponse => SubmitTranscriptionResponse.decode(value),
+  },
+  /** GetTranscription returns one of the owner's jobs; another user's id is not_found. */
+  getTranscription: {
+    path: "/murmur.transcription.v1.TranscriptionService/GetTranscription" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetTranscriptionRequest): Buffer =>
+      Buffer.from(GetTranscriptionRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetTranscriptionRequest => GetTranscriptionRequest.decode(value),
+    responseSerialize: (value: GetTranscriptionResponse): Buffer =>
+      Buffer.from(GetTranscriptionResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetTranscriptionResponse => GetTranscriptionResponse.decode(value),
+  },
+  /** ListTranscriptions pages the owner's jobs, newest first. */
+  listTranscriptions: {
+    path: "/murmur.transcription.v1.TranscriptionService/ListTranscriptions" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListTranscriptionsRequest): Buffer =>
+      Buffer.from(ListTranscriptionsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListTranscriptionsRequest => ListTranscriptionsRequest.decode(value),
+    responseSerialize: (value: ListTranscriptionsResponse): Buffer =>
+      Buffer.from(ListTranscriptionsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListTranscriptionsResponse => ListTranscriptionsResponse.decode(value),
+  },
+  /**
+   * CancelTranscription stops a queued or processing job and releases its credits; a job that
+   * already ended is transcription_not_cancelable.
+   */
+  cancelTranscription: {
+    path: "/murmur.transcription.v1.TranscriptionService/CancelTranscription" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CancelTranscriptionRequest): Buffer =>
+      Buffer.from(CancelTranscriptionRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CancelTranscriptionRequest => CancelTranscriptionRequest.decode(value),
+    responseSerialize: (value: CancelTranscriptionResponse): Buffer =>
+      Buffer.from(CancelTranscriptionResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CancelTranscriptionResponse => CancelTranscriptionResponse.decode(value),
+  },
+  /**
+   * WatchTranscription streams the job whenever its status or progress changes, the first
+   * message at once, and ends after the message that shows it ended.
+   */
+  watchTranscription: {
+    path: "/murmur.transcription.v1.TranscriptionService/WatchTranscription" as const,
+    requestStream: false as const,
+    responseStream: true as const,
+    requestSerialize: (value: WatchTranscriptionRequest): Buffer =>
+      Buffer.from(WatchTranscriptionRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): WatchTranscriptionRequest => WatchTranscriptionRequest.decode(value),
+    responseSerialize: (value: WatchTranscriptionResponse): Buffer =>
+      Buffer.from(WatchTranscriptionResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): WatchTranscriptionResponse => WatchTranscriptionResponse.decode(value),
+  },
 } as const;
 
 export interface TranscriptionServiceServer extends UntypedServiceImplementation {
@@ -741,6 +2096,28 @@ export interface TranscriptionServiceServer extends UntypedServiceImplementation
   transcribe: handleClientStreamingCall<TranscribeRequest, TranscribeResponse>;
   /** ListEngines reports the engines this process can run and the one in use. */
   listEngines: handleUnaryCall<ListEnginesRequest, ListEnginesResponse>;
+  /**
+   * SubmitTranscription is client-streaming like Transcribe (config first, then the audio). The
+   * audio is stored, its duration probed, the exact price reserved and the job queued; the
+   * answer is the queued job. Every error of Transcribe that the audio alone can cause
+   * (audio_too_large, unsupported_audio, billing's refusals) comes here, before a job exists.
+   * The same (user_id, idempotency_key) answers the job it made the first time.
+   */
+  submitTranscription: handleClientStreamingCall<SubmitTranscriptionRequest, SubmitTranscriptionResponse>;
+  /** GetTranscription returns one of the owner's jobs; another user's id is not_found. */
+  getTranscription: handleUnaryCall<GetTranscriptionRequest, GetTranscriptionResponse>;
+  /** ListTranscriptions pages the owner's jobs, newest first. */
+  listTranscriptions: handleUnaryCall<ListTranscriptionsRequest, ListTranscriptionsResponse>;
+  /**
+   * CancelTranscription stops a queued or processing job and releases its credits; a job that
+   * already ended is transcription_not_cancelable.
+   */
+  cancelTranscription: handleUnaryCall<CancelTranscriptionRequest, CancelTranscriptionResponse>;
+  /**
+   * WatchTranscription streams the job whenever its status or progress changes, the first
+   * message at once, and ends after the message that shows it ended.
+   */
+  watchTranscription: handleServerStreamingCall<WatchTranscriptionRequest, WatchTranscriptionResponse>;
 }
 
 export interface TranscriptionServiceClient extends Client {
@@ -782,6 +2159,93 @@ export interface TranscriptionServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListEnginesResponse) => void,
   ): ClientUnaryCall;
+  /**
+   * SubmitTranscription is client-streaming like Transcribe (config first, then the audio). The
+   * audio is stored, its duration probed, the exact price reserved and the job queued; the
+   * answer is the queued job. Every error of Transcribe that the audio alone can cause
+   * (audio_too_large, unsupported_audio, billing's refusals) comes here, before a job exists.
+   * The same (user_id, idempotency_key) answers the job it made the first time.
+   */
+  submitTranscription(
+    callback: (error: ServiceError | null, response: SubmitTranscriptionResponse) => void,
+  ): ClientWritableStream<SubmitTranscriptionRequest>;
+  submitTranscription(
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SubmitTranscriptionResponse) => void,
+  ): ClientWritableStream<SubmitTranscriptionRequest>;
+  submitTranscription(
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SubmitTranscriptionResponse) => void,
+  ): ClientWritableStream<SubmitTranscriptionRequest>;
+  submitTranscription(
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SubmitTranscriptionResponse) => void,
+  ): ClientWritableStream<SubmitTranscriptionRequest>;
+  /** GetTranscription returns one of the owner's jobs; another user's id is not_found. */
+  getTranscription(
+    request: GetTranscriptionRequest,
+    callback: (error: ServiceError | null, response: GetTranscriptionResponse) => void,
+  ): ClientUnaryCall;
+  getTranscription(
+    request: GetTranscriptionRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetTranscriptionResponse) => void,
+  ): ClientUnaryCall;
+  getTranscription(
+    request: GetTranscriptionRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetTranscriptionResponse) => void,
+  ): ClientUnaryCall;
+  /** ListTranscriptions pages the owner's jobs, newest first. */
+  listTranscriptions(
+    request: ListTranscriptionsRequest,
+    callback: (error: ServiceError | null, response: ListTranscriptionsResponse) => void,
+  ): ClientUnaryCall;
+  listTranscriptions(
+    request: ListTranscriptionsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListTranscriptionsResponse) => void,
+  ): ClientUnaryCall;
+  listTranscriptions(
+    request: ListTranscriptionsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListTranscriptionsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * CancelTranscription stops a queued or processing job and releases its credits; a job that
+   * already ended is transcription_not_cancelable.
+   */
+  cancelTranscription(
+    request: CancelTranscriptionRequest,
+    callback: (error: ServiceError | null, response: CancelTranscriptionResponse) => void,
+  ): ClientUnaryCall;
+  cancelTranscription(
+    request: CancelTranscriptionRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CancelTranscriptionResponse) => void,
+  ): ClientUnaryCall;
+  cancelTranscription(
+    request: CancelTranscriptionRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CancelTranscriptionResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * WatchTranscription streams the job whenever its status or progress changes, the first
+   * message at once, and ends after the message that shows it ended.
+   */
+  watchTranscription(
+    request: WatchTranscriptionRequest,
+    options?: Partial<CallOptions>,
+  ): ClientReadableStream<WatchTranscriptionResponse>;
+  watchTranscription(
+    request: WatchTranscriptionRequest,
+    metadata?: Metadata,
+    options?: Partial<CallOptions>,
+  ): ClientReadableStream<WatchTranscriptionResponse>;
 }
 
 export const TranscriptionServiceClient = makeGenericClientConstructor(
@@ -805,6 +2269,18 @@ type DeepPartial<T> = T extends Builtin ? T
 type KeysOfUnion<T> = T extends T ? keyof T : never;
 type Exact<P, I extends P> = P extends Builtin ? P
   : P & { [K in keyof P]: Exact<P[K], I[K]> } & { [K in Exclude<keyof I, KeysOfUnion<P>>]: never };
+
+function toTimestamp(date: Date): Timestamp {
+  const seconds = Math.trunc(date.getTime() / 1_000);
+  const nanos = (date.getTime() % 1_000) * 1_000_000;
+  return { seconds, nanos };
+}
+
+function fromTimestamp(t: Timestamp): Date {
+  let millis = (t.seconds || 0) * 1_000;
+  millis += (t.nanos || 0) / 1_000_000;
+  return new globalThis.Date(millis);
+}
 
 function longToNumber(int64: { toString(): string }): number {
   const num = globalThis.Number(int64.toString());

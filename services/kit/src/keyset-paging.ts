@@ -1,5 +1,5 @@
 /**
- * Keyset paging shared by every list RPC: lists run newest first on (created_at DESC, id DESC),
+ * Keyset paging shared by every list RPC of every service (the library's lists, transcription jobs): lists run newest first on (created_at DESC, id DESC),
  * and a cursor is the signed (created_at, id) of the last row served. Because the position is
  * a value, not an offset, rows inserted between page fetches never cause a duplicate or a gap.
  *
@@ -9,10 +9,10 @@
  * signed, not written into the cursor, so a cursor does not reveal whose list it walks.
  */
 import { createHash } from 'node:crypto';
-import { CursorCodec, DEFAULT_PAGE_LIMIT, isId, MAX_PAGE_LIMIT, MurmurError } from '@murmur/kit';
-
-/** The contract's page sizes (kit's limits.ts), which the gateway checks too. */
-export { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT };
+import { CursorCodec } from './cursor';
+import { MurmurError } from './errors';
+import { isId } from './ids';
+import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from './limits';
 
 /** The lists that page, each with the id prefix of its rows. */
 export const LIST_ID_PREFIX = {
@@ -20,6 +20,7 @@ export const LIST_ID_PREFIX = {
   thought_threads: 'thr',
   folders: 'fld',
   knowledge_bases: 'kb',
+  transcriptions: 'trn',
 } as const;
 
 /** A list RPC, as named inside cursors. */

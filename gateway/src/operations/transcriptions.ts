@@ -1,0 +1,115 @@
+/**
+ * Transcription jobs (POST/GET /transcriptions…, and the MCP tools on top of them): the audio
+ * is streamed into the transcription service's SubmitTranscription exactly as POST /transcribe
+ * streams it into Transcribe, and the job is read, listed, canceled and watched through the
+ * service. Every call is the key owner's: another user's job id is not_found.
+ */
+import type { Readable } from 'node:stream';
+import { invalidParam, MAX_AUDIO_BYTES, MurmurError } from '@murmur/kit';
+import { transcription } from '@murmur/proto';
+import type { OperationContext } from './context';
+import type { ChargeContext } from './convert';
+import { pageRequest, type PageInput } from './paging';
+import { presentJob } from './present';
+import { streamAudio, type CheckedTranscribeOptions } from './transcribe';
+
+/** The upload of a job can take as long as the upload of a synchronous call. */
+const SUBMIT_DEADLINE_MS = 3 * 60 * 60 * 1000;
+/** A watcher's stream lives as long as a job may (the service ends it when the job ends). */
+const WATCH_DEADLINE_MS = 24 * 60 * 60 * 1000;
+
+export const JOB_STATUS_NAMES = ['queued', 'processing', 'completed', 'failed', 'canceled'] as const;
+export type JobStatusName = (typeof JOB_STATUS_NAMES)[number];
+
+const STATUS_FILTER: Record<JobStatusName, transcription.JobStatus> = {
+  queued: transcription.JobStatus.JOB_STATUS_QUEUED,
+  processing: transcription.JobStatus.JOB_STATUS_PROCESSING,
+  completed: transcription.JobStatus.JOB_STATUS_COMPLETED,
+  failed: transcription.JobStatus.JOB_STATUS_FAILED,
+  canceled: transcription.JobStatus.JOB_STATUS_CANCELED,
+};
+
+/** Streams the upload into a new job; answers the queued job (or, for a repeated Idempotency-Key, the job it made). */
+export async function submitTranscription(
+  ctx: OperationContext,
+  audio: Readable,
+  file: { filename: string; contentType: string },
+  options: CheckedTranscribeOptions,
+  charge: ChargeContext,
+) {
+  const config: transcription.SubmitTranscriptionConfig = {
+    userId: ctx.principal.userId,
+    language: options.language,
+    idempotencyKey: charge.idempotencyKey,
+    maxBytes: MAX_AUDIO_BYTES,
+    filename: file.filename,
+    contentType: file.contentType,
+    admissionId: charge.admissionId,
+    save: options.save,
+    title: options.title,
+    folderId: options.folderId,
+  };
+  const { job } = await streamAudio<transcription.SubmitTranscriptionRequest, transcription.SubmitTranscriptionResponse>(
+    ctx.clients.transcription.submitTranscription({ signal: charge.signal, deadlineMs: SUBMIT_DEADLINE_MS }),
+    { payload: { $case: 'config', value: config } },
+    audio,
+    (chunk) => ({ payload: { $case: 'audioChunk', value: chunk } }),
+  );
+  if (!job) throw new Error('SubmitTranscription answered without a job');
+  return presentJob(job);
+}
+
+export async function getTranscription(ctx: OperationContext, id: string) {
+  const { job } = await ctx.clients.transcription.getTranscription({ ownerId: ctx.principal.userId, id });
+  if (!job) throw new Error('GetTranscription answered without a job');
+  return presentJob(job);
+}
+
+export interface ListTranscriptionsInput extends PageInput {
+  status?: string;
+}
+
+export async function listTranscriptions(ctx: OperationContext, input: ListTranscriptionsInput) {
+  if (input.status !== undefined && !(JOB_STATUS_NAMES as readonly string[]).includes(input.status)) {
+    throw invalidParam('status', `\`status\` must be one of ${JOB_STATUS_NAMES.join(', ')}.`);
+  }
+  const page = pageRequest(input);
+  const res = await ctx.clients.transcription.listTranscriptions({
+    ownerId: ctx.principal.userId,
+    limit: page.limit,
+    cursor: page.cursor,
+    status: input.status ? STATUS_FILTER[input.status as JobStatusName] : transcription.JobStatus.JOB_STATUS_UNSPECIFIED,
+  });
+  return {
+    object: 'list' as const,
+    data: res.jobs.map(presentJob),
+    has_more: res.hasMore,
+    next_cursor: res.hasMore ? res.nextCursor : null,
+  };
+}
+
+export async function cancelTranscription(ctx: OperationContext, id: string) {
+  const { job } = await ctx.clients.transcription.cancelTranscription({ ownerId: ctx.principal.userId, id });
+  if (!job) throw new Error('CancelTranscription answered without a job');
+  return presentJob(job);
+}
+
+/** The job now and at every change of status or progress, until it has ended; leaving the loop ends the watch. */
+export async function* watchTranscription(ctx: OperationContext, id: string, signal: AbortSignal): AsyncGenerator<ReturnType<typeof presentJob>> {
+  for await (const { job } of ctx.clients.transcription.watchTranscription({ ownerId: ctx.principal.userId, id }, { signal, deadlineMs: WATCH_DEADLINE_MS })) {
+    if (job) yield presentJob(job);
+  }
+}
+
+/** Whether a presented job has ended. */
+export function jobEnded(job: { status: string }): boolean {
+  return job.status === 'completed' || job.status === 'failed' || job.status === 'canceled';
+}
+
+/** A completed job's transcript in a text format; before completion there is none yet. */
+export function completedResult(job: ReturnType<typeof presentJob>) {
+  if (job.status !== 'completed' || job.text === null) {
+    throw new MurmurError('transcription_not_ready', undefined, { param: 'response_format' });
+  }
+  return { id: job.id, text: job.text, segments: job.segments ?? [], credits_charged: job.credits_charged ?? 0, recording_id: job.recording_id };
+}

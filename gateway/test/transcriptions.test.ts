@@ -1,0 +1,217 @@
+/**
+ * Transcription jobs end to end: POST /api/v1/transcriptions through the gateway's upload path
+ * into the transcription service, the durable queue (pg-boss on the test's database: real
+ * Postgres in CI, PGlite otherwise), a worker of the service, billing and the library. The job's
+ * transcript must be the synchronous route's; reading, listing, cancel and events as a client
+ * sees them; another user's job is not_found everywhere.
+ */
+import { readFileSync, readdirSync } from 'node:fs';
+import { get, startSystem, type TestSystem } from './support/system';
+
+type Json = Record<string, any>;
+
+const WAV = '/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibility_01_austen_64kb-0870.wav';
+
+describe('transcription jobs', () => {
+  let sys: TestSystem;
+  const audio = readFileSync(WAV);
+
+  beforeAll(async () => {
+    sys = await startSystem({ ai: true });
+  });
+  afterAll(async () => {
+    await sys.stop();
+  });
+
+  async function upload(path: string, key: string, fields: Record<string, string> = {}, headers: Record<string, string> = {}) {
+    const form = new FormData();
+    for (const [k, v] of Object.entries(fields)) form.append(k, v);
+    form.append('audio', new Blob([audio], { type: 'audio/wav' }), 'speech.wav');
+    const res = await fetch(`${sys.baseUrl}/api/v1${path}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, ...headers }, body: form });
+    return { status: res.status, headers: res.headers, body: (await res.json()) as Json };
+  }
+
+  const call = async (method: string, path: string, key: string) => {
+    const res = await fetch(`${sys.baseUrl}/api/v1${path}`, { method, headers: { authorization: `Bearer ${key}` } });
+    const text = await res.text();
+    let body: Json;
+    try {
+      body = JSON.parse(text) as Json;
+    } catch {
+      body = { raw: text };
+    }
+    return { status: res.status, headers: res.headers, body, text };
+  };
+
+  const usage = async (key: string) => (await get(sys.baseUrl, '/api/v1/usage', key)).body as Json;
+
+  async function until(key: string, id: string, done: (job: Json) => boolean, timeoutMs = 120_000): Promise<Json> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const { body } = await call('GET', `/transcriptions/${id}`, key);
+      if (done(body)) return body;
+      if (Date.now() > deadline) throw new Error(`job ${id} still ${body.status}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+
+  it('queues an upload (202, Location), completes it with the synchronous transcript, charges once and deletes the audio', async () => {
+    const { key } = await sys.newUser('j-basic@example.com');
+    const sync = await upload('/transcribe', key, { language: 'en' });
+    expect(sync.status).toBe(200);
+
+    const res = await upload('/transcriptions', key, { language: 'en' });
+    expect(res.status).toBe(202);
+    expect(res.body).toMatchObject({ object: 'transcription', status: 'queued', progress: 0, text: null, error: null, credits_reserved: 1 });
+    expect(res.body.id).toMatch(/^trn_/);
+    expect(res.headers.get('location')).toBe(`/api/v1/transcriptions/${res.body.id}`);
+    expect(res.body.duration_seconds).toBeCloseTo(sync.body.duration_seconds, 1);
+
+    const done = await until(key, res.body.id, (j) => j.status === 'completed');
+    expect(done).toMatchObject({ progress: 1, language: 'en', credits_charged: 1, recording_id: null, error: null });
+    expect(done.text).toBe(sync.body.text);
+    expect(done.segments).toEqual(sync.body.segments);
+    expect(done.model).toBe(sync.body.model);
+    expect(done.processed_seconds).toBe(done.duration_seconds);
+    expect(new Date(done.finished_at).getTime()).toBeGreaterThanOrEqual(new Date(done.started_at).getTime());
+
+    const u = await usage(key);
+    expect(u.credits.monthly_remaining).toBe(98);
+    expect(u.counters.transcriptions).toBe(2);
+    expect(readdirSync(sys.audioDir)).toEqual([]);
+  });
+
+  it('renders a completed job as text, SRT and VTT, and refuses a format before completion', async () => {
+    const { key } = await sys.newUser('j-formats@example.com');
+    const { body } = await upload('/transcriptions', key);
+    const early = await call('GET', `/transcriptions/${body.id}?response_format=srt`, key);
+    // It may already have completed on a fast machine; otherwise the transcript is not ready.
+    if (early.status !== 200) expect(early.body.error.code).toBe('transcription_not_ready');
+    const done = await until(key, body.id, (j) => j.status === 'completed');
+    const text = await call('GET', `/transcriptions/${body.id}?response_format=text`, key);
+    expect(text.status).toBe(200);
+    expect(text.text).toBe(done.text);
+    const srt = await call('GET', `/transcriptions/${body.id}?response_format=srt`, key);
+    expect(srt.headers.get('content-type')).toBe('application/x-subrip; charset=utf-8');
+    expect(srt.text).toMatch(/^1\n\d{2}:\d{2}:\d{2},\d{3} --> /);
+    const vtt = await call('GET', `/transcriptions/${body.id}?response_format=vtt`, key);
+    expect(vtt.text).toMatch(/^WEBVTT\n\n/);
+  });
+
+  it('saves the transcript as a recording when asked', async () => {
+    const { key } = await sys.newUser('j-save@example.com');
+    const { body } = await upload('/transcriptions', key, { save: 'true', title: 'Job reading' });
+    const done = await until(key, body.id, (j) => j.status === 'completed');
+    expect(done.recording_id).toMatch(/^rec_/);
+    const rec = await call('GET', `/recordings/${done.recording_id}`, key);
+    expect(rec.body).toMatchObject({ title: 'Job reading' });
+    expect(rec.body.transcript.text).toBe(done.text);
+  });
+
+  it('streams progress as Server-Sent Events until the job ends, and a finished job gets one final event', async () => {
+    const { key } = await sys.newUser('j-events@example.com');
+    const { body } = await upload('/transcriptions', key);
+    const events = await call('GET', `/transcriptions/${body.id}/events`, key);
+    expect(events.status).toBe(200);
+    expect(events.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+    const parsed = events.text
+      .split('\n\n')
+      .filter((block) => block.startsWith('id:'))
+      .map((block) => ({ event: /event: (\w+)/.exec(block)![1], data: JSON.parse(/data: (.*)/.exec(block)![1]!) as Json }));
+    expect(parsed.length).toBeGreaterThanOrEqual(1);
+    expect(parsed[parsed.length - 1]!.event).toBe('completed');
+    expect(parsed[parsed.length - 1]!.data.text.length).toBeGreaterThan(10);
+    const progress = parsed.map((p) => p.data.progress as number);
+    expect([...progress].sort((a, b) => a - b)).toEqual(progress);
+
+    const again = await call('GET', `/transcriptions/${body.id}/events`, key);
+    const blocks = again.text.split('\n\n').filter((b) => b.startsWith('id:'));
+    expect(blocks).toHaveLength(1);
+    expect(blocks[0]).toContain('event: completed');
+  });
+
+  it('lists the owner’s jobs newest first with a status filter and cursors', async () => {
+    const { key } = await sys.newUser('j-list@example.com');
+    const a = (await upload('/transcriptions', key)).body;
+    const b = (await upload('/transcriptions', key)).body;
+    await until(key, a.id, (j) => j.status === 'completed');
+    await until(key, b.id, (j) => j.status === 'completed');
+    const page1 = await call('GET', '/transcriptions?limit=1', key);
+    expect(page1.body).toMatchObject({ object: 'list', has_more: true });
+    expect(page1.body.data.map((j: Json) => j.id)).toEqual([b.id]);
+    const page2 = await call('GET', `/transcriptions?limit=1&cursor=${encodeURIComponent(page1.body.next_cursor)}`, key);
+    expect(page2.body.data.map((j: Json) => j.id)).toEqual([a.id]);
+    expect((await call('GET', '/transcriptions?status=completed', key)).body.data).toHaveLength(2);
+    expect((await call('GET', '/transcriptions?status=queued', key)).body.data).toHaveLength(0);
+    const bad = await call('GET', '/transcriptions?status=done', key);
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.param).toBe('status');
+  });
+
+  it('cancels a queued or running job with its credits returned; a finished job is 409 transcription_not_cancelable', async () => {
+    const { key } = await sys.newUser('j-cancel@example.com');
+    const { body } = await upload('/transcriptions', key);
+    const canceled = await call('POST', `/transcriptions/${body.id}/cancel`, key);
+    if (canceled.status === 200) {
+      expect(canceled.body).toMatchObject({ status: 'canceled', text: null });
+      expect((await usage(key)).credits.monthly_remaining).toBe(100);
+      const again = await call('POST', `/transcriptions/${body.id}/cancel`, key);
+      expect(again.status).toBe(409);
+      expect(again.body.error.code).toBe('transcription_not_cancelable');
+      // The worker that may have held it stops; the job stays canceled.
+      await new Promise((r) => setTimeout(r, 1500));
+      expect((await call('GET', `/transcriptions/${body.id}`, key)).body.status).toBe('canceled');
+      expect((await usage(key)).credits.monthly_remaining).toBe(100);
+    } else {
+      // Finished before the cancel arrived.
+      expect(canceled.status).toBe(409);
+    }
+    expect(readdirSync(sys.audioDir)).toEqual([]);
+  });
+
+  it('keeps every job its owner’s: another user gets not_found for get, events and cancel, and never sees it listed', async () => {
+    const owner = await sys.newUser('j-owner@example.com');
+    const other = await sys.newUser('j-other@example.com');
+    const { body } = await upload('/transcriptions', owner.key);
+    for (const [method, path] of [
+      ['GET', `/transcriptions/${body.id}`],
+      ['GET', `/transcriptions/${body.id}/events`],
+      ['POST', `/transcriptions/${body.id}/cancel`],
+    ] as const) {
+      const res = await call(method, path, other.key);
+      expect(res.status).toBe(404);
+      expect(res.body.error.code).toBe('not_found');
+    }
+    expect((await call('GET', '/transcriptions', other.key)).body.data).toEqual([]);
+    await until(owner.key, body.id, (j) => j.status === 'completed');
+  });
+
+  it('refuses at submission what the synchronous route refuses, with nothing queued or charged', async () => {
+    const { key } = await sys.newUser('j-refuse@example.com');
+    const form = new FormData();
+    form.append('audio', new Blob([Buffer.from('this is not audio at all')], { type: 'audio/wav' }), 'junk.wav');
+    const junk = await fetch(`${sys.baseUrl}/api/v1/transcriptions`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form });
+    expect(junk.status).toBe(415);
+    expect(((await junk.json()) as Json).error.code).toBe('unsupported_audio');
+    const format = await upload('/transcriptions', key, { response_format: 'srt' });
+    expect(format.status).toBe(400);
+    expect(format.body.error.param).toBe('response_format');
+    const folder = await upload('/transcriptions', key, { save: 'true', folder_id: 'fld_doesnotexist000' });
+    expect(folder.status).toBe(404);
+    expect((await call('GET', '/transcriptions', key)).body.data).toEqual([]);
+    expect((await usage(key)).credits.monthly_remaining).toBe(100);
+    expect(readdirSync(sys.audioDir)).toEqual([]);
+  });
+
+  it('answers the same job for a repeated Idempotency-Key', async () => {
+    const { key } = await sys.newUser('j-idem@example.com');
+    const first = await upload('/transcriptions', key, {}, { 'idempotency-key': 'job-1' });
+    const second = await upload('/transcriptions', key, {}, { 'idempotency-key': 'job-1' });
+    expect(second.status).toBe(202);
+    expect(second.body.id).toBe(first.body.id);
+    expect(second.headers.get('idempotent-replayed')).toBe('true');
+    await until(key, first.body.id, (j) => j.status === 'completed');
+    expect((await call('GET', '/transcriptions', key)).body.data).toHaveLength(1);
+    expect((await usage(key)).credits.monthly_remaining).toBe(99);
+  });
+});

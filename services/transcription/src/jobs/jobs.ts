@@ -1,0 +1,205 @@
+/**
+ * The job RPCs' side of transcription jobs: submit (store the audio, price it, hold the
+ * credits, queue it), read, list, cancel and watch. The work itself is worker.ts.
+ *
+ * Submission answers as soon as the upload is stored and priced: the duration comes from the
+ * container's header (probe.ts), and only a file that does not state one is decoded first.
+ * Everything that can be refused is refused here, before a job exists: the audio's size,
+ * format and length, the language, the folder, and billing (credits, cap, rate limit through
+ * the admission). Nothing is queued or held after a refusal.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import * as path from 'node:path';
+import { billing, type transcription } from '@murmur/proto';
+import { DEFAULT_HOLD_LEASE_SECONDS, filterDigest, MAX_TITLE_CHARS, MurmurError, newId, PageCursors, resolveLimit, titleOf } from '@murmur/kit';
+import { spoolUpload } from '../audio-files';
+import { audioLimitOf, safeExtension } from '../service';
+import { dropAudio, HELD, JOB_HOLD_SECONDS, releaseHold, type JobDeps } from './deps';
+import type { JobRow } from './job-store';
+import { presentJob, statusNameOf } from './present';
+import { probeDuration, UnreadableAudio } from './probe';
+
+/** How often a watcher re-reads its job. */
+export const WATCH_INTERVAL_MS = 500;
+
+export type SubmitConfig = transcription.SubmitTranscriptionConfig;
+
+export class TranscriptionJobs {
+  private readonly cursors: PageCursors;
+
+  constructor(
+    private readonly deps: JobDeps,
+    cursorSecret: string,
+  ) {
+    this.cursors = new PageCursors(cursorSecret);
+  }
+
+  private notFound(): MurmurError {
+    return new MurmurError('not_found', 'No transcription with this id. Check the id returned by POST /transcriptions.', { param: 'id' });
+  }
+
+  /** Checks what the audio does not decide, before any of it is read. */
+  async validate(config: SubmitConfig): Promise<void> {
+    this.deps.transcriber.validate(config);
+    if (config.title) titleOf(config.title, MAX_TITLE_CHARS);
+    if ((config.title || config.folderId) && !config.save) {
+      throw new MurmurError('invalid_request', '`title` and `folder_id` only apply with `save: true`.', { param: config.title ? 'title' : 'folder_id' });
+    }
+    if (config.folderId) await this.deps.library.getFolder({ ownerId: config.userId, folderId: config.folderId });
+  }
+
+  async submit(config: SubmitConfig, audio: AsyncIterable<Uint8Array>, signal: AbortSignal): Promise<transcription.TranscriptionJob> {
+    const { deps } = this;
+    await this.validate(config);
+    if (config.idempotencyKey) {
+      const existing = await deps.store.byIdempotencyKey(config.userId, config.idempotencyKey);
+      if (existing) return presentJob(existing);
+    }
+    const id = newId('trn');
+    const started = Date.now();
+    const dir = await mkdtemp(path.join(deps.spoolDir, 'murmur-job-'));
+    let reservation: billing.Reservation | undefined;
+    let stored = false;
+    try {
+      const file = path.join(dir, `upload${safeExtension(config.filename)}`);
+      const bytes = await spoolUpload(audio, file, audioLimitOf(config));
+      signal.throwIfAborted();
+      const duration = await this.durationOf(file, dir, signal, id);
+      ({ reservation } = await deps.billing.reserve({
+        userId: config.userId,
+        operation: billing.Operation.OPERATION_TRANSCRIBE,
+        credits: 0,
+        // The job is the reservation's key: a retried or resumed job is charged once.
+        idempotencyKey: id,
+        admissionId: config.admissionId,
+        audioSeconds: duration,
+        transcriptChars: 0,
+        // Short until the job is safely queued: a crash in between frees the credits within it.
+        holdSeconds: DEFAULT_HOLD_LEASE_SECONDS,
+      }));
+      if (!reservation) throw new Error('billing answered Reserve without a reservation');
+      await deps.audio.put(id, file);
+      stored = true;
+      const held = reservation;
+      const { row, created } = await deps.store.transactionalInsert(async (tx) => {
+        const out = await deps.store.insert(tx, {
+          id,
+          owner_id: config.userId,
+          idempotency_key: config.idempotencyKey || id,
+          language: config.language,
+          filename: config.filename.slice(0, 255),
+          content_type: config.contentType.slice(0, 255),
+          save: config.save,
+          title: config.title,
+          folder_id: config.folderId,
+          audio_key: id,
+          upload_bytes: bytes,
+          duration_seconds: duration,
+          reservation_id: held.id,
+          credits_reserved: held.credits,
+        });
+        if (out.created) await deps.store.setQueueJob(tx, id, await deps.queue.send(tx, id));
+        return out;
+      });
+      if (!created) {
+        // The same key raced in from another connection: that job stands, this one never existed.
+        await releaseHold(deps, { id, owner_id: config.userId, reservation_id: held.id }, 'duplicate submission');
+        await deps.audio.delete(id).catch(() => undefined);
+        return presentJob(row);
+      }
+      await this.holdForTheJob(row);
+      deps.log.info({ job_id: id, upload_bytes: bytes, duration_seconds: duration, credits: held.credits, submit_ms: Date.now() - started }, 'transcription job queued');
+      return presentJob(row);
+    } catch (err) {
+      if (reservation) await releaseHold(deps, { id, owner_id: config.userId, reservation_id: reservation.id }, 'submission failed');
+      if (stored) await deps.audio.delete(id).catch(() => undefined);
+      if (signal.aborted && !(err instanceof MurmurError)) throw new MurmurError('service_unavailable', 'The call was cancelled.');
+      throw err;
+    } finally {
+      await rm(dir, { recursive: true, force: true, maxRetries: 3 });
+    }
+  }
+
+  /** The header's duration; else the decoded one. Unreadable → unsupported_audio; too long → audio_too_large. */
+  private async durationOf(file: string, dir: string, signal: AbortSignal, id: string): Promise<number> {
+    const { transcriber } = this.deps;
+    let seconds: number | undefined;
+    try {
+      seconds = await probeDuration(file, { signal, ...(this.deps.ffprobePath ? { ffprobePath: this.deps.ffprobePath } : {}) });
+    } catch (err) {
+      if (err instanceof UnreadableAudio) throw new MurmurError('unsupported_audio', undefined, { param: 'audio' });
+      throw err;
+    }
+    if (seconds === undefined) seconds = (await transcriber.decode(file, dir, signal, id)).durationSeconds;
+    if (seconds > transcriber.maxAudioSeconds) throw transcriber.tooLong();
+    return seconds;
+  }
+
+  /** Extends the submission's short hold to the job's; retried, and left to the worker's own renewal if billing stays away. */
+  private async holdForTheJob(row: JobRow): Promise<void> {
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      try {
+        const { reservation } = await this.deps.billing.renewReservation({ userId: row.owner_id, reservationId: row.reservation_id, holdSeconds: JOB_HOLD_SECONDS });
+        if (reservation?.state === HELD) return;
+      } catch (err) {
+        this.deps.log.warn({ job_id: row.id, attempt, err: (err as Error).message }, 'job hold not extended yet');
+      }
+      await new Promise((r) => setTimeout(r, 200 * attempt));
+    }
+  }
+
+  async get(ownerId: string, id: string): Promise<transcription.TranscriptionJob> {
+    const row = await this.deps.store.getOwned(ownerId, id);
+    if (!row) throw this.notFound();
+    return presentJob(row);
+  }
+
+  async list(req: transcription.ListTranscriptionsRequest): Promise<transcription.ListTranscriptionsResponse> {
+    const limit = resolveLimit(req.limit);
+    const status = statusNameOf(req.status);
+    const filters = filterDigest([status]);
+    const after = this.cursors.positionOf(req.ownerId, 'transcriptions', req.cursor || undefined, filters);
+    const rows = await this.deps.store.list(req.ownerId, { limit, ...(after ? { after } : {}), ...(status ? { status } : {}) });
+    const page = this.cursors.page(req.ownerId, 'transcriptions', rows.map((r) => Object.assign(r, { createdAt: r.created_at })), limit, filters);
+    return { jobs: page.rows.map(presentJob), hasMore: page.hasMore, nextCursor: page.nextCursor };
+  }
+
+  /** Ends a live job as canceled: credits released, audio deleted, the queue entry taken back. */
+  async cancel(ownerId: string, id: string): Promise<transcription.TranscriptionJob> {
+    const { deps } = this;
+    const row = await deps.store.getOwned(ownerId, id);
+    if (!row) throw this.notFound();
+    const ended = await deps.store.finish(id, async (live) => ({ status: 'canceled', holdOpen: !(await releaseHold(deps, live, 'canceled')) }));
+    if (!ended) throw new MurmurError('transcription_not_cancelable', undefined, { param: 'id' });
+    if (ended.queue_job_id) await deps.queue.cancel(ended.queue_job_id);
+    await dropAudio(deps, ended);
+    deps.log.info({ job_id: id }, 'transcription job canceled');
+    return presentJob(ended);
+  }
+
+  /** Yields the job now and whenever its status or progress changes, until it has ended or `signal` aborts. */
+  async *watch(ownerId: string, id: string, signal: AbortSignal): AsyncGenerator<transcription.TranscriptionJob> {
+    let last = '';
+    for (;;) {
+      const row = await this.deps.store.getOwned(ownerId, id);
+      if (!row) throw this.notFound();
+      const job = presentJob(row);
+      const seen = `${job.status}:${job.progress}`;
+      if (seen !== last) {
+        last = seen;
+        yield job;
+      }
+      if (row.status !== 'queued' && row.status !== 'processing') return;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, WATCH_INTERVAL_MS);
+        function done() {
+          clearTimeout(timer);
+          signal.removeEventListener('abort', done);
+          resolve();
+        }
+        signal.addEventListener('abort', done, { once: true });
+      });
+      if (signal.aborted) return;
+    }
+  }
+}

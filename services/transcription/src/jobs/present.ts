@@ -1,0 +1,48 @@
+/** A job row as the RPCs answer it (transcription.TranscriptionJob). */
+import { transcription } from '@murmur/proto';
+import type { JobRow, JobStatusName } from './job-store';
+
+const STATUS: Record<JobStatusName, transcription.JobStatus> = {
+  queued: transcription.JobStatus.JOB_STATUS_QUEUED,
+  processing: transcription.JobStatus.JOB_STATUS_PROCESSING,
+  completed: transcription.JobStatus.JOB_STATUS_COMPLETED,
+  failed: transcription.JobStatus.JOB_STATUS_FAILED,
+  canceled: transcription.JobStatus.JOB_STATUS_CANCELED,
+};
+
+/** The status name of an RPC's filter; undefined for UNSPECIFIED (all). */
+export function statusNameOf(status: transcription.JobStatus): JobStatusName | undefined {
+  return (Object.keys(STATUS) as JobStatusName[]).find((name) => STATUS[name] === status);
+}
+
+export function presentJob(row: JobRow): transcription.TranscriptionJob {
+  const duration = row.duration_seconds;
+  const processed = row.status === 'completed' ? duration : Math.min(row.processed_seconds, duration);
+  const r = row.result;
+  return {
+    id: row.id,
+    userId: row.owner_id,
+    status: STATUS[row.status],
+    progress: duration > 0 ? Math.round((processed / duration) * 1000) / 1000 : 0,
+    durationSeconds: Math.round(duration * 1000) / 1000,
+    processedSeconds: Math.round(processed * 1000) / 1000,
+    createdAt: row.created_at,
+    startedAt: row.started_at ?? undefined,
+    finishedAt: row.finished_at ?? undefined,
+    error: row.error ? { code: row.error.code, message: row.error.message, param: row.error.param ?? '' } : undefined,
+    result: r
+      ? {
+          id: r.id,
+          text: r.text,
+          language: r.language,
+          durationSeconds: r.duration_seconds,
+          segments: r.segments.map((s) => ({ startSeconds: s.start, endSeconds: s.end, text: s.text })),
+          model: r.model,
+          creditsCharged: r.credits_charged,
+        }
+      : undefined,
+    recordingId: row.recording_id,
+    language: row.language,
+    creditsReserved: row.credits_reserved,
+  };
+}

@@ -1,0 +1,152 @@
+/**
+ * One attempt at a queued job, on whichever replica the queue gave it to:
+ *  1. the job becomes `processing`; its credit hold is renewed (a job queued through a day-long
+ *     outage whose hold lapsed fails, charging nothing);
+ *  2. the stored audio is decoded afresh into this attempt's temp folder;
+ *  3. the recognition plan is read back (stored by the first attempt, so every attempt cuts the
+ *     audio the same way, whatever replica it runs on) and only chunks without a stored
+ *     transcript are recognised — each recorded as it finishes, with the job's progress;
+ *  4. the job ends in one guarded step with the credits committed (and, with `save`, the
+ *     recording stored), then its audio is deleted.
+ * A cancel (seen at the next chunk, or when the queue takes the job back) stops it. A failure
+ * fails the attempt: the queue retries it, resuming from the chunks done; the last attempt's
+ * failure — or a failure no retry can mend — ends the job as failed with its credits released.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import * as path from 'node:path';
+import { keepReservationHeld, MurmurError, transcriptionTitle, type Logger } from '@murmur/kit';
+import { BYTES_PER_SECOND } from '../pcm';
+import type { ChunkTranscript } from '../stitch';
+import { COMMITTED, dropAudio, HELD, JOB_HOLD_SECONDS, releaseHold, type JobDeps } from './deps';
+import type { JobErrorBody, JobResult, JobRow } from './job-store';
+import type { Attempt, JobMessage } from './queue';
+
+/** Failures that another attempt cannot mend: the job ends at once. */
+const FINAL_CODES = new Set(['unsupported_audio', 'audio_too_large', 'missing_audio', 'invalid_request', 'not_found']);
+
+class Canceled extends Error {}
+
+function errorBody(err: unknown): JobErrorBody {
+  if (err instanceof MurmurError) return { code: err.code, message: err.message, param: err.param ?? null };
+  return { code: 'transcription_failed', message: new MurmurError('transcription_failed').message, param: null };
+}
+
+export class JobWorker {
+  private readonly log: Logger;
+
+  constructor(private readonly deps: JobDeps) {
+    this.log = deps.log;
+  }
+
+  /** The queue's handler: one attempt (see the file comment). Throws to have the attempt retried. */
+  async run(message: JobMessage, attempt: Attempt): Promise<void> {
+    const { deps } = this;
+    const row = await deps.store.start(message.jobId);
+    if (!row) return; // ended meanwhile (canceled): nothing to do
+    const started = Date.now();
+    this.log.info({ job_id: row.id, attempt: attempt.retryCount + 1 }, 'transcription job started');
+    try {
+      await this.process(row, attempt);
+      this.log.info({ job_id: row.id, attempt: attempt.retryCount + 1, total_ms: Date.now() - started }, 'transcription job completed');
+    } catch (err) {
+      if (err instanceof Canceled || (await deps.store.get(row.id))?.status === 'canceled') {
+        this.log.info({ job_id: row.id }, 'transcription job stopped: canceled');
+        return;
+      }
+      const body = errorBody(err);
+      const final = attempt.last || FINAL_CODES.has(body.code);
+      this.log.warn({ job_id: row.id, attempt: attempt.retryCount + 1, code: body.code, final, err: err instanceof Error ? err.message : String(err) }, 'transcription attempt failed');
+      if (!final) throw err;
+      await this.fail(row.id, body);
+    }
+  }
+
+  /** The dead-letter handler: a job whose every attempt's worker died ends as failed. */
+  async dead(message: JobMessage): Promise<void> {
+    await this.fail(message.jobId, {
+      code: 'transcription_failed',
+      message: 'The transcription stopped on every attempt; your credits were returned. Submit it again.',
+      param: null,
+    });
+  }
+
+  private async fail(id: string, error: JobErrorBody): Promise<void> {
+    const ended = await this.deps.store.finish(id, async (live) => ({ status: 'failed', error, holdOpen: !(await releaseHold(this.deps, live, `failed: ${error.code}`)) }));
+    if (ended) await dropAudio(this.deps, ended);
+  }
+
+  private async process(row: JobRow, attempt: Attempt): Promise<void> {
+    const { deps } = this;
+    const hold = { userId: row.owner_id, reservationId: row.reservation_id };
+    const { reservation } = await deps.billing.renewReservation({ ...hold, holdSeconds: JOB_HOLD_SECONDS });
+    if (reservation?.state !== HELD && reservation?.state !== COMMITTED) {
+      throw new MurmurError('invalid_request', 'The job waited longer than its credits could be held (24 hours); nothing was charged. Submit it again.');
+    }
+    const lease = keepReservationHeld(deps.billing, hold, { leaseSeconds: JOB_HOLD_SECONDS, log: this.log });
+    const canceled = new AbortController();
+    const signal = AbortSignal.any([attempt.signal, lease.signal, canceled.signal]);
+    const dir = await mkdtemp(path.join(deps.spoolDir, 'murmur-attempt-'));
+    try {
+      if (!row.audio_key) throw new Error('the job has no stored audio');
+      const audio = await deps.audio.localFile(row.audio_key, dir);
+      const decoded = await deps.transcriber.decode(audio, dir, signal, row.id);
+      const plan = await deps.store.plan(row.id, deps.transcriber.plan(decoded.pieces));
+      const chunks = plan.map((c) => ({ startByte: c.start_byte, endByte: c.end_byte }));
+      const total = chunks.reduce((sum, c) => sum + (c.endByte - c.startByte), 0);
+      const done = new Map<number, ChunkTranscript & { language?: string }>();
+      let doneBytes = 0;
+      for (const c of plan) {
+        if (!c.result) continue;
+        done.set(c.index, { offset: c.start_byte / BYTES_PER_SECOND, duration: (c.end_byte - c.start_byte) / BYTES_PER_SECOND, text: c.result.text, segments: c.result.segments, language: c.result.language });
+        doneBytes += c.end_byte - c.start_byte;
+      }
+      if (done.size > 0) this.log.info({ job_id: row.id, chunks_done: done.size, chunks: plan.length }, 'transcription job resumed');
+      const recognized = await deps.transcriber.recognize(chunks, decoded.pcmFile, dir, {
+        language: row.language,
+        signal,
+        done,
+        onChunk: async (index, chunk, language) => {
+          doneBytes += plan[index]!.end_byte - plan[index]!.start_byte;
+          const processed = total > 0 ? (doneBytes / total) * row.duration_seconds : 0;
+          const live = await deps.store.saveChunk(row.id, index, { text: chunk.text, segments: chunk.segments, language }, processed);
+          if (!live) canceled.abort(new Canceled());
+        },
+      });
+      if (canceled.signal.aborted) throw new Canceled();
+      const response = deps.transcriber.response(row.id, recognized, row.language, decoded.durationSeconds, row.credits_reserved);
+      const result: JobResult = {
+        id: row.id,
+        text: response.text,
+        language: response.language,
+        duration_seconds: response.durationSeconds,
+        segments: response.segments.map((s) => ({ start: s.startSeconds, end: s.endSeconds, text: s.text })),
+        model: response.model,
+        credits_charged: response.creditsCharged,
+      };
+      const ended = await deps.store.finish(row.id, async (live) => {
+        const committed = await deps.billing.commit({ reservationId: live.reservation_id, userId: live.owner_id, credits: live.credits_reserved, usageSeconds: Math.ceil(decoded.durationSeconds) });
+        result.credits_charged = committed.reservation?.credits ?? live.credits_reserved;
+        const recordingId = live.save ? await this.saveRecording(live, result) : '';
+        return { status: 'completed', result, recordingId, holdOpen: false };
+      });
+      if (!ended) throw new Canceled();
+      await dropAudio(deps, ended);
+    } finally {
+      lease.stop();
+      await rm(dir, { recursive: true, force: true, maxRetries: 3 });
+    }
+  }
+
+  private async saveRecording(job: JobRow, result: JobResult): Promise<string> {
+    const { recording } = await this.deps.library.createRecording({
+      ownerId: job.owner_id,
+      title: job.title || transcriptionTitle(job.created_at),
+      folderId: job.folder_id,
+      durationSeconds: result.duration_seconds,
+      transcript: { text: result.text, language: result.language, segments: result.segments.map((s) => ({ startSeconds: s.start, endSeconds: s.end, text: s.text })) },
+      createdAt: undefined,
+    });
+    if (!recording) throw new Error('library answered CreateRecording without a recording');
+    return recording.id;
+  }
+}
