@@ -168,7 +168,7 @@ COPY --from=build /app/services/library/migrations services/library/migrations
 EXPOSE 50053
 CMD ["node", "services/library/dist/main.js"]
 
-# ── transcription: gRPC :50054; ffmpeg decodes, Debian's pocketsphinx recognises ───────────────
+# ── transcription: gRPC :50054, schema "transcription" (jobs + queue); ffmpeg, pocketsphinx ─────
 FROM base AS transcription
 USER root
 RUN apt-get update \
@@ -180,6 +180,7 @@ COPY --from=deps-transcription /app/package.json ./
 COPY --from=deps-transcription /app/node_modules node_modules
 COPY --from=build /app/services/transcription/package.json services/transcription/
 COPY --from=build /app/services/transcription/dist services/transcription/dist
+COPY --from=build /app/services/transcription/migrations services/transcription/migrations
 EXPOSE 50054
 CMD ["node", "services/transcription/dist/main.js"]
 
@@ -199,5 +200,6 @@ COPY --from=deps-migrate /app/node_modules node_modules
 COPY --from=build /app/services/auth/migrations services/auth/migrations
 COPY --from=build /app/services/billing/migrations services/billing/migrations
 COPY --from=build /app/services/library/migrations services/library/migrations
+COPY --from=build /app/services/transcription/migrations services/transcription/migrations
 COPY deploy/docker/migrate.js deploy/docker/migrate.js
 CMD ["node", "deploy/docker/migrate.js"]

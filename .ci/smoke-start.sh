@@ -40,6 +40,19 @@ if [ "$code" != 200 ]; then echo "$body"; tail -50 "$log"; exit 1; fi
 grep -q '"object":"user"' <<<"$body" || { echo "$body"; exit 1; }
 list=$(curl -sS "http://localhost:$port/api/v1/recordings?limit=3" -H "Authorization: Bearer $key")
 grep -q '"object":"list"' <<<"$list" || { echo "$list"; exit 1; }
+# A transcription job on the embedded defaults: queued, then completed by the worker.
+wav=/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibility_01_austen_64kb-0870.wav
+job=$(curl -sS "http://localhost:$port/api/v1/transcriptions" -H "Authorization: Bearer $key" -F audio=@"$wav")
+id=$(grep -oE '"id":"trn_[0-9a-v]+"' <<<"$job" | head -1 | cut -d'"' -f4)
+[ -n "$id" ] || { echo "POST /api/v1/transcriptions: $job"; tail -50 "$log"; exit 1; }
+status=""
+for _ in $(seq 1 120); do
+  status=$(curl -sS "http://localhost:$port/api/v1/transcriptions/$id" -H "Authorization: Bearer $key" | grep -oE '"status":"[a-z]+"' | cut -d'"' -f4)
+  case "$status" in completed|failed|canceled) break ;; esac
+  sleep 1
+done
+echo "POST /api/v1/transcriptions → $id, $status"
+[ "$status" = completed ] || { tail -50 "$log"; exit 1; }
 echo "MCP conformance suite (server scenarios) against /mcp:"
 MURMUR_BASE_URL="http://localhost:$port" MURMUR_API_KEY="$key" npm run --silent mcp:conformance > "$data/conformance.log" 2>&1 || { cat "$data/conformance.log"; exit 1; }
 grep -E '^(✓|✗)|Baseline check' "$data/conformance.log" || true

@@ -3,6 +3,7 @@ import type { Benchmark } from './benchmark';
 import { billingBench } from './billing-benchmark';
 import { convertBench } from './convert-benchmark';
 import { faultsBench } from './faults';
+import { jobsBench } from './jobs';
 import { mcpBench } from './mcp';
 import { readPath } from './read-path';
 import { transcribeBench } from './transcribe';
@@ -13,6 +14,7 @@ export { mcpBench } from './mcp';
 export { convertBench } from './convert-benchmark';
 export { transcribeBench } from './transcribe';
 export { faultsBench } from './faults';
+export { jobsBench } from './jobs';
 
 /** Every benchmark `npm run bench` knows, in the order it runs them. */
-export const BENCHMARKS: readonly Benchmark[] = [readPath, mcpBench, billingBench, convertBench, transcribeBench, faultsBench];
+export const BENCHMARKS: readonly Benchmark[] = [readPath, mcpBench, billingBench, convertBench, transcribeBench, jobsBench, faultsBench];

@@ -21,8 +21,8 @@ export const BENCH_DATABASE = 'murmur_bench';
 const DEFAULT_ADMIN_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
 /** The library signs cursors with it; the read-path baseline signs the same way. */
 export const CURSOR_SECRET = 'murmur-bench-cursor-secret';
-/** Schemas the services own in the bench database (transcription and conversion have none). */
-const SCHEMAS = ['auth', 'billing', 'library'];
+/** Schemas the services own in the bench database (conversion has none; transcription's jobs and their pg-boss queue). */
+const SCHEMAS = ['auth', 'billing', 'library', 'transcription', 'transcription_queue'];
 
 /** The five gRPC services; the gateway is always started after the ones a benchmark names. */
 export type ServiceName = 'auth' | 'billing' | 'library' | 'transcription' | 'conversion';
@@ -128,6 +128,8 @@ export interface StackOptions {
   logLevel?: string;
   /** Postgres to create the bench database on (default BENCH_DATABASE_URL, DATABASE_URL, then the local server). */
   adminUrl?: string;
+  /** Extra transcription processes (`transcription-2`, …) on the same database: more workers of the job queue. */
+  transcriptionReplicas?: number;
 }
 
 /** The running topology; stop it with {@link Stack.stop} (also on failure). */
@@ -165,7 +167,8 @@ export async function startStack(log: (line: string) => void, opts: StackOptions
   const db = await prepareDatabase(adminUrl);
 
   const extras = opts.extras ?? [];
-  const ports = await freePorts(6 + extras.length);
+  const replicas = opts.transcriptionReplicas ?? 0;
+  const ports = await freePorts(6 + extras.length + replicas);
   const [authPort, billingPort, libraryPort, transcriptionPort, conversionPort, gatewayPort] = ports as [number, number, number, number, number, number];
   const addrs: ServiceAddresses = {
     AUTH_ADDR: `127.0.0.1:${authPort}`,
@@ -202,12 +205,21 @@ export async function startStack(log: (line: string) => void, opts: StackOptions
     args: ['--enable-source-maps', path.join(ROOT, script)],
     env,
   });
-  const procs = new ProcessSet([...opts.services.map((s) => node(s, `services/${s}/dist/main.js`)), node('gateway', 'gateway/dist/main.js')], log);
+  const replicaAddrs = Array.from({ length: replicas }, (_, i) => ({ name: `transcription-${i + 2}`, addr: `127.0.0.1:${ports[6 + extras.length + i]!}` }));
+  const procs = new ProcessSet(
+    [
+      ...opts.services.map((s) => node(s, `services/${s}/dist/main.js`)),
+      ...replicaAddrs.map((r) => ({ ...node(r.name, 'services/transcription/dist/main.js'), env: { ...env, GRPC_LISTEN_ADDR: r.addr } })),
+      node('gateway', 'gateway/dist/main.js'),
+    ],
+    log,
+  );
 
   let clients: Clients | undefined;
   try {
     log(`starting ${[...opts.services, 'gateway', ...extras.map((e) => e.name)].join(', ')} (Postgres ${db.serverVersion}, ${redis ? 'Redis at REDIS_URL' : 'no Redis: in-process caches and limiter'})`);
     for (const s of opts.services) procs.start(s);
+    for (const r of replicaAddrs) procs.start(r.name);
     const extraOrigins: Record<string, string> = {};
     extras.forEach((extra, i) => {
       const port = ports[6 + i]!;
@@ -219,7 +231,7 @@ export async function startStack(log: (line: string) => void, opts: StackOptions
       });
       extraOrigins[extra.name] = `http://127.0.0.1:${port}`;
     });
-    await procs.whileAlive(Promise.all(opts.services.map((s) => waitForGrpcServing(addrOf[s], 60_000))));
+    await procs.whileAlive(Promise.all([...opts.services.map((s) => waitForGrpcServing(addrOf[s], 60_000)), ...replicaAddrs.map((r) => waitForGrpcServing(r.addr, 60_000))]));
     procs.start('gateway');
     const gateway = `http://127.0.0.1:${gatewayPort}`;
     await procs.whileAlive(Promise.all([gateway, ...Object.values(extraOrigins)].map((origin) => waitForHttpOk(`${origin}/healthz`, 60_000))));

@@ -59,6 +59,28 @@ describe('MCP AI tools end to end', () => {
     expect(usage.rate_limit.remaining).toBe(9);
   });
 
+  it('with a progressToken, runs the audio as a job, reports recognised seconds of the total as it goes, and answers the same transcript', async () => {
+    const { client } = await newClient('mcp-progress@example.com');
+    const plain = await callTool(client, 'transcribe', { audio_base64: audio, language: 'en' });
+    const seen: Array<{ progress: number; total?: number; message?: string }> = [];
+    const res = await client.callTool({ name: 'transcribe', arguments: { audio_base64: audio, language: 'en' } }, undefined, {
+      onprogress: (p) => void seen.push(p),
+      resetTimeoutOnProgress: true,
+    });
+    expect(res.isError).toBeFalsy();
+    const data = res.structuredContent as Record<string, any>;
+    expectValidOutput(validators, 'transcribe', data);
+    expect(data.text).toBe(plain.data.text);
+    expect(data.credits_charged).toBe(1);
+    expect(seen.length).toBeGreaterThanOrEqual(1);
+    const last = seen[seen.length - 1]!;
+    expect(last).toMatchObject({ message: 'completed' });
+    expect(last.progress).toBeCloseTo(last.total!, 3);
+    expect(seen.map((p) => p.progress)).toEqual([...seen.map((p) => p.progress)].sort((a, b) => a - b));
+    const usage = (await callTool(client, 'get_usage')).data;
+    expect(usage.credits).toMatchObject({ monthly_remaining: 98, reserved: 0 });
+  });
+
   it('gives the same words for the audio as a data:audio/wav;base64, URL', async () => {
     const { client } = await newClient('mcp-data-url@example.com');
     const plain = await callTool(client, 'transcribe', { audio_base64: audio });

@@ -67,7 +67,7 @@ const config = await createConfig({
     'operation-singular-tag': 'error',
     'operation-tag-defined': 'error',
     'request-mime-type': { severity: 'error', allowedValues: ['application/json', 'multipart/form-data'] },
-    'response-mime-type': { severity: 'error', allowedValues: ['application/json', 'text/plain', 'application/x-subrip', 'text/vtt'] },
+    'response-mime-type': { severity: 'error', allowedValues: ['application/json', 'text/plain', 'application/x-subrip', 'text/vtt', 'text/event-stream'] },
     'response-contains-header': {
       severity: 'error',
       names: {

@@ -131,6 +131,11 @@ describe('the chart as shipped', () => {
       // Without a database (defaults) they embed PGlite in an emptyDir.
       expect(envOf(defaults, `murmur-${svc}`).MURMUR_DATA_DIR).toBe('/data');
     }
+    // Queued jobs' audio: the production claim every replica mounts; a pod's own volume by default.
+    expect(envOf(production, 'murmur-transcription').MURMUR_AUDIO_DIR).toBe('/var/lib/murmur/audio');
+    const volumes = (r: ChartResult) => find(r, 'Deployment', 'murmur-transcription').spec.template.spec.volumes.find((v: { name: string }) => v.name === 'audio');
+    expect(volumes(production)).toEqual({ name: 'audio', persistentVolumeClaim: { claimName: 'murmur-transcription-audio' } });
+    expect(volumes(defaults)).toEqual({ name: 'audio', emptyDir: { sizeLimit: '20Gi' } });
     expect(envOf(production, 'murmur-gateway').REDIS_URL).toEqual({ secretKeyRef: { name: 'murmur-production', key: 'REDIS_URL' } });
     expect(envOf(production, 'murmur-gateway').OTEL_EXPORTER_OTLP_ENDPOINT).toBe('http://otel-collector:4318');
   });
@@ -161,7 +166,8 @@ describe('the chart as shipped', () => {
     // Every service asks auth to verify the key of a caller who sends one (VerifyKey).
     expect(from(defaults, 'auth')).toEqual(['billing', 'conversion', 'envoy', 'gateway', 'library', 'transcription']);
     expect(from(defaults, 'billing')).toEqual(['conversion', 'envoy', 'gateway', 'transcription']);
-    expect(from(defaults, 'library')).toEqual(['conversion', 'envoy', 'gateway']);
+    // conversion stores artifacts; a completed transcription job saves its recording.
+    expect(from(defaults, 'library')).toEqual(['conversion', 'envoy', 'gateway', 'transcription']);
     expect(from(defaults, 'gateway')).toEqual(['envoy']);
     expect(from(defaults, 'envoy')).toEqual([]);
   });
@@ -228,8 +234,19 @@ function writeValues(values: unknown): string {
 
 describe('broken charts fail the check', () => {
   it('fails the render when a template reads a value that is not there', () => {
-    const r = brokenCopy((dir) => replaceIn(path.join(dir, 'templates/hpa.yaml'), '$c.autoscaling.maxReplicas', '$c.autoscaling.maxReplica'));
-    expect(r.errors.join('\n')).toMatch(/render: .*hpa\.yaml.*map has no entry for key "maxReplica"/);
+    const r = brokenCopy((dir) => replaceIn(path.join(dir, 'templates/pdb.yaml'), '$c.pdb.maxUnavailable', '$c.pdb.maxUnavailabl'));
+    expect(r.errors.join('\n')).toMatch(/render: .*pdb\.yaml.*map has no entry for key "maxUnavailabl"/);
+  });
+
+  it('refuses more than one transcription replica without one audio volume they all mount', () => {
+    const db = { secrets: { databaseUrl: 'postgres://u:p@db:5432/murmur' } };
+    const scaled = check.checkChart({ binary, valueFiles: [writeValues({ ...db, components: { transcription: { replicas: 2 } } })] });
+    expect(scaled.errors.join('\n')).toMatch(/components\.transcription\.audio\.claimName: more than one replica needs one audio volume/);
+    const shared = check.checkChart({
+      binary,
+      valueFiles: [writeValues({ ...db, components: { transcription: { replicas: 2, audio: { claimName: 'audio', mountPath: '/var/lib/murmur/audio', sizeLimit: '20Gi' } } } })],
+    });
+    expect(shared.errors).toEqual([]);
   });
 
   it('fails when NOTES.txt, which helm install prints, reads a value that is not there', () => {

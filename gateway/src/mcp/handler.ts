@@ -41,6 +41,12 @@ function isLoopbackOrigin(origin: string): boolean {
   }
 }
 
+/** A tools/call that passed `_meta.progressToken`. */
+function wantsProgress(body: unknown): boolean {
+  const params = (body as { method?: unknown; params?: { _meta?: { progressToken?: unknown } } } | null)?.params;
+  return (body as { method?: unknown } | null)?.method === 'tools/call' && params?._meta?.progressToken !== undefined;
+}
+
 function jsonRpcError(res: Response, status: number, code: number, message: string): void {
   res.status(status).json({ jsonrpc: '2.0', error: { code, message }, id: null });
 }
@@ -77,7 +83,9 @@ export function mcpHandlers(opts: McpOptions) {
     }
     const server = new McpServer({ name: 'murmur', version: opts.version }, { capabilities: { tools: {}, logging: {} }, jsonSchemaValidator });
     registerTools(server, { principal: req.principal!, clients: opts.clients }, opts.log);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    // One JSON answer, unless the call asked for progress: then an SSE response carries the
+    // notifications/progress messages before the result (clients reset their timeout on each).
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !wantsProgress(body) });
     res.on('close', () => {
       void transport.close();
       void server.close();

@@ -13,24 +13,32 @@ import type { z } from 'zod';
 import { asPublicError, MurmurError, type Logger } from '@murmur/kit';
 import { toolError, toolSuccess, type ToolResult } from './tool-result';
 
+/** What a running call may use besides its arguments. */
+export interface ToolCall {
+  /** Aborted when the client cancels the request (notifications/cancelled) or goes away. */
+  signal: AbortSignal;
+  /** Sends notifications/progress, when the client passed a progressToken (else undefined). */
+  progress?: (progress: number, total: number, message: string) => Promise<void>;
+}
+
 /** A tool as tools/call runs it: its schemas (also what tools/list shows) and its body. */
 export interface CallableTool {
   name: string;
   inputSchema: z.ZodObject;
   outputSchema: z.ZodObject;
   /** Runs the tool on arguments its input schema accepted; resolves to its structured result. */
-  run(args: unknown): Promise<object>;
+  run(args: unknown, call: ToolCall): Promise<object>;
 }
 
 /** Validates, runs and renders one call; never throws. */
-export async function callTool(tool: CallableTool | undefined, name: string, args: unknown, log: Logger): Promise<ToolResult> {
+export async function callTool(tool: CallableTool | undefined, name: string, args: unknown, log: Logger, call: ToolCall = { signal: new AbortController().signal }): Promise<ToolResult> {
   if (!tool) return toolError(new MurmurError('invalid_request', `Tool ${name} not found`));
   const input = await tool.inputSchema.safeParseAsync(args ?? {});
   if (!input.success) {
     return toolError(new MurmurError('invalid_request', `Input validation error: Invalid arguments for tool ${name}: ${getParseErrorMessage(input.error)}`));
   }
   try {
-    const value = await tool.run(input.data);
+    const value = await tool.run(input.data, call);
     // A result its own schema refuses is our bug, not the caller's.
     const output = tool.outputSchema.safeParse(value);
     if (!output.success) throw new Error(`Output validation error: tool ${name}: ${getParseErrorMessage(output.error)}`);
@@ -42,5 +50,17 @@ export async function callTool(tool: CallableTool | undefined, name: string, arg
 
 /** Makes `tools` (already registered on `server` for tools/list) the ones tools/call runs. */
 export function handleToolCalls(server: McpServer, tools: ReadonlyMap<string, CallableTool>, log: Logger): void {
-  server.server.setRequestHandler(CallToolRequestSchema, (request) => callTool(tools.get(request.params.name), request.params.name, request.params.arguments, log));
+  server.server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
+    const token = request.params._meta?.progressToken;
+    const call: ToolCall = {
+      signal: extra.signal,
+      ...(token !== undefined
+        ? {
+            progress: (progress: number, total: number, message: string) =>
+              extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress, total, message } }),
+          }
+        : {}),
+    };
+    return callTool(tools.get(request.params.name), request.params.name, request.params.arguments, log, call);
+  });
 }

@@ -11,7 +11,7 @@ import { MAX_LANGUAGE_CHARS, MAX_TITLE_CHARS, type Logger } from '@murmur/kit';
 import * as ops from '../operations';
 import { readAudioArgument } from './audio-argument';
 import { MCP_AUDIO_LIMIT_TEXT, MCP_MAX_BASE64_CHARS } from './body-limit';
-import { callTool, handleToolCalls, type CallableTool } from './tool-calls';
+import { callTool, handleToolCalls, type CallableTool, type ToolCall } from './tool-calls';
 
 const page = {
   limit: z.number().int().min(1).max(ops.MAX_PAGE_LIMIT).optional().describe(`Items per page, 1–${ops.MAX_PAGE_LIMIT} (default ${ops.DEFAULT_PAGE_LIMIT}).`),
@@ -27,22 +27,22 @@ interface ToolDefinition {
   name: string;
   config: { title: string; description: string; inputSchema: z.ZodObject; outputSchema: z.ZodObject; annotations: ToolAnnotations };
   /** Runs on arguments the input schema accepted. */
-  run(ctx: ops.OperationContext, args: unknown): Promise<object>;
+  run(ctx: ops.OperationContext, args: unknown, call: ToolCall): Promise<object>;
 }
 
 function defineTool<In extends z.ZodRawShape, Out extends z.ZodRawShape>(
   name: string,
   config: { title: string; description: string; inputSchema: In; outputSchema: Out; annotations: ToolAnnotations },
-  run: (ctx: ops.OperationContext, args: z.output<z.ZodObject<In>>) => Promise<object>,
+  run: (ctx: ops.OperationContext, args: z.output<z.ZodObject<In>>, call: ToolCall) => Promise<object>,
 ): ToolDefinition {
   return {
     name,
     // Objects made once (the SDK would wrap a raw shape in a new z.object on every call).
     config: { ...config, inputSchema: z.object(config.inputSchema), outputSchema: z.object(config.outputSchema) },
-    run: (ctx, args) => {
+    run: (ctx, args, call) => {
       // The text rule of every string argument (lone surrogates, NUL), before the tool runs.
       ops.checkTextFields(args);
-      return run(ctx, args as z.output<z.ZodObject<In>>);
+      return run(ctx, args as z.output<z.ZodObject<In>>, call);
     },
   };
 }
@@ -151,15 +151,17 @@ const TOOLS: readonly ToolDefinition[] = [
       outputSchema: ops.transcriptionShape.shape,
       annotations: { title: 'Transcribe audio', ...AI },
     },
-    async (ctx, args) => {
+    async (ctx, args, call) => {
       const audio = readAudioArgument(args.audio_base64);
       const options = await ops.checkTranscribeOptions(ctx, { language: args.language, save: args.save, title: args.title, folder_id: args.folder_id });
       if (audio.problem) throw audio.problem;
       const admission = await ops.admit(ctx, billing.Operation.OPERATION_TRANSCRIBE);
-      return ops.transcribe(ctx, audio.open(), { filename: args.filename ?? '', contentType: audio.contentType }, options, {
-        admissionId: admission.admissionId,
-        idempotencyKey: `mcp_${crypto.randomUUID()}`,
-      });
+      const file = { filename: args.filename ?? '', contentType: audio.contentType };
+      const charge = { admissionId: admission.admissionId, idempotencyKey: `mcp_${crypto.randomUUID()}` };
+      // With a progressToken the audio runs as a job and its progress is reported as it goes, so
+      // a client that resets its timeout on progress can wait for long audio.
+      if (call.progress) return ops.transcribeAsJob(ctx, audio.open(), file, options, { ...charge, signal: call.signal }, call.progress);
+      return ops.transcribe(ctx, audio.open(), file, options, charge);
     },
   ),
 
@@ -185,7 +187,7 @@ const TOOLS: readonly ToolDefinition[] = [
 export function registerTools(server: McpServer, ctx: ops.OperationContext, log: Logger): void {
   const tools = new Map<string, CallableTool>();
   for (const tool of TOOLS) {
-    tools.set(tool.name, { name: tool.name, inputSchema: tool.config.inputSchema, outputSchema: tool.config.outputSchema, run: (args) => tool.run(ctx, args) });
+    tools.set(tool.name, { name: tool.name, inputSchema: tool.config.inputSchema, outputSchema: tool.config.outputSchema, run: (args, call) => tool.run(ctx, args, call) });
     server.registerTool(tool.name, tool.config, (args: unknown) => callTool(tools.get(tool.name), tool.name, args, log));
   }
   handleToolCalls(server, tools, log);

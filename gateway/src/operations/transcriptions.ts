@@ -5,7 +5,7 @@
  * service. Every call is the key owner's: another user's job id is not_found.
  */
 import type { Readable } from 'node:stream';
-import { invalidParam, MAX_AUDIO_BYTES, MurmurError } from '@murmur/kit';
+import { invalidParam, isErrorCode, MAX_AUDIO_BYTES, MurmurError } from '@murmur/kit';
 import { transcription } from '@murmur/proto';
 import type { OperationContext } from './context';
 import type { ChargeContext } from './convert';
@@ -112,4 +112,46 @@ export function completedResult(job: ReturnType<typeof presentJob>) {
     throw new MurmurError('transcription_not_ready', undefined, { param: 'response_format' });
   }
   return { id: job.id, text: job.text, segments: job.segments ?? [], credits_charged: job.credits_charged ?? 0, recording_id: job.recording_id };
+}
+
+/**
+ * The `transcribe` tool with a progressToken: the upload runs as a job, `progress` hears the
+ * recognised seconds of the total at each change, and the answer is what a synchronous
+ * transcription answers. A call the client cancels cancels the job (nothing is charged).
+ */
+export async function transcribeAsJob(
+  ctx: OperationContext,
+  audio: Readable,
+  file: { filename: string; contentType: string },
+  options: CheckedTranscribeOptions,
+  charge: ChargeContext & { signal: AbortSignal },
+  progress: (done: number, total: number, message: string) => Promise<void>,
+) {
+  const submitted = await submitTranscription(ctx, audio, file, options, charge);
+  const cancel = () => void cancelTranscription(ctx, submitted.id).catch(() => undefined);
+  charge.signal.addEventListener('abort', cancel, { once: true });
+  try {
+    let job = submitted;
+    for await (const next of watchTranscription(ctx, submitted.id, charge.signal)) {
+      job = next;
+      await progress(job.processed_seconds, job.duration_seconds, job.status).catch(() => undefined);
+    }
+    if (job.status === 'completed') {
+      return {
+        id: job.id,
+        object: 'transcription' as const,
+        text: job.text ?? '',
+        language: job.language,
+        duration_seconds: job.duration_seconds,
+        segments: job.segments ?? [],
+        model: job.model ?? '',
+        credits_charged: job.credits_charged ?? 0,
+        recording_id: job.recording_id,
+      };
+    }
+    if (job.error && isErrorCode(job.error.code)) throw new MurmurError(job.error.code, job.error.message, { param: job.error.param });
+    throw new MurmurError('service_unavailable', `The transcription ended ${job.status} before it completed; nothing was charged. Try again.`);
+  } finally {
+    charge.signal.removeEventListener('abort', cancel);
+  }
 }
