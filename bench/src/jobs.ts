@@ -21,6 +21,7 @@ const SETTINGS = {
   long_minutes: 30,
   /** Each 30 s of the long file: the LibriVox sentence, then silence. */
   long_unit_seconds: 30,
+  long_rounds: 3,
   latency_jobs: 20,
   kill_job_minutes: 5,
   drain_jobs: 8,
@@ -36,6 +37,7 @@ const ENV = {
 
 type Json = Record<string, any>;
 const round = (x: number, digits = 3) => Number(x.toFixed(digits));
+const round2 = (x: number) => round(x, 2);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function percentile(values: number[], p: number): number {
@@ -116,22 +118,34 @@ export const jobsBench: Benchmark = {
       let c: Json;
       try {
         const users = new Users(stack);
-        // (a) the same file, synchronously then as a job.
-        log(`(a) ${SETTINGS.long_minutes}-minute file: POST /transcribe, then POST /transcriptions until completed…`);
-        const t0 = performance.now();
-        const sync = await post(stack, '/transcribe', await users.next(), long);
-        const syncMs = performance.now() - t0;
-        if (sync.status !== 200) throw new Error(`POST /transcribe answered ${sync.status}`);
-        const asyncRun = await runJob(stack, await users.next(), long);
+        // (a) the same file, synchronously and as a job, alternated: one engine run of this file
+        // varies by tens of percent on a shared 2-core machine, so one pair would measure noise.
+        log(`(a) ${SETTINGS.long_minutes}-minute file: POST /transcribe and POST /transcriptions (until completed), alternated ${SETTINGS.long_rounds}×…`);
+        const syncRuns: number[] = [];
+        const asyncRuns: number[] = [];
+        let sameTranscript = true;
+        let audioSeconds = 0;
+        for (let round = 0; round < SETTINGS.long_rounds; round++) {
+          const t0 = performance.now();
+          const sync = await post(stack, '/transcribe', await users.next(), long);
+          syncRuns.push(performance.now() - t0);
+          if (sync.status !== 200) throw new Error(`POST /transcribe answered ${sync.status}`);
+          audioSeconds = sync.body.duration_seconds;
+          const asyncRun = await runJob(stack, await users.next(), long);
+          asyncRuns.push(asyncRun.ms);
+          sameTranscript &&= asyncRun.job.text === sync.body.text;
+          log(`    round ${round + 1}: sync ${round2(syncRuns[round]! / 1000)} s, async ${round2(asyncRun.ms / 1000)} s`);
+        }
+        const median = (xs: number[]) => percentile(xs, 50);
         a = {
-          sync_seconds: round(syncMs / 1000, 2),
-          async_seconds: round(asyncRun.ms / 1000, 2),
-          ratio: round(asyncRun.ms / syncMs),
-          same_transcript: asyncRun.job.text === sync.body.text,
-          audio_seconds: sync.body.duration_seconds,
+          sync_seconds: syncRuns.map((x) => round2(x / 1000)),
+          async_seconds: asyncRuns.map((x) => round2(x / 1000)),
+          ratio_of_medians: round(median(asyncRuns) / median(syncRuns)),
+          same_transcript: sameTranscript,
+          audio_seconds: audioSeconds,
         };
         if (!a.same_transcript) failures.push('(a) the job’s transcript differs from the synchronous one');
-        log(`    sync ${a.sync_seconds} s, async ${a.async_seconds} s → ${a.ratio}`);
+        log(`    median sync ${round2(median(syncRuns) / 1000)} s, async ${round2(median(asyncRuns) / 1000)} s → ${a.ratio_of_medians}`);
 
         // (b) queue latency on an idle system.
         log(`(b) ${SETTINGS.latency_jobs} short jobs one after another: started_at − created_at…`);
@@ -194,13 +208,13 @@ export const jobsBench: Benchmark = {
       const d = { one_replica_seconds: one, two_replicas_seconds: two, speedup: round(one / two) };
       log(`    1 replica ${one} s, 2 replicas ${two} s → ×${d.speedup}`);
 
-      const targets = { async_over_sync_le_1_05: a.ratio <= 1.05, queue_p99_lt_1s: b.p99_ms < 1000, kill_extra_le_chunk_plus_restart: c.extra_seconds <= SETTINGS.heartbeat_seconds + 30 };
+      const targets = { async_over_sync_le_1_05: a.ratio_of_medians <= 1.05, queue_p99_lt_1s: b.p99_ms < 1000, kill_extra_le_chunk_plus_restart: c.extra_seconds <= SETTINGS.heartbeat_seconds + 30 };
       return {
         result: { benchmark: 'jobs', timestamp: new Date().toISOString(), machine: machineInfo(), settings: SETTINGS, a_async_vs_sync: a, b_queue_latency: b, c_kill_mid_job: c, d_replicas: d, targets, targets_met: Object.values(targets).every(Boolean) },
         table: {
           headers: ['measure', 'value', 'target'],
           rows: [
-            ['(a) async ÷ sync, 30 min', String(a.ratio), '≤ 1.05'],
+            ['(a) async ÷ sync, 30 min (medians)', String(a.ratio_of_medians), '≤ 1.05'],
             ['(b) queue latency p50 / p99', `${b.p50_ms} / ${b.p99_ms} ms`, 'p99 < 1 s'],
             ['(c) kill -9 halfway: extra', `${c.extra_seconds} s (${round(c.extra_share_of_job * 100, 1)} %)`, `≤ a chunk + restart (${SETTINGS.heartbeat_seconds} s heartbeat)`],
             ['(d) 8 jobs: 1 / 2 replicas', `${one} / ${two} s`, 'see note'],

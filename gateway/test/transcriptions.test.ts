@@ -6,6 +6,8 @@
  * sees them; another user's job is not_found everywhere.
  */
 import { readFileSync, readdirSync } from 'node:fs';
+import { newRequestId, runWithContext, type MurmurError } from '@murmur/kit';
+import { transcription } from '@murmur/proto';
 import { get, startSystem, type TestSystem } from './support/system';
 
 type Json = Record<string, any>;
@@ -200,6 +202,31 @@ describe('transcription jobs', () => {
     expect(folder.status).toBe(404);
     expect((await call('GET', '/transcriptions', key)).body.data).toEqual([]);
     expect((await usage(key)).credits.monthly_remaining).toBe(100);
+    expect(readdirSync(sys.audioDir)).toEqual([]);
+  });
+
+  it('over gRPC too (as the gateway calls it), a folder that is not the caller’s is not_found before anything is stored or charged', async () => {
+    const owner = await sys.newUser('j-grpc-owner@example.com');
+    const other = await sys.newUser('j-grpc-other@example.com');
+    const { folder } = await sys.admin.library.createFolder({ ownerId: owner.user.id, name: 'Mine', createdAt: undefined });
+    const outcome = await runWithContext({ requestId: newRequestId(), principal: { userId: other.user.id, keyId: other.keyId } }, async () => {
+      const { stream, response } = sys.clients.transcription.submitTranscription();
+      stream.write({
+        payload: {
+          $case: 'config',
+          value: transcription.SubmitTranscriptionConfig.fromPartial({ userId: other.user.id, save: true, folderId: folder!.id }),
+        },
+      });
+      stream.write({ payload: { $case: 'audioChunk', value: audio } });
+      stream.end();
+      return response.then(
+        () => 'accepted',
+        (err: unknown) => (err as MurmurError).code,
+      );
+    });
+    expect(outcome).toBe('not_found');
+    expect((await call('GET', '/transcriptions', other.key)).body.data).toEqual([]);
+    expect((await usage(other.key)).credits.monthly_remaining).toBe(100);
     expect(readdirSync(sys.audioDir)).toEqual([]);
   });
 

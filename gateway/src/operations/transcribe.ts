@@ -121,15 +121,9 @@ export async function streamAudio<M, R>(call: AudioCall<M, R>, config: M, audio:
   return result.r;
 }
 
-/** Sends `audio` through the transcription service and, with `save`, stores the result. */
-export async function transcribe(
-  ctx: OperationContext,
-  audio: Readable,
-  file: { filename: string; contentType: string },
-  options: CheckedTranscribeOptions,
-  charge: ChargeContext,
-) {
-  const config = {
+/** The opening config of a Transcribe or SubmitTranscription call: whose, which language, the 500 MB limit, how it is charged. */
+export function audioCallConfig(ctx: OperationContext, file: { filename: string; contentType: string }, options: Pick<CheckedTranscribeOptions, 'language'>, charge: ChargeContext) {
+  return {
     userId: ctx.principal.userId,
     language: options.language,
     idempotencyKey: charge.idempotencyKey,
@@ -138,9 +132,19 @@ export async function transcribe(
     contentType: file.contentType,
     admissionId: charge.admissionId,
   };
+}
+
+/** Sends `audio` through the transcription service and, with `save`, stores the result. */
+export async function transcribe(
+  ctx: OperationContext,
+  audio: Readable,
+  file: { filename: string; contentType: string },
+  options: CheckedTranscribeOptions,
+  charge: ChargeContext,
+) {
   const t = await streamAudio<transcription.TranscribeRequest, transcription.TranscribeResponse>(
     ctx.clients.transcription.transcribe({ signal: charge.signal, deadlineMs: TRANSCRIBE_DEADLINE_MS }),
-    { payload: { $case: 'config', value: config } },
+    { payload: { $case: 'config', value: audioCallConfig(ctx, file, options, charge) } },
     audio,
     (chunk) => ({ payload: { $case: 'audioChunk', value: chunk } }),
   );

@@ -5,13 +5,13 @@
  * service. Every call is the key owner's: another user's job id is not_found.
  */
 import type { Readable } from 'node:stream';
-import { invalidParam, isErrorCode, MAX_AUDIO_BYTES, MurmurError } from '@murmur/kit';
+import { invalidParam, isErrorCode, MurmurError } from '@murmur/kit';
 import { transcription } from '@murmur/proto';
 import type { OperationContext } from './context';
 import type { ChargeContext } from './convert';
 import { pageRequest, type PageInput } from './paging';
 import { presentJob } from './present';
-import { streamAudio, type CheckedTranscribeOptions } from './transcribe';
+import { audioCallConfig, streamAudio, type CheckedTranscribeOptions } from './transcribe';
 
 /** The upload of a job can take as long as the upload of a synchronous call. */
 const SUBMIT_DEADLINE_MS = 3 * 60 * 60 * 1000;
@@ -38,13 +38,7 @@ export async function submitTranscription(
   charge: ChargeContext,
 ) {
   const config: transcription.SubmitTranscriptionConfig = {
-    userId: ctx.principal.userId,
-    language: options.language,
-    idempotencyKey: charge.idempotencyKey,
-    maxBytes: MAX_AUDIO_BYTES,
-    filename: file.filename,
-    contentType: file.contentType,
-    admissionId: charge.admissionId,
+    ...audioCallConfig(ctx, file, options, charge),
     save: options.save,
     title: options.title,
     folderId: options.folderId,

@@ -59,6 +59,11 @@ const ROUTES: Array<{ name: string; method: string; target: (c: HostileContext) 
   { name: 'GET /knowledge-bases', method: 'GET', target: () => `${API}/knowledge-bases` },
   { name: 'POST /convert', method: 'POST', target: () => `${API}/convert`, body: '{"transcript":"We agreed to ship on Friday.","kind":"summary"}', ai: true },
   { name: 'POST /transcribe', method: 'POST', target: () => `${API}/transcribe`, body: '{"audio_base64":"UklGRg=="}', ai: true },
+  { name: 'POST /transcriptions', method: 'POST', target: () => `${API}/transcriptions`, body: '{"audio_base64":"UklGRg=="}', ai: true },
+  { name: 'GET /transcriptions', method: 'GET', target: () => `${API}/transcriptions` },
+  { name: 'GET /transcriptions/{id}', method: 'GET', target: () => `${API}/transcriptions/trn_0000000000000000` },
+  { name: 'GET /transcriptions/{id}/events', method: 'GET', target: () => `${API}/transcriptions/trn_0000000000000000/events` },
+  { name: 'POST /transcriptions/{id}/cancel', method: 'POST', target: () => `${API}/transcriptions/trn_0000000000000000/cancel` },
   { name: 'POST /mcp', method: 'POST', target: () => '/mcp', body: '{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}', mcp: true },
 ];
 
@@ -207,16 +212,36 @@ function bodyCases(): HostileCase[] {
       body: Buffer.concat([Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="audio"; filename="a.wav"\r\nContent-Type: audio/wav\r\n\r\n`), c.wav]),
     }), {}],
   ];
-  for (const [what, make, expect] of transcribe) {
-    cases.push({
-      name: `POST /transcribe with ${what}`,
-      expect,
-      request: async (c) => {
-        const { headers, body } = make(c);
-        return req({ method: 'POST', target: `${API}/transcribe`, headers: [bearer(await c.aiKey()), ...headers], body });
-      },
-    });
+  // A job takes the same upload, so the same refusals (its own for response_format).
+  for (const route of ['/transcribe', '/transcriptions']) {
+    for (const [what, make, expect] of transcribe) {
+      cases.push({
+        name: `POST ${route} with ${what}`,
+        expect,
+        request: async (c) => {
+          const { headers, body } = make(c);
+          return req({ method: 'POST', target: `${API}${route}`, headers: [bearer(await c.aiKey()), ...headers], body });
+        },
+      });
+    }
   }
+  const jobs: Array<[string, string, Expectation]> = [
+    ['GET /transcriptions with an unknown status', '/transcriptions?status=done', { status: 400, code: 'invalid_request', param: 'status' }],
+    ['GET /transcriptions with limit 0', '/transcriptions?limit=0', { status: 400, code: 'invalid_request', param: 'limit' }],
+    ['GET /transcriptions with a forged cursor', '/transcriptions?cursor=eyJ2IjoxfQ.AAAAAAAAAAAAAAAAAAAAAA', { status: 400, code: 'invalid_request', param: 'cursor' }],
+    ['GET /transcriptions with an unknown parameter', '/transcriptions?sort=desc', { status: 400, code: 'invalid_request', param: 'sort' }],
+    ['GET /transcriptions/{id} with an unknown response_format', '/transcriptions/trn_0000000000000000?response_format=docx', { status: 400, code: 'invalid_request', param: 'response_format' }],
+    ['GET /transcriptions/{id} of a job that does not exist', '/transcriptions/trn_0000000000000000', { status: 404, code: 'not_found' }],
+    ['GET /transcriptions/{id} with a recording id', '/transcriptions/rec_0000000000000000', { status: 404, code: 'not_found' }],
+    ['GET /transcriptions/{id} with a NUL in the id', '/transcriptions/trn_%00', { status: 404, code: 'not_found' }],
+    ['GET /transcriptions/{id}/events of a job that does not exist', '/transcriptions/trn_0000000000000000/events', { status: 404, code: 'not_found' }],
+  ];
+  for (const [name, target, expect] of jobs) cases.push({ name, expect, request: (c) => get(`${API}${target}`, c.key) });
+  cases.push({
+    name: 'POST /transcriptions/{id}/cancel of a job that does not exist',
+    expect: { status: 404, code: 'not_found' },
+    request: (c) => req({ method: 'POST', target: `${API}/transcriptions/trn_0000000000000000/cancel`, headers: [bearer(c.key)], body: '' }),
+  });
   return cases;
 }
 

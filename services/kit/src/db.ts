@@ -133,9 +133,12 @@ export async function migrate(db: Database, dir: string, log?: Logger): Promise<
   const client = await db.pool.connect();
   const applied: string[] = [];
   try {
-    await client.query(`CREATE SCHEMA IF NOT EXISTS ${db.schema}`);
+    // The lock first: two replicas' CREATE SCHEMA IF NOT EXISTS at the same moment race on the
+    // catalog's unique index (seen as a start-up crash when two transcription replicas started
+    // on a fresh database).
     await client.query('SELECT pg_advisory_lock(hashtext($1))', [`murmur-migrate:${db.schema}`]);
     try {
+      await client.query(`CREATE SCHEMA IF NOT EXISTS ${db.schema}`);
       await client.query(`SET search_path TO ${db.schema}, public`);
       await client.query(
         `CREATE TABLE IF NOT EXISTS schema_migrations (version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`,

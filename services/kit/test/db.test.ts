@@ -37,3 +37,21 @@ describe('database (real Postgres when DATABASE_URL is set, embedded PGlite othe
     expect(Number(count?.n)).toBe(20);
   });
 });
+
+describe('replicas migrating one fresh schema at the same moment', () => {
+  const url = process.env.DATABASE_URL;
+  (url ? it : it.skip)('all start: the schema is created under the migration lock, not before it (real Postgres)', async () => {
+    const { openDatabase } = await import('@murmur/kit');
+    const { Client } = await import('pg');
+    for (let round = 0; round < 5; round++) {
+      const schema = `kit_race_${process.pid}_${round}_${Date.now() % 100000}`;
+      const opened = await Promise.allSettled(Array.from({ length: 4 }, () => openDatabase({ schema, migrationsDir: migrations, url, poolSize: 1 })));
+      const admin = new Client({ connectionString: url });
+      await admin.connect();
+      await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      await admin.end();
+      for (const o of opened) if (o.status === 'fulfilled') await o.value.close();
+      expect(opened.filter((o) => o.status === 'rejected').map((o) => String((o as PromiseRejectedResult).reason))).toEqual([]);
+    }
+  });
+});

@@ -79,7 +79,8 @@ export const LIBRARY_RULES: ServiceRules<typeof library.LibraryServiceService> =
   listThoughtThreads: OWN_DATA,
   getThoughtThread: OWN_DATA,
   listFolders: OWN_DATA,
-  getFolder: OWN_DATA,
+  // A transcription job checks its folder at submission, for callers that did not (direct gRPC).
+  getFolder: { user: { owner: 'ownerId' }, workloads: ['transcription'], admin: true },
   listKnowledgeBases: OWN_DATA,
   getLibraryStats: OWN_DATA,
   // A transcription job that completes stores its transcript for the job's owner (save: true).

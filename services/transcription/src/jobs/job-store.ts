@@ -216,6 +216,11 @@ export class JobStore {
     await tx.query(`UPDATE jobs SET queue_job_id = $2 WHERE id = $1`, [id, queueJobId]);
   }
 
+  /** The recording a completing job saved (kept before the charge, so a retry does not save it twice). */
+  async setRecording(id: string, recordingId: string): Promise<void> {
+    await this.db.query(`UPDATE jobs SET recording_id = $2, updated_at = now() WHERE id = $1`, [id, recordingId]);
+  }
+
   /** The job's audio is gone from the store. */
   async audioDeleted(id: string): Promise<void> {
     await this.db.query(`UPDATE jobs SET audio_key = NULL, updated_at = now() WHERE id = $1`, [id]);

@@ -123,11 +123,13 @@ export class JobWorker {
         model: response.model,
         credits_charged: response.creditsCharged,
       };
+      // The recording first, kept on the job at once: a failure here (the folder was deleted)
+      // ends the job before anything is charged, and a retry after a crash reuses it.
+      if (row.save && !row.recording_id) await deps.store.setRecording(row.id, await this.saveRecording(row, result));
       const ended = await deps.store.finish(row.id, async (live) => {
         const committed = await deps.billing.commit({ reservationId: live.reservation_id, userId: live.owner_id, credits: live.credits_reserved, usageSeconds: Math.ceil(decoded.durationSeconds) });
         result.credits_charged = committed.reservation?.credits ?? live.credits_reserved;
-        const recordingId = live.save ? await this.saveRecording(live, result) : '';
-        return { status: 'completed', result, recordingId, holdOpen: false };
+        return { status: 'completed', result, holdOpen: false };
       });
       if (!ended) throw new Canceled();
       await dropAudio(deps, ended);
