@@ -230,6 +230,24 @@ describe('transcription jobs', () => {
     expect(readdirSync(sys.audioDir)).toEqual([]);
   });
 
+  it('over gRPC, a hostile idempotency key is invalid_request and a hostile file name only a hint: never a 500', async () => {
+    const { user } = await sys.newUser('j-grpc-hostile@example.com');
+    const submit = (config: Partial<transcription.SubmitTranscriptionConfig>) =>
+      runWithContext({ requestId: newRequestId(), principal: { userId: user.id, keyId: 'key_test' } }, async () => {
+        const { stream, response } = sys.clients.transcription.submitTranscription();
+        stream.write({ payload: { $case: 'config', value: transcription.SubmitTranscriptionConfig.fromPartial({ userId: user.id, ...config }) } });
+        stream.write({ payload: { $case: 'audioChunk', value: audio } });
+        stream.end();
+        return response.then(
+          (r) => r.job!.status,
+          (err: unknown) => `${(err as MurmurError).code}:${(err as MurmurError).param}`,
+        );
+      });
+    expect(await submit({ idempotencyKey: 'a\u0000b' })).toBe('invalid_request:idempotency_key');
+    expect(await submit({ idempotencyKey: 'x'.repeat(256) })).toBe('invalid_request:idempotency_key');
+    expect(await submit({ filename: 'a\u0000b.wav', contentType: 'audio/wav\u0000' })).toBe(transcription.JobStatus.JOB_STATUS_QUEUED);
+  });
+
   it('answers the same job for a repeated Idempotency-Key', async () => {
     const { key } = await sys.newUser('j-idem@example.com');
     const first = await upload('/transcriptions', key, {}, { 'idempotency-key': 'job-1' });

@@ -13,6 +13,8 @@ import * as path from 'node:path';
 import { holdLeaseSchema, z } from '@murmur/kit';
 import type { transcription } from '@murmur/proto';
 import { FFMPEG_PACKAGE } from './audio-files';
+import { FileAudioStore, type AudioStore } from './jobs/audio-store';
+import { S3AudioStore } from './jobs/s3-audio-store';
 import type { SpeechEngine } from './engines/engine';
 import { createOpenAiEngine } from './engines/openai';
 import { createPocketsphinxEngine, DEBIAN_POCKETSPHINX_MODEL_DIR, DEFAULT_VAD_THRESHOLD, pocketsphinxModelFiles, POCKETSPHINX_PACKAGES } from './engines/pocketsphinx';
@@ -49,8 +51,16 @@ export const transcriptionConfigSchema = {
   /** An upload that sends nothing for this long is abandoned and its files removed. */
   MURMUR_TRANSCRIBE_UPLOAD_IDLE_MS: z.coerce.number().int().positive().default(120_000),
   ...holdLeaseSchema,
-  /** Where queued jobs' audio waits (default MURMUR_DATA_DIR/transcription-audio). */
+  /** Where queued jobs' audio waits: `file` (MURMUR_AUDIO_DIR) or `s3` (MURMUR_S3_*). */
+  MURMUR_AUDIO_STORE: z.enum(['file', 's3']).default('file'),
+  /** The file store's folder (default MURMUR_DATA_DIR/transcription-audio). */
   MURMUR_AUDIO_DIR: z.string().optional(),
+  /** The S3 store: bucket, key prefix, an S3-compatible endpoint (MinIO…; empty → AWS), region, path-style URLs. */
+  MURMUR_S3_BUCKET: z.string().optional(),
+  MURMUR_S3_PREFIX: z.string().default('transcription-audio/'),
+  MURMUR_S3_ENDPOINT: z.string().url().optional(),
+  MURMUR_S3_REGION: z.string().default('us-east-1'),
+  MURMUR_S3_FORCE_PATH_STYLE: z.enum(['0', '1']).optional(),
   /** Jobs this replica runs at once (each also shares the chunk slots above). */
   MURMUR_JOB_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
   /** A worker that stops heartbeating for this long loses its job to another replica (≥ 10). */
@@ -67,6 +77,21 @@ export type TranscriptionConfig = z.infer<z.ZodObject<typeof transcriptionConfig
 
 /** Thrown at start-up; the message is the one line the operator reads. */
 export class StartupError extends Error {}
+
+/** The audio store of the configuration (file by default; S3 needs its bucket). */
+export async function openAudioStore(cfg: TranscriptionConfig, dataDir: string): Promise<AudioStore> {
+  if (cfg.MURMUR_AUDIO_STORE === 's3') {
+    if (!cfg.MURMUR_S3_BUCKET) throw new StartupError('MURMUR_AUDIO_STORE=s3 needs MURMUR_S3_BUCKET (and credentials in the AWS SDK\'s usual variables or role).');
+    return new S3AudioStore({
+      bucket: cfg.MURMUR_S3_BUCKET,
+      prefix: cfg.MURMUR_S3_PREFIX,
+      region: cfg.MURMUR_S3_REGION,
+      ...(cfg.MURMUR_S3_ENDPOINT ? { endpoint: cfg.MURMUR_S3_ENDPOINT } : {}),
+      ...(cfg.MURMUR_S3_FORCE_PATH_STYLE ? { forcePathStyle: cfg.MURMUR_S3_FORCE_PATH_STYLE === '1' } : {}),
+    });
+  }
+  return FileAudioStore.open(cfg.MURMUR_AUDIO_DIR ?? path.join(dataDir, 'transcription-audio'));
+}
 
 /** The whisper model file to use, or undefined when MURMUR_MODELS_DIR holds none. */
 export async function findWhisperModel(cfg: Pick<TranscriptionConfig, 'MURMUR_MODELS_DIR' | 'MURMUR_WHISPER_MODEL'>): Promise<string | undefined> {

@@ -160,6 +160,7 @@ export { mapInOrder, Semaphore } from './pool';
 export { openInstanceSpool, removeDeadSpools, SPOOL_FOLDER, type InstanceSpool } from './spool';
 export { decodeAndCut, recognizeChunks, type DecodedAudio, type DecodeOptions, type RecognizeChunksOptions } from './pipeline';
 export { FileAudioStore, type AudioStore } from './jobs/audio-store';
+export { S3AudioStore, type S3AudioStoreOptions } from './jobs/s3-audio-store';
 export { JobQueue, DEFAULT_QUEUE_SETTINGS, JOB_QUEUE, queueSchemaOf, type QueueSettings } from './jobs/queue';
 export { JobStore, type JobRow } from './jobs/job-store';
 export { maintainJobs } from './jobs/maintenance';

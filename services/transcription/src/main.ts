@@ -14,12 +14,10 @@
  */
 import './tracing';
 import * as os from 'node:os';
-import * as path from 'node:path';
 import { createClient, loadConfig, runServiceProcess } from '@murmur/kit';
 import { billing, library } from '@murmur/proto';
-import { createEngineFromConfig, probeEngines, transcriptionConfigSchema } from './config';
+import { createEngineFromConfig, openAudioStore, probeEngines, transcriptionConfigSchema } from './config';
 import { startTranscriptionService, TRANSCRIPTION_MIGRATIONS_DIR } from './index';
-import { FileAudioStore } from './jobs/audio-store';
 import { openInstanceSpool } from './spool';
 
 runServiceProcess({
@@ -35,7 +33,7 @@ runServiceProcess({
     // Billing calls are short; the audio work itself is bounded by the client's deadline.
     const billingClient = createClient(billing.BillingServiceClient, cfg.BILLING_ADDR, { deadlineMs: cfg.GRPC_DEADLINE_MS, identity: identity.minter });
     const libraryClient = createClient(library.LibraryServiceClient, cfg.LIBRARY_ADDR, { deadlineMs: cfg.GRPC_DEADLINE_MS, identity: identity.minter });
-    const audio = await FileAudioStore.open(own.MURMUR_AUDIO_DIR ?? path.join(cfg.MURMUR_DATA_DIR, 'transcription-audio'));
+    const audio = await openAudioStore(own, cfg.MURMUR_DATA_DIR);
     const server = await startTranscriptionService({
       access,
       log,
@@ -70,6 +68,7 @@ runServiceProcess({
         libraryClient.close();
         await engine.close?.();
         await spool.close();
+        audio.close?.();
       },
     };
   },

@@ -19,6 +19,8 @@ export interface AudioStore {
   delete(key: string): Promise<void>;
   /** Every key stored, with when it was stored (the sweeper spares the newest: their jobs may be committing). */
   list(): Promise<Array<{ key: string; storedAt: Date }>>;
+  /** Releases connections (S3), if any. */
+  close?(): void;
 }
 
 export function checkAudioKey(key: string): string {

@@ -11,7 +11,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import * as path from 'node:path';
 import { billing, type transcription } from '@murmur/proto';
-import { DEFAULT_HOLD_LEASE_SECONDS, filterDigest, MAX_TITLE_CHARS, MurmurError, newId, PageCursors, resolveLimit, titleOf } from '@murmur/kit';
+import { DEFAULT_HOLD_LEASE_SECONDS, filterDigest, hintOf, isId, isIdempotencyKey, MAX_IDEMPOTENCY_KEY_CHARS, MAX_TITLE_CHARS, MurmurError, newId, PageCursors, resolveLimit, titleOf } from '@murmur/kit';
 import { spoolUpload } from '../audio-files';
 import { audioLimitOf, safeExtension } from '../service';
 import { dropAudio, HELD, JOB_HOLD_SECONDS, releaseHold, type JobDeps } from './deps';
@@ -41,6 +41,9 @@ export class TranscriptionJobs {
   /** Checks what the audio does not decide, before any of it is read. */
   async validate(config: SubmitConfig): Promise<void> {
     this.deps.transcriber.validate(config);
+    if (config.idempotencyKey && !isIdempotencyKey(config.idempotencyKey)) {
+      throw new MurmurError('invalid_request', `idempotency_key must be 1–${MAX_IDEMPOTENCY_KEY_CHARS} printable ASCII characters without spaces.`, { param: 'idempotency_key' });
+    }
     if (config.title) titleOf(config.title, MAX_TITLE_CHARS);
     if ((config.title || config.folderId) && !config.save) {
       throw new MurmurError('invalid_request', '`title` and `folder_id` only apply with `save: true`.', { param: config.title ? 'title' : 'folder_id' });
@@ -87,8 +90,8 @@ export class TranscriptionJobs {
           owner_id: config.userId,
           idempotency_key: config.idempotencyKey || id,
           language: config.language,
-          filename: config.filename.slice(0, 255),
-          content_type: config.contentType.slice(0, 255),
+          filename: hintOf(config.filename),
+          content_type: hintOf(config.contentType),
           save: config.save,
           title: config.title,
           folder_id: config.folderId,
@@ -148,10 +151,15 @@ export class TranscriptionJobs {
     }
   }
 
-  async get(ownerId: string, id: string): Promise<transcription.TranscriptionJob> {
-    const row = await this.deps.store.getOwned(ownerId, id);
+  /** The owner's job; anything else — another user's, none, or not a job id at all (NUL, SQL) — not_found. */
+  private async owned(ownerId: string, id: string): Promise<JobRow> {
+    const row = isId('trn', id) ? await this.deps.store.getOwned(ownerId, id) : undefined;
     if (!row) throw this.notFound();
-    return presentJob(row);
+    return row;
+  }
+
+  async get(ownerId: string, id: string): Promise<transcription.TranscriptionJob> {
+    return presentJob(await this.owned(ownerId, id));
   }
 
   async list(req: transcription.ListTranscriptionsRequest): Promise<transcription.ListTranscriptionsResponse> {
@@ -167,8 +175,7 @@ export class TranscriptionJobs {
   /** Ends a live job as canceled: credits released, audio deleted, the queue entry taken back. */
   async cancel(ownerId: string, id: string): Promise<transcription.TranscriptionJob> {
     const { deps } = this;
-    const row = await deps.store.getOwned(ownerId, id);
-    if (!row) throw this.notFound();
+    await this.owned(ownerId, id);
     const ended = await deps.store.finish(id, async (live) => ({ status: 'canceled', holdOpen: !(await releaseHold(deps, live, 'canceled')) }));
     if (!ended) throw new MurmurError('transcription_not_cancelable', undefined, { param: 'id' });
     if (ended.queue_job_id) await deps.queue.cancel(ended.queue_job_id);
@@ -181,8 +188,7 @@ export class TranscriptionJobs {
   async *watch(ownerId: string, id: string, signal: AbortSignal): AsyncGenerator<transcription.TranscriptionJob> {
     let last = '';
     for (;;) {
-      const row = await this.deps.store.getOwned(ownerId, id);
-      if (!row) throw this.notFound();
+      const row = await this.owned(ownerId, id);
       const job = presentJob(row);
       const seen = `${job.status}:${job.progress}`;
       if (seen !== last) {
