@@ -136,7 +136,10 @@ describe('tracing across processes', () => {
     while (Date.now() < deadline) {
       mine = spans.filter((s) => s.traceId === traceId);
       const rooted = mine.some((s) => !s.parentSpanId && s.service === 'murmur-gateway');
-      if (rooted && services.every((svc) => mine.some((s) => s.service === `murmur-${svc}`))) {
+      // Complete: rooted at the gateway, every expected service seen, and every parent arrived (a
+      // server span ends after its children, so its process may export it a batch later).
+      const ids = new Set(mine.map((s) => s.spanId));
+      if (rooted && services.every((svc) => mine.some((s) => s.service === `murmur-${svc}`)) && mine.every((s) => !s.parentSpanId || ids.has(s.parentSpanId))) {
         await new Promise((r) => setTimeout(r, 600)); // stragglers of the same batch window
         mine = spans.filter((s) => s.traceId === traceId);
         break;
@@ -225,6 +228,14 @@ describe('tracing across processes', () => {
     const converted = await traced(() => mcpCall('convert', { transcript: MCP_CONVERT_INPUT, kind: 'summary' }), ['gateway', 'billing', 'conversion']);
     expect(JSON.parse(converted.body).result.isError).toBeFalsy();
     checkTree(converted.spans, /POST/);
+  });
+
+  it('traces no background work: migrations, the job queue’s polling and supervisor, billing’s expiry sweep start no traces of their own', () => {
+    // Seconds of pg-boss polling (every 0.5 s) have passed by now; traced, each poll would be a root
+    // span of its own, as would start-up migrations. (Roots at a service's gRPC server are the
+    // test's own admin calls, made without a trace.)
+    const roots = spans.filter((s) => !s.parentSpanId && /^pg[.-]/.test(s.name));
+    expect(roots.map((s) => `${s.service} ${s.name}`)).toEqual([]);
   });
 
   it('sends the collector traces only: no metrics, no logs', async () => {

@@ -247,6 +247,11 @@ describe('broken charts fail the check', () => {
       valueFiles: [writeValues({ ...db, components: { transcription: { replicas: 2, audio: { claimName: 'audio', mountPath: '/var/lib/murmur/audio', sizeLimit: '20Gi' } } } })],
     });
     expect(shared.errors).toEqual([]);
+    const bucket = check.checkChart({
+      binary,
+      valueFiles: [writeValues({ ...db, components: { transcription: { replicas: 2, env: { MURMUR_AUDIO_STORE: 's3', MURMUR_S3_BUCKET: 'murmur-audio' } } } })],
+    });
+    expect(bucket.errors).toEqual([]);
   });
 
   it('fails when NOTES.txt, which helm install prints, reads a value that is not there', () => {

@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import * as path from 'node:path';
-import { CursorCodec, startGrpcServer, systemClock, type Clock, type Database, type Logger, type AccessControl } from '@murmur/kit';
+import { CursorCodec, startGrpcServer, systemClock, untracedUnlessInCall, type Clock, type Database, type Logger, type AccessControl } from '@murmur/kit';
 import { Accounts } from './accounts';
 import { Charging } from './charging';
 import { Ledger } from './ledger';
@@ -72,8 +72,8 @@ export async function startBillingService(deps: BillingServiceDeps): Promise<Run
   // One sweep at a time: a tick that finds the previous sweep still running is skipped.
   let running: Promise<unknown> | undefined;
   const tick = () => {
-    running ??= charging
-      .sweepExpiredReservations()
+    // Background work: untraced (kit background-work.ts).
+    running ??= untracedUnlessInCall(() => charging.sweepExpiredReservations())
       .then(
         (expired) => expired > 0 && deps.log.info({ expired }, 'expired forgotten reservations'),
         (err: unknown) => deps.log.error({ err: err instanceof Error ? err.message : String(err) }, 'expiry sweep failed'),

@@ -16,6 +16,7 @@ import * as path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool, type PoolClient, type QueryResultRow } from 'pg';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres';
+import { untracedUnlessInCall } from './background-work';
 import { MurmurError, unavailableCause } from './errors';
 import type { Logger } from './log';
 
@@ -119,7 +120,8 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
     },
   };
   try {
-    await migrate(db, opts.migrationsDir, opts.log);
+    // Start-up work, no one's call: it starts no trace of its own (background-work.ts).
+    await untracedUnlessInCall(() => migrate(db, opts.migrationsDir, opts.log));
   } catch (err) {
     await db.close();
     throw err;

@@ -6,6 +6,7 @@
 export * from './clock';
 export * from './config';
 export * from './context';
+export * from './background-work';
 export * from './cursor';
 export * from './keyset-paging';
 export * from './db';

@@ -80,8 +80,9 @@ certificate. Included once, by deployment.yaml.
 {{- if and $c.database (not $hasDb) $scaled -}}
 {{- fail (printf "components.%s: more than one replica needs a shared database: set secrets.databaseUrl or secrets.existingSecret (without one each pod embeds its own Postgres)" $name) -}}
 {{- end -}}
-{{- if and (get $c "audio") $scaled (not (get (get $c "audio" | default dict) "claimName")) -}}
-{{- fail (printf "components.%s.audio.claimName: more than one replica needs one audio volume they all mount (a ReadWriteMany PersistentVolumeClaim); without it a job queued on one pod cannot run on another" $name) -}}
+{{- $s3Audio := eq (toString (get (default dict $c.env) "MURMUR_AUDIO_STORE")) "s3" -}}
+{{- if and (get $c "audio") $scaled (not (get (get $c "audio" | default dict) "claimName")) (not $s3Audio) -}}
+{{- fail (printf "components.%s.audio.claimName: more than one replica needs one audio volume they all mount (a ReadWriteMany PersistentVolumeClaim) or env MURMUR_AUDIO_STORE=s3 with MURMUR_S3_BUCKET; without either a job queued on one pod cannot run on another" $name) -}}
 {{- end -}}
 {{- if and $c.redis (not $hasRedis) $scaled -}}
 {{- fail (printf "components.%s: more than one replica needs Redis: set secrets.redisUrl or secrets.existingSecret (without it caches, limits and idempotency records are per pod)" $name) -}}

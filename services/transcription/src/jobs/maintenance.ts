@@ -6,6 +6,7 @@
  *    deleted once it is older than a submission can take to commit;
  *  - the queue's depth and the age of its oldest job are logged (docs/operations.md).
  */
+import { untracedUnlessInCall } from '@murmur/kit';
 import { dropAudio, releaseHold, type JobDeps } from './deps';
 
 /** Audio younger than this may belong to a submission still committing its job. */
@@ -47,7 +48,7 @@ export function startMaintenance(deps: JobDeps, intervalMs = DEFAULT_MAINTENANCE
   const tick = () => {
     if (running) return;
     running = true;
-    maintainJobs(deps)
+    untracedUnlessInCall(() => maintainJobs(deps))
       .catch((err: unknown) => deps.log.warn({ err: (err as Error).message }, 'job maintenance failed; next round retries'))
       .finally(() => (running = false));
   };

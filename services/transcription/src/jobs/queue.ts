@@ -13,7 +13,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { PoolClient } from 'pg';
-import type { Database, Logger } from '@murmur/kit';
+import { untracedUnlessInCall, type Database, type Logger } from '@murmur/kit';
 import type { Db as IDatabase, JobWithMetadata, PgBoss } from 'pg-boss' with { 'resolution-mode': 'import' };
 
 export const JOB_QUEUE = 'transcription-jobs';
@@ -75,7 +75,9 @@ function loadPgBoss(): Promise<PgBossModule> {
  * one result per statement, which pg-boss reads as such, as from its own pool.
  */
 function adapter(target: Pick<PoolClient, 'query'>): IDatabase {
-  return { executeSql: (text, values) => target.query(text, values as unknown[]) as unknown as ReturnType<IDatabase['executeSql']> };
+  return {
+    executeSql: (text, values) => untracedUnlessInCall(() => target.query(text, values as unknown[])) as unknown as ReturnType<IDatabase['executeSql']>,
+  };
 }
 
 export class JobQueue {
@@ -96,15 +98,18 @@ export class JobQueue {
       schedule: false,
     });
     boss.on('error', (err: Error) => log.warn({ err: err.message }, 'job queue error'));
-    await boss.start();
-    await ensureQueue(boss, DEAD_LETTER_QUEUE, { retryLimit: 5, retryDelay: 5, retryBackoff: true });
-    await ensureQueue(boss, JOB_QUEUE, {
-      deadLetter: DEAD_LETTER_QUEUE,
-      retryLimit: settings.retryLimit,
-      retryDelay: settings.retryDelaySeconds,
-      retryBackoff: true,
-      heartbeatSeconds: settings.heartbeatSeconds,
-      expireInSeconds: settings.expireSeconds,
+    // Its install, timers and polling are background work: untraced (kit background-work.ts).
+    await untracedUnlessInCall(async () => {
+      await boss.start();
+      await ensureQueue(boss, DEAD_LETTER_QUEUE, { retryLimit: 5, retryDelay: 5, retryBackoff: true });
+      await ensureQueue(boss, JOB_QUEUE, {
+        deadLetter: DEAD_LETTER_QUEUE,
+        retryLimit: settings.retryLimit,
+        retryDelay: settings.retryDelaySeconds,
+        retryBackoff: true,
+        heartbeatSeconds: settings.heartbeatSeconds,
+        expireInSeconds: settings.expireSeconds,
+      });
     });
     return new JobQueue(boss, settings, log);
   }
