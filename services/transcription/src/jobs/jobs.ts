@@ -110,6 +110,7 @@ export class TranscriptionJobs {
         await deps.audio.delete(id).catch(() => undefined);
         return presentJob(row);
       }
+      deps.queue.wake();
       await this.holdForTheJob(row);
       deps.log.info({ job_id: id, upload_bytes: bytes, duration_seconds: duration, credits: held.credits, submit_ms: Date.now() - started }, 'transcription job queued');
       return presentJob(row);

@@ -81,6 +81,9 @@ function adapter(target: Pick<PoolClient, 'query'>): IDatabase {
 }
 
 export class JobQueue {
+  /** The first of this replica's job workers, once it works (woken when this replica queues a job). */
+  private workerId: string | undefined;
+
   private constructor(
     private readonly boss: PgBoss,
     private readonly settings: QueueSettings,
@@ -128,7 +131,7 @@ export class JobQueue {
         await handle(job.data, { signal: job.signal, retryCount: job.retryCount, last: job.retryCount >= job.retryLimit });
       }
     };
-    await this.boss.work<JobMessage>(
+    this.workerId = await this.boss.work<JobMessage>(
       JOB_QUEUE,
       { localConcurrency: this.settings.concurrency, pollingIntervalSeconds: this.settings.pollingSeconds, includeMetadata: true, batchSize: 1 },
       run as never,
@@ -136,6 +139,14 @@ export class JobQueue {
     await this.boss.work<JobMessage>(DEAD_LETTER_QUEUE, { pollingIntervalSeconds: Math.max(1, this.settings.pollingSeconds) }, async (jobs) => {
       for (const job of jobs) await onDead(job.data);
     });
+  }
+
+  /**
+   * A job was just queued here: this replica's first worker looks now instead of at its next poll
+   * (a busy one, or another replica, still finds it within the polling interval).
+   */
+  wake(): void {
+    if (this.workerId) this.boss.notifyWorker(this.workerId);
   }
 
   /** Takes a job out of the queue (a canceled job); a running attempt's signal aborts at its next heartbeat. */
