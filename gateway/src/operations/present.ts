@@ -82,13 +82,16 @@ export function presentTranscription(t: transcription.TranscribeResponse, record
   };
 }
 
-const JOB_STATUS: Record<number, 'queued' | 'processing' | 'completed' | 'failed' | 'canceled'> = {
-  [transcription.JobStatus.JOB_STATUS_QUEUED]: 'queued',
-  [transcription.JobStatus.JOB_STATUS_PROCESSING]: 'processing',
-  [transcription.JobStatus.JOB_STATUS_COMPLETED]: 'completed',
-  [transcription.JobStatus.JOB_STATUS_FAILED]: 'failed',
-  [transcription.JobStatus.JOB_STATUS_CANCELED]: 'canceled',
-};
+/** A job's public status and its wire value: the one table, read both ways. */
+export const JOB_STATUSES = {
+  queued: transcription.JobStatus.JOB_STATUS_QUEUED,
+  processing: transcription.JobStatus.JOB_STATUS_PROCESSING,
+  completed: transcription.JobStatus.JOB_STATUS_COMPLETED,
+  failed: transcription.JobStatus.JOB_STATUS_FAILED,
+  canceled: transcription.JobStatus.JOB_STATUS_CANCELED,
+} as const;
+export type JobStatusName = keyof typeof JOB_STATUSES;
+const JOB_STATUS = Object.fromEntries(Object.entries(JOB_STATUSES).map(([name, value]) => [value, name])) as Record<number, JobStatusName>;
 
 /**
  * A transcription job (POST/GET /transcriptions): its state and progress, and once completed

@@ -10,7 +10,7 @@ import { transcription } from '@murmur/proto';
 import type { OperationContext } from './context';
 import type { ChargeContext } from './convert';
 import { pageRequest, type PageInput } from './paging';
-import { presentJob } from './present';
+import { JOB_STATUSES, presentJob, type JobStatusName } from './present';
 import { audioCallConfig, streamAudio, type CheckedTranscribeOptions } from './transcribe';
 
 /** The upload of a job can take as long as the upload of a synchronous call. */
@@ -18,16 +18,7 @@ const SUBMIT_DEADLINE_MS = 3 * 60 * 60 * 1000;
 /** A watcher's stream lives as long as a job may (the service ends it when the job ends). */
 const WATCH_DEADLINE_MS = 24 * 60 * 60 * 1000;
 
-export const JOB_STATUS_NAMES = ['queued', 'processing', 'completed', 'failed', 'canceled'] as const;
-export type JobStatusName = (typeof JOB_STATUS_NAMES)[number];
-
-const STATUS_FILTER: Record<JobStatusName, transcription.JobStatus> = {
-  queued: transcription.JobStatus.JOB_STATUS_QUEUED,
-  processing: transcription.JobStatus.JOB_STATUS_PROCESSING,
-  completed: transcription.JobStatus.JOB_STATUS_COMPLETED,
-  failed: transcription.JobStatus.JOB_STATUS_FAILED,
-  canceled: transcription.JobStatus.JOB_STATUS_CANCELED,
-};
+const JOB_STATUS_NAMES = Object.keys(JOB_STATUSES) as JobStatusName[];
 
 /** Streams the upload into a new job; answers the queued job (or, for a repeated Idempotency-Key, the job it made). */
 export async function submitTranscription(
@@ -72,7 +63,7 @@ export async function listTranscriptions(ctx: OperationContext, input: ListTrans
     ownerId: ctx.principal.userId,
     limit: page.limit,
     cursor: page.cursor,
-    status: input.status ? STATUS_FILTER[input.status as JobStatusName] : transcription.JobStatus.JOB_STATUS_UNSPECIFIED,
+    status: input.status ? JOB_STATUSES[input.status as JobStatusName] : transcription.JobStatus.JOB_STATUS_UNSPECIFIED,
   });
   return {
     object: 'list' as const,

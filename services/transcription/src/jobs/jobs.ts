@@ -148,7 +148,7 @@ export class TranscriptionJobs {
       } catch (err) {
         this.deps.log.warn({ job_id: row.id, attempt, err: (err as Error).message }, 'job hold not extended yet');
       }
-      await new Promise((r) => setTimeout(r, 200 * attempt));
+      if (attempt < 3) await new Promise((r) => setTimeout(r, 200 * attempt));
     }
   }
 
