@@ -5,13 +5,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import http, { type IncomingMessage } from 'node:http';
+import { retainedMemory } from './support/retained-memory';
 import { behaviour, BOUNDARY, MiB, MULTIPART, nextOutcome, partHead, postJson, postMultipart, repeated, repeatedSha, send, settledCount, sha256, uploadUrl, useUploadServer, type Sent } from './support/upload-server';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 
-setFlagsFromString('--expose-gc');
-/** V8's collector, reachable without starting node with --expose-gc. */
-const collectGarbage = runInNewContext('gc') as () => void;
 
 useUploadServer();
 
@@ -133,12 +129,7 @@ describe('memory', () => {
    * suite's worker past the test's limit. Holding the body would retain 150–200 MB.
    */
   async function peakGrowth(run: (pieces: (body: Iterable<Buffer | string>) => Iterable<Buffer | string>) => Promise<void>): Promise<number> {
-    const retained = () => {
-      collectGarbage();
-      const m = process.memoryUsage();
-      return m.heapUsed + m.arrayBuffers;
-    };
-    const before = retained();
+    const before = retainedMemory();
     let peak = before;
     function* sampled(body: Iterable<Buffer | string>): Iterable<Buffer | string> {
       let sent = 0;
@@ -146,14 +137,14 @@ describe('memory', () => {
       for (const piece of body) {
         sent += piece.length;
         if (sent >= next) {
-          peak = Math.max(peak, retained());
+          peak = Math.max(peak, retainedMemory());
           next += 50 * MiB;
         }
         yield piece;
       }
     }
     await run(sampled);
-    return Math.max(peak, retained()) - before;
+    return Math.max(peak, retainedMemory()) - before;
   }
 
   it('streams a 200 MB base64 body through with flat memory', async () => {

@@ -6,16 +6,12 @@
  */
 import * as http from 'node:http';
 import { readFileSync } from 'node:fs';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { wordErrorRate } from '../../services/transcription/src/wer';
+import { retainedMemory } from './support/retained-memory';
 import { get, startSystem, type TestSystem } from './support/system';
 
 type Json = Record<string, any>;
 
-setFlagsFromString('--expose-gc');
-/** V8's collector, reachable without starting node with --expose-gc. */
-const collectGarbage = runInNewContext('gc') as () => void;
 
 
 const WAV = '/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibility_01_austen_64kb-0870.wav';
@@ -160,14 +156,8 @@ describe('POST /api/v1/transcribe', () => {
     const boundary = 'murmurboundary';
     const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="audio"; filename="big.wav"\r\nContent-Type: audio/wav\r\n\r\n`);
     const url = new URL(`${sys.baseUrl}/api/v1/transcribe`);
-    // Retained memory, sampled after a forced collection: what is still referenced, not garbage
-    // a busy machine has not collected yet. Client, gateway and transcription service all run in
-    // this process, so holding the upload anywhere would retain hundreds of MB.
-    const retained = () => {
-      collectGarbage();
-      const m = process.memoryUsage();
-      return m.heapUsed + m.arrayBuffers;
-    };
+    // Client, gateway and transcription service all run in this process, so holding the upload
+    // anywhere would retain hundreds of MB.
     // Samples of (bytes sent so far, retained memory). The first ones carry one-off costs (code
     // compiled on first use, buffers and channels warmed up); from 100 MB sent onwards, holding
     // the upload anywhere would add what was sent since, hundreds of MB.
@@ -177,7 +167,7 @@ describe('POST /api/v1/transcribe', () => {
     let sent = 0;
     let answered = false;
     const SAMPLE_EVERY = 50 * 1024 * 1024;
-    const sample = () => samples.push({ sent, retained: retained() });
+    const sample = () => samples.push({ sent, retained: retainedMemory() });
     const { status, body, sentAtAnswer } = await new Promise<{ status: number; body: string; sentAtAnswer: number }>((resolve, reject) => {
       const req = http.request(
         { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': `multipart/form-data; boundary=${boundary}` } },
@@ -212,7 +202,11 @@ describe('POST /api/v1/transcribe', () => {
     expect(baseline).toBeDefined();
     const later = samples.filter((s) => s.sent > baseline!.sent);
     expect(later.length).toBeGreaterThan(2);
-    const growth = Math.max(...later.map((s) => s.retained)) - baseline!.retained;
+    // The median sample, not the largest: what is in flight between client, gateway and service at
+    // one instant can spike by tens of MB on a busy machine (seen: 25–70 MB here, 100 MB once in
+    // CI), then drains. Holding the upload would lift every later sample, the median by hundreds of MB.
+    const retainedLater = later.map((s) => s.retained).sort((a, b) => a - b);
+    const growth = retainedLater[Math.floor(retainedLater.length / 2)]! - baseline!.retained;
     // Streaming keeps a bounded window in flight; holding even a quarter of the rest would not fit.
     expect(growth).toBeLessThan((sentAtAnswer - baseline!.sent) / 4);
     expect((await usage(key)).credits.monthly_remaining).toBe(100);
