@@ -15,6 +15,7 @@ import type { VerifiedKeyCache } from '../key-cache';
 import { requireKey as requireKeyMiddleware } from '../http/authenticate';
 import { readJsonBody } from '../http/json-body';
 import { MCP_MAX_BODY_BYTES, mcpAudioTooLarge } from './body-limit';
+import { jobTaskStore, TASK_CAPABILITIES, TASK_POLL_INTERVAL_MS } from './tasks';
 import { registerTools } from './tools';
 
 export interface McpOptions {
@@ -81,8 +82,18 @@ export function mcpHandlers(opts: McpOptions) {
       jsonRpcError(res, 400, -32600, 'Invalid Request: JSON-RPC batches are not supported; send one message per request.');
       return;
     }
-    const server = new McpServer({ name: 'murmur', version: opts.version }, { capabilities: { tools: {}, logging: {} }, jsonSchemaValidator });
-    registerTools(server, { principal: req.principal!, clients: opts.clients }, opts.log);
+    const ctx = { principal: req.principal!, clients: opts.clients };
+    const server = new McpServer(
+      { name: 'murmur', version: opts.version },
+      {
+        capabilities: { tools: {}, logging: {}, tasks: TASK_CAPABILITIES },
+        jsonSchemaValidator,
+        // Tasks are the caller's transcription jobs (tasks.ts); tasks/result waits polling this often.
+        taskStore: jobTaskStore(ctx, opts.log),
+        defaultTaskPollInterval: TASK_POLL_INTERVAL_MS,
+      },
+    );
+    registerTools(server, ctx, opts.log);
     // One JSON answer, unless the call asked for progress: then an SSE response carries the
     // notifications/progress messages before the result (clients reset their timeout on each).
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !wantsProgress(body) });

@@ -8,9 +8,11 @@
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { getParseErrorMessage } from '@modelcontextprotocol/sdk/server/zod-compat.js';
-import { CallToolRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ErrorCode, McpError, type CreateTaskResult } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 import { asPublicError, MurmurError, type Logger } from '@murmur/kit';
+import type { presentJob } from '../operations';
+import { taskCreationError, taskOf } from './tasks';
 import { toolError, toolSuccess, type ToolResult } from './tool-result';
 
 /** What a running call may use besides its arguments. */
@@ -28,6 +30,8 @@ export interface CallableTool {
   outputSchema: z.ZodObject;
   /** Runs the tool on arguments its input schema accepted; resolves to its structured result. */
   run(args: unknown, call: ToolCall): Promise<object>;
+  /** A tool that may run as an MCP task: starts its job on accepted arguments (tasks.ts). */
+  submitTask?(args: unknown, call: ToolCall): Promise<ReturnType<typeof presentJob>>;
 }
 
 /** Validates, runs and renders one call; never throws. */
@@ -48,6 +52,25 @@ export async function callTool(tool: CallableTool | undefined, name: string, arg
   }
 }
 
+/**
+ * A task-augmented call: validates and starts the tool's job, answers its task. A tool that
+ * cannot run as a task is -32601 (the 2025-11-25 revision's tool-level negotiation); a failure
+ * before the job exists is a JSON-RPC error carrying the contract's error body.
+ */
+export async function startTask(tool: CallableTool | undefined, name: string, args: unknown, log: Logger, call: ToolCall): Promise<CreateTaskResult> {
+  if (!tool) throw taskCreationError(new MurmurError('invalid_request', `Tool ${name} not found`));
+  if (!tool.submitTask) throw new McpError(ErrorCode.MethodNotFound, `Tool ${name} does not run as a task (its execution.taskSupport is forbidden); call it without \`task\`.`);
+  const input = await tool.inputSchema.safeParseAsync(args ?? {});
+  if (!input.success) {
+    throw taskCreationError(new MurmurError('invalid_request', `Input validation error: Invalid arguments for tool ${name}: ${getParseErrorMessage(input.error)}`));
+  }
+  try {
+    return { task: taskOf(await tool.submitTask(input.data, call)) };
+  } catch (err) {
+    throw taskCreationError(asPublicError(err, log, { tool: name }));
+  }
+}
+
 /** Makes `tools` (already registered on `server` for tools/list) the ones tools/call runs. */
 export function handleToolCalls(server: McpServer, tools: ReadonlyMap<string, CallableTool>, log: Logger): void {
   server.server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
@@ -61,6 +84,8 @@ export function handleToolCalls(server: McpServer, tools: ReadonlyMap<string, Ca
           }
         : {}),
     };
-    return callTool(tools.get(request.params.name), request.params.name, request.params.arguments, log, call);
+    const { name, arguments: args, task } = request.params;
+    if (task) return startTask(tools.get(name), name, args, log, call);
+    return callTool(tools.get(name), name, args, log, call);
   });
 }

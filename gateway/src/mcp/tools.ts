@@ -28,22 +28,56 @@ interface ToolDefinition {
   config: { title: string; description: string; inputSchema: z.ZodObject; outputSchema: z.ZodObject; annotations: ToolAnnotations };
   /** Runs on arguments the input schema accepted. */
   run(ctx: ops.OperationContext, args: unknown, call: ToolCall): Promise<object>;
+  /** For a tool that may run as an MCP task: starts it as a job and answers the job. */
+  submitTask?(ctx: ops.OperationContext, args: unknown, call: ToolCall): Promise<Job>;
 }
+
+type Job = ReturnType<typeof ops.presentJob>;
 
 function defineTool<In extends z.ZodRawShape, Out extends z.ZodRawShape>(
   name: string,
   config: { title: string; description: string; inputSchema: In; outputSchema: Out; annotations: ToolAnnotations },
   run: (ctx: ops.OperationContext, args: z.output<z.ZodObject<In>>, call: ToolCall) => Promise<object>,
+  submitTask?: (ctx: ops.OperationContext, args: z.output<z.ZodObject<In>>, call: ToolCall) => Promise<Job>,
 ): ToolDefinition {
+  // The text rule of every string argument (lone surrogates, NUL), before the tool runs.
+  const checked = (args: unknown) => {
+    ops.checkTextFields(args);
+    return args as z.output<z.ZodObject<In>>;
+  };
   return {
     name,
     // Objects made once (the SDK would wrap a raw shape in a new z.object on every call).
     config: { ...config, inputSchema: z.object(config.inputSchema), outputSchema: z.object(config.outputSchema) },
-    run: (ctx, args, call) => {
-      // The text rule of every string argument (lone surrogates, NUL), before the tool runs.
-      ops.checkTextFields(args);
-      return run(ctx, args as z.output<z.ZodObject<In>>, call);
-    },
+    run: (ctx, args, call) => run(ctx, checked(args), call),
+    ...(submitTask ? { submitTask: (ctx: ops.OperationContext, args: unknown, call: ToolCall) => submitTask(ctx, checked(args), call) } : {}),
+  };
+}
+
+interface TranscribeArguments {
+  audio_base64: string;
+  filename?: string;
+  language?: string;
+  save?: boolean;
+  title?: string;
+  folder_id?: string;
+}
+
+/**
+ * The transcribe tool's checks and admission, whichever way it runs: options first, then the
+ * audio's size and form, then billing's admission (credits, cap, 10 a minute) — nothing is
+ * charged for a call refused here.
+ */
+async function prepareTranscription(ctx: ops.OperationContext, args: TranscribeArguments) {
+  const audio = readAudioArgument(args.audio_base64);
+  const options = await ops.checkTranscribeOptions(ctx, { language: args.language, save: args.save, title: args.title, folder_id: args.folder_id });
+  if (audio.problem) throw audio.problem;
+  const admission = await ops.admit(ctx, billing.Operation.OPERATION_TRANSCRIBE);
+  return {
+    audio: audio.open(),
+    file: { filename: args.filename ?? '', contentType: audio.contentType },
+    options,
+    charge: { admissionId: admission.admissionId, idempotencyKey: `mcp_${crypto.randomUUID()}` },
   };
 }
 
@@ -152,16 +186,16 @@ const TOOLS: readonly ToolDefinition[] = [
       annotations: { title: 'Transcribe audio', ...AI },
     },
     async (ctx, args, call) => {
-      const audio = readAudioArgument(args.audio_base64);
-      const options = await ops.checkTranscribeOptions(ctx, { language: args.language, save: args.save, title: args.title, folder_id: args.folder_id });
-      if (audio.problem) throw audio.problem;
-      const admission = await ops.admit(ctx, billing.Operation.OPERATION_TRANSCRIBE);
-      const file = { filename: args.filename ?? '', contentType: audio.contentType };
-      const charge = { admissionId: admission.admissionId, idempotencyKey: `mcp_${crypto.randomUUID()}` };
+      const { audio, file, options, charge } = await prepareTranscription(ctx, args);
       // With a progressToken the audio runs as a job and its progress is reported as it goes, so
       // a client that resets its timeout on progress can wait for long audio.
-      if (call.progress) return ops.transcribeAsJob(ctx, audio.open(), file, options, { ...charge, signal: call.signal }, call.progress);
-      return ops.transcribe(ctx, audio.open(), file, options, charge);
+      if (call.progress) return ops.transcribeAsJob(ctx, audio, file, options, { ...charge, signal: call.signal }, call.progress);
+      return ops.transcribe(ctx, audio, file, options, charge);
+    },
+    // As an MCP task (tasks.ts): the job is the task; the client polls it and asks for its result.
+    async (ctx, args, call) => {
+      const { audio, file, options, charge } = await prepareTranscription(ctx, args);
+      return ops.submitTranscription(ctx, audio, file, options, { ...charge, signal: call.signal });
     },
   ),
 
@@ -187,8 +221,17 @@ const TOOLS: readonly ToolDefinition[] = [
 export function registerTools(server: McpServer, ctx: ops.OperationContext, log: Logger): void {
   const tools = new Map<string, CallableTool>();
   for (const tool of TOOLS) {
-    tools.set(tool.name, { name: tool.name, inputSchema: tool.config.inputSchema, outputSchema: tool.config.outputSchema, run: (args, call) => tool.run(ctx, args, call) });
-    server.registerTool(tool.name, tool.config, (args: unknown) => callTool(tools.get(tool.name), tool.name, args, log));
+    const submitTask = tool.submitTask;
+    tools.set(tool.name, {
+      name: tool.name,
+      inputSchema: tool.config.inputSchema,
+      outputSchema: tool.config.outputSchema,
+      run: (args, call) => tool.run(ctx, args, call),
+      ...(submitTask ? { submitTask: (args: unknown, call: ToolCall) => submitTask(ctx, args, call) } : {}),
+    });
+    const registered = server.registerTool(tool.name, tool.config, (args: unknown) => callTool(tools.get(tool.name), tool.name, args, log));
+    // tools/list shows which tools a client may call as a task (the SDK's registerTool says forbidden).
+    if (submitTask) registered.execution = { taskSupport: 'optional' };
   }
   handleToolCalls(server, tools, log);
 }

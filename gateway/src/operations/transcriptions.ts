@@ -121,22 +121,32 @@ export async function transcribeAsJob(
       job = next;
       await progress(job.processed_seconds, job.duration_seconds, job.status).catch(() => undefined);
     }
-    if (job.status === 'completed') {
-      return {
-        id: job.id,
-        object: 'transcription' as const,
-        text: job.text ?? '',
-        language: job.language,
-        duration_seconds: job.duration_seconds,
-        segments: job.segments ?? [],
-        model: job.model ?? '',
-        credits_charged: job.credits_charged ?? 0,
-        recording_id: job.recording_id,
-      };
-    }
-    if (job.error && isErrorCode(job.error.code)) throw new MurmurError(job.error.code, job.error.message, { param: job.error.param });
-    throw new MurmurError('service_unavailable', `The transcription ended ${job.status} before it completed; nothing was charged. Try again.`);
+    return jobResult(job);
   } finally {
     charge.signal.removeEventListener('abort', cancel);
   }
+}
+
+/**
+ * What a transcription that has ended gives its caller: a completed job's transcript as the
+ * synchronous route answers it; a failed one's error, thrown; a canceled one, thrown as
+ * transcription_canceled (nothing was charged).
+ */
+export function jobResult(job: ReturnType<typeof presentJob>) {
+  if (job.status === 'completed') {
+    return {
+      id: job.id,
+      object: 'transcription' as const,
+      text: job.text ?? '',
+      language: job.language,
+      duration_seconds: job.duration_seconds,
+      segments: job.segments ?? [],
+      model: job.model ?? '',
+      credits_charged: job.credits_charged ?? 0,
+      recording_id: job.recording_id,
+    };
+  }
+  if (job.status === 'canceled') throw new MurmurError('transcription_canceled');
+  if (job.error && isErrorCode(job.error.code)) throw new MurmurError(job.error.code, job.error.message, { param: job.error.param });
+  throw new MurmurError('service_unavailable', `The transcription ended ${job.status} before it completed; nothing was charged. Try again.`);
 }

@@ -115,6 +115,10 @@ export const ERROR_CODES = {
     http: 409, type: 'invalid_request_error', grpc: GrpcStatus.FAILED_PRECONDITION,
     message: 'The transcription has not completed, so there is no transcript to format yet. Wait for status "completed" (GET /transcriptions/{id} or its events), then ask again.',
   },
+  transcription_canceled: {
+    http: 409, type: 'invalid_request_error', grpc: GrpcStatus.FAILED_PRECONDITION,
+    message: 'The transcription was canceled before it completed, so there is no transcript; nothing was charged. Submit the audio again to transcribe it.',
+  },
   transcription_failed: {
     http: 502, type: 'api_error', grpc: GrpcStatus.INTERNAL,
     message: 'The transcription engine failed; your credits were returned. Try again.',
