@@ -130,6 +130,23 @@ function checkInvariants(objects, ctx) {
       }
     }
   }
+  // KEDA's ScaledObject makes its own HPA: it must scale a real Deployment nothing else scales, and
+  // every trigger's connectionFromEnv must be a variable of that Deployment's container.
+  for (const o of byKind('ScaledObject')) {
+    const ref = o.spec.scaleTargetRef;
+    const d = deployments.find((x) => x.metadata.name === ref.name && (ref.kind || 'Deployment') === 'Deployment');
+    if (!d) err(o, `scales ${ref.name}, no Deployment`);
+    else if (d.spec.replicas !== undefined) err(o, `Deployment ${d.metadata.name} also sets replicas (they would fight)`);
+    if (byKind('HorizontalPodAutoscaler').some((h) => h.spec.scaleTargetRef.name === ref.name)) err(o, `an HPA also scales ${ref.name} (they would fight)`);
+    if ((o.spec.minReplicaCount ?? 0) > (o.spec.maxReplicaCount ?? 100)) err(o, 'minReplicaCount > maxReplicaCount');
+    for (const t of o.spec.triggers) {
+      const fromEnv = t.metadata && t.metadata.connectionFromEnv;
+      if (d && fromEnv && !d.spec.template.spec.containers.some((c) => (c.env || []).some((e) => e.name === fromEnv))) err(o, `trigger ${t.name || t.type} reads ${fromEnv}, which ${d.metadata.name} does not set`);
+      if (d && t.type === 'cpu') {
+        for (const c of d.spec.template.spec.containers) if (!(c.resources.requests || {}).cpu) err(o, `${c.name} has no cpu request to scale on`);
+      }
+    }
+  }
   for (const p of byKind('PodDisruptionBudget')) if (podOf(p.spec.selector.matchLabels).length !== 1) err(p, 'selects no single Deployment');
   for (const n of byKind('NetworkPolicy')) {
     const pods = podOf(n.spec.podSelector.matchLabels);

@@ -32,9 +32,13 @@ interface CheckModule {
 }
 const check = require('../check.js') as CheckModule;
 import { WORKLOADS, loadTrustStore, signingKeyFromPem, TokenMinter, TokenVerifier } from '@murmur/kit';
+import { openTestDatabase } from '@murmur/kit/testing';
+import { JobStore, TRANSCRIPTION_MIGRATIONS_DIR } from '@murmur/transcription';
 const { servicesWithMigrations } = require('../../docker/migrate.js') as { servicesWithMigrations(): Array<{ name: string }> };
 
 const REPO = path.resolve(__dirname, '..', '..', '..');
+/** The live jobs of the transcription service's schema: what its "job queue depth" log line counts (queue-scaler.test.ts runs it). */
+const TRANSCRIPTION_QUEUE_QUERY = "SELECT count(*) FROM transcription.jobs WHERE status IN ('queued', 'processing')";
 const SERVICES = { auth: 50051, billing: 50052, library: 50053, transcription: 50054, conversion: 50055 } as const;
 
 let binary = '';
@@ -140,10 +144,22 @@ describe('the chart as shipped', () => {
     expect(envOf(production, 'murmur-gateway').OTEL_EXPORTER_OTLP_ENDPOINT).toBe('http://otel-collector:4318');
   });
 
-  it('autoscales the gateway and transcription with autoscaling/v2', () => {
-    expect(names(production, 'HorizontalPodAutoscaler')).toEqual(['murmur-gateway', 'murmur-transcription']);
+  it('autoscales the gateway on CPU with autoscaling/v2, and transcription on its job queue with KEDA', () => {
+    expect(names(production, 'HorizontalPodAutoscaler')).toEqual(['murmur-gateway']);
     expect(find(production, 'Deployment', 'murmur-gateway').spec.replicas).toBeUndefined();
-    expect(find(production, 'HorizontalPodAutoscaler', 'murmur-transcription').apiVersion).toBe('autoscaling/v2');
+    expect(find(production, 'HorizontalPodAutoscaler', 'murmur-gateway').apiVersion).toBe('autoscaling/v2');
+    expect(names(production, 'ScaledObject')).toEqual(['murmur-transcription']);
+    expect(find(production, 'Deployment', 'murmur-transcription').spec.replicas).toBeUndefined();
+    const scaled = find(production, 'ScaledObject', 'murmur-transcription').spec;
+    expect(scaled).toMatchObject({ scaleTargetRef: { kind: 'Deployment', name: 'murmur-transcription' }, minReplicaCount: 2, maxReplicaCount: 30, pollingInterval: 15 });
+    expect(scaled.advanced.horizontalPodAutoscalerConfig.behavior).toEqual({ scaleDown: { stabilizationWindowSeconds: 900 } });
+    const [jobs, cpu] = scaled.triggers;
+    expect(jobs).toMatchObject({ type: 'postgresql', metadata: { connectionFromEnv: 'DATABASE_URL', query: TRANSCRIPTION_QUEUE_QUERY, activationTargetQueryValue: '0' } });
+    // One replica per MURMUR_JOB_CONCURRENCY live jobs: none waits while a replica could take it.
+    expect(jobs.metadata.targetQueryValue).toBe(envOf(production, 'murmur-transcription').MURMUR_JOB_CONCURRENCY);
+    expect(cpu).toEqual({ type: 'cpu', metricType: 'Utilization', metadata: { value: '60' } });
+    // Off by default (KEDA is not in every cluster): no ScaledObject, and the HPA when enabled.
+    expect(names(defaults, 'ScaledObject')).toEqual([]);
   });
 
   it('migrates in a pre-install/pre-upgrade Job whose Secret exists before it', () => {
@@ -232,6 +248,33 @@ function writeValues(values: unknown): string {
   return file;
 }
 
+describe('the queue scaler’s query', () => {
+  // Run on the service's real schema (Postgres in CI, the embedded one otherwise), in a test
+  // schema of its own: the count KEDA scales on must be the jobs the service has live.
+  it('counts the queued and processing jobs of the transcription service, as its depth gauge does', async () => {
+    const db = await openTestDatabase('transcription', TRANSCRIPTION_MIGRATIONS_DIR, process.env.DATABASE_URL || undefined, ['_queue']);
+    try {
+      const query = find(production, 'ScaledObject', 'murmur-transcription').spec.triggers[0].metadata.query as string;
+      expect(query).toContain(' transcription.jobs ');
+      const mine = query.replace(' transcription.jobs ', ` ${db.schema}.jobs `);
+      const statuses = ['queued', 'queued', 'queued', 'processing', 'processing', 'completed', 'failed', 'canceled'];
+      for (const [i, status] of statuses.entries()) {
+        await db.query(
+          `INSERT INTO jobs (id, owner_id, idempotency_key, status, upload_bytes, duration_seconds, reservation_id, credits_reserved)
+           VALUES ($1, 'usr_scaler', $1, $2, 1000, 60, $3, 1)`,
+          [`trn_scaler${i}`, status, `rsv_scaler${i}`],
+        );
+      }
+      const [row] = await db.query<{ count: string }>(mine);
+      const depth = await new JobStore(db).depth();
+      expect(Number(row!.count)).toBe(5);
+      expect(Number(row!.count)).toBe(depth.queued + depth.processing);
+    } finally {
+      await db.close();
+    }
+  });
+});
+
 describe('broken charts fail the check', () => {
   it('fails the render when a template reads a value that is not there', () => {
     const r = brokenCopy((dir) => replaceIn(path.join(dir, 'templates/pdb.yaml'), '$c.pdb.maxUnavailable', '$c.pdb.maxUnavailabl'));
@@ -285,6 +328,17 @@ describe('broken charts fail the check', () => {
   it('refuses scaling a service out on per-pod storage', () => {
     const r = check.checkChart({ binary, valueFiles: [writeValues({ components: { billing: { replicas: 3 } } })] });
     expect(r.errors.join('\n')).toMatch(/components\.billing: more than one replica needs a shared database/);
+  });
+
+  it('refuses queue scaling on a component without a job queue, and a ScaledObject field KEDA does not know', () => {
+    const db = { secrets: { databaseUrl: 'postgres://u:p@db:5432/murmur' } };
+    const queue = { enabled: true, jobsPerReplica: 2, pollingIntervalSeconds: 15 };
+    const r = check.checkChart({ binary, valueFiles: [writeValues({ ...db, components: { billing: { autoscaling: { enabled: true, queue } } } })] });
+    expect(r.errors.join('\n')).toMatch(/components\.billing\.autoscaling\.queue: only transcription has a job queue/);
+    const typo = brokenCopy((dir) => replaceIn(path.join(dir, 'templates/scaledobject.yaml'), '  pollingInterval:', '  pollingIntervall:'), ['values-production.yaml']);
+    expect(typo.errors.join('\n')).toMatch(/ScaledObject murmur-transcription.*\/spec\/pollingIntervall: unknown field/);
+    const noEnv = brokenCopy((dir) => replaceIn(path.join(dir, 'templates/scaledobject.yaml'), 'connectionFromEnv: DATABASE_URL', 'connectionFromEnv: PG_URL'), ['values-production.yaml']);
+    expect(noEnv.errors.join('\n')).toMatch(/trigger live-jobs reads PG_URL, which murmur-transcription does not set/);
   });
 
   it('refuses a NetworkPolicy naming a component that does not exist', () => {

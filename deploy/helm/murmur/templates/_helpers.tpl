@@ -84,6 +84,9 @@ certificate. Included once, by deployment.yaml.
 {{- if and (get $c "audio") $scaled (not (get (get $c "audio" | default dict) "claimName")) (not $s3Audio) -}}
 {{- fail (printf "components.%s.audio.claimName: more than one replica needs one audio volume they all mount (a ReadWriteMany PersistentVolumeClaim) or env MURMUR_AUDIO_STORE=s3 with MURMUR_S3_BUCKET; without either a job queued on one pod cannot run on another" $name) -}}
 {{- end -}}
+{{- if and (get (get $c.autoscaling "queue" | default dict) "enabled") (ne $name "transcription") -}}
+{{- fail (printf "components.%s.autoscaling.queue: only transcription has a job queue to scale on" $name) -}}
+{{- end -}}
 {{- if and $c.redis (not $hasRedis) $scaled -}}
 {{- fail (printf "components.%s: more than one replica needs Redis: set secrets.redisUrl or secrets.existingSecret (without it caches, limits and idempotency records are per pod)" $name) -}}
 {{- end -}}
