@@ -1,6 +1,7 @@
 /** The gateway's HTTP app: request context, `/api/v1` REST routes, `/mcp`, health, and the one error renderer. */
 import express, { type Express } from 'express';
 import type { Logger } from '@murmur/kit';
+import type { AudioUrlPolicy } from './audio-url/fetch-audio';
 import type { Clients } from './clients';
 import type { IdempotencyStore } from './idempotency/store';
 import type { VerifiedKeyCache } from './key-cache';
@@ -23,6 +24,8 @@ export interface AppDeps {
   bodyIdleTimeoutMs?: number;
   /** Where uploads are spooled when they must be; default the OS temp dir (TMPDIR). */
   spoolDir?: string;
+  /** Where an `audio_url` may point (MURMUR_AUDIO_URL_*); default public http(s) on 80/443 only. */
+  audioUrlPolicy?: AudioUrlPolicy;
 }
 
 /** Reported to MCP clients as the server version. */
@@ -38,8 +41,8 @@ export function createApp(deps: AppDeps): Express {
     res.json({ status: 'ok' });
   });
   app.use('/api/v1', openApiRouter(MURMUR_VERSION)); // before the API router: no key needed
-  app.use('/api/v1', apiRouter(deps.clients, deps.idempotency, deps.log, deps.keyCache, { bodyIdleTimeoutMs: deps.bodyIdleTimeoutMs, spoolDir: deps.spoolDir }));
-  const mcp = mcpHandlers({ clients: deps.clients, log: deps.log, allowedOrigins: deps.mcpAllowedOrigins ?? [], version: MURMUR_VERSION, keyCache: deps.keyCache, bodyIdleTimeoutMs: deps.bodyIdleTimeoutMs });
+  app.use('/api/v1', apiRouter(deps.clients, deps.idempotency, deps.log, deps.keyCache, { bodyIdleTimeoutMs: deps.bodyIdleTimeoutMs, spoolDir: deps.spoolDir, audioUrlPolicy: deps.audioUrlPolicy }));
+  const mcp = mcpHandlers({ clients: deps.clients, log: deps.log, allowedOrigins: deps.mcpAllowedOrigins ?? [], version: MURMUR_VERSION, keyCache: deps.keyCache, bodyIdleTimeoutMs: deps.bodyIdleTimeoutMs, audioUrlPolicy: deps.audioUrlPolicy });
   app.post('/mcp', mcp.checkOrigin, mcp.requireKey, mcp.post);
   app.all('/mcp', mcp.checkOrigin, mcp.requireKey, mcp.notAllowed);
   app.use(() => notFound());

@@ -5,3 +5,4 @@ export * from './http/server';
 export * as operations from './operations';
 export * from './idempotency/store';
 export * from './key-cache';
+export { DEFAULT_AUDIO_URL_POLICY, fetchAudioUrl, type AudioUrlPolicy } from './audio-url/fetch-audio';

@@ -12,6 +12,7 @@ import { closeClients, createClients } from './clients';
 import { MemoryIdempotencyStore, RedisIdempotencyStore } from './idempotency/store';
 import { VerifiedKeyCache } from './key-cache';
 import { DEFAULT_BODY_IDLE_TIMEOUT_MS } from './http/body-idle-timeout';
+import { audioUrlConfigSchema, audioUrlPolicyOf } from './audio-url/fetch-audio';
 
 async function main(): Promise<void> {
   const cfg = loadConfig({
@@ -24,6 +25,7 @@ async function main(): Promise<void> {
     MCP_ALLOWED_ORIGINS: z.string().default(''),
     /** A request body that stops arriving for this long answers 408 request_timeout and frees what it held. */
     MURMUR_BODY_IDLE_TIMEOUT_MS: z.coerce.number().int().min(1).default(DEFAULT_BODY_IDLE_TIMEOUT_MS),
+    ...audioUrlConfigSchema,
   });
   const log = createLogger('gateway', cfg.LOG_LEVEL);
   const redis = cfg.REDIS_URL ? await connectRedis(cfg.REDIS_URL, log) : undefined;
@@ -46,6 +48,7 @@ async function main(): Promise<void> {
     mcpAllowedOrigins: cfg.MCP_ALLOWED_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean),
     keyCache,
     bodyIdleTimeoutMs: cfg.MURMUR_BODY_IDLE_TIMEOUT_MS,
+    audioUrlPolicy: audioUrlPolicyOf(cfg),
   });
   const server = createHttpServer(app, log);
   // Uploads of 500 MB on slow links: no whole-request timeout; idle sockets still close.

@@ -208,9 +208,15 @@ describe('POST /api/v1/transcribe', () => {
     const retainedLater = later.map((s) => s.retained).sort((a, b) => a - b);
     const growth = retainedLater[Math.floor(retainedLater.length / 2)]! - baseline!.retained;
     // Streaming keeps a bounded window in flight; holding even a quarter of the rest would not fit.
-    expect(growth).toBeLessThan((sentAtAnswer - baseline!.sent) / 4);
+    const limitBytes = (sentAtAnswer - baseline!.sent) / 4;
+    if (growth >= limitBytes) {
+      const mb = samples.map((s) => [Math.round(s.sent / 1e6), Math.round(s.retained / 1e6)]);
+      throw new Error(`retained memory grew ${Math.round(growth / 1e6)} MB ≥ ${Math.round(limitBytes / 1e6)} MB; samples [MB sent, MB retained]: ${JSON.stringify(mb)}`);
+    }
     expect((await usage(key)).credits.monthly_remaining).toBe(100);
-  });
+    // 500 MB through client, gateway and service in one process: ~25 s on a loaded 2-core machine;
+    // beside another heavy test file it has needed more than jest's default minute.
+  }, 180_000);
 
 
 });

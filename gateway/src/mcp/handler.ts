@@ -10,6 +10,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import { MurmurError, type Logger } from '@murmur/kit';
+import type { AudioUrlPolicy } from '../audio-url/fetch-audio';
 import type { Clients } from '../clients';
 import type { VerifiedKeyCache } from '../key-cache';
 import { requireKey as requireKeyMiddleware } from '../http/authenticate';
@@ -30,6 +31,8 @@ export interface McpOptions {
   keyCache?: VerifiedKeyCache;
   /** A body that stops arriving for this long is answered 408 request_timeout (as on /api/v1). */
   bodyIdleTimeoutMs?: number;
+  /** Where the transcribe tool's `audio_url` may point (as on /api/v1). */
+  audioUrlPolicy?: AudioUrlPolicy;
 }
 
 /** Pages served from this machine (local tools, the MCP Inspector) may call the server. */
@@ -82,7 +85,7 @@ export function mcpHandlers(opts: McpOptions) {
       jsonRpcError(res, 400, -32600, 'Invalid Request: JSON-RPC batches are not supported; send one message per request.');
       return;
     }
-    const ctx = { principal: req.principal!, clients: opts.clients };
+    const ctx = { principal: req.principal!, clients: opts.clients, audioUrlPolicy: opts.audioUrlPolicy };
     const server = new McpServer(
       { name: 'murmur', version: opts.version },
       {

@@ -7,7 +7,8 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { billing } from '@murmur/proto';
-import { MAX_LANGUAGE_CHARS, MAX_TITLE_CHARS, type Logger } from '@murmur/kit';
+import { invalidParam, MAX_LANGUAGE_CHARS, MAX_TITLE_CHARS, type Logger } from '@murmur/kit';
+import { DEFAULT_AUDIO_URL_POLICY, fetchAudioUrl, parseAudioUrl } from '../audio-url/fetch-audio';
 import * as ops from '../operations';
 import { readAudioArgument } from './audio-argument';
 import { MCP_AUDIO_LIMIT_TEXT, MCP_MAX_BASE64_CHARS } from './body-limit';
@@ -55,7 +56,8 @@ function defineTool<In extends z.ZodRawShape, Out extends z.ZodRawShape>(
 }
 
 interface TranscribeArguments {
-  audio_base64: string;
+  audio_base64?: string;
+  audio_url?: string;
   filename?: string;
   language?: string;
   save?: boolean;
@@ -64,21 +66,25 @@ interface TranscribeArguments {
 }
 
 /**
- * The transcribe tool's checks and admission, whichever way it runs: options first, then the
- * audio's size and form, then billing's admission (credits, cap, 10 a minute) — nothing is
- * charged for a call refused here.
+ * The transcribe tool's checks and admission, whichever way it runs: exactly one of
+ * `audio_base64` and `audio_url`, the options, then the audio's size and form, then billing's
+ * admission (credits, cap, 10 a minute), and only then the download of an `audio_url` — nothing
+ * is charged for a call refused here or a download that fails.
  */
-async function prepareTranscription(ctx: ops.OperationContext, args: TranscribeArguments) {
-  const audio = readAudioArgument(args.audio_base64);
+async function prepareTranscription(ctx: ops.OperationContext, args: TranscribeArguments, signal: AbortSignal) {
+  if ((args.audio_base64 === undefined) === (args.audio_url === undefined)) {
+    throw invalidParam(args.audio_url === undefined ? 'audio_base64' : 'audio_url', 'Send the audio one way: `audio_base64` or `audio_url`, exactly one of them.');
+  }
+  const policy = ctx.audioUrlPolicy ?? DEFAULT_AUDIO_URL_POLICY;
+  const inline = args.audio_base64 !== undefined ? readAudioArgument(args.audio_base64) : undefined;
+  if (args.audio_url !== undefined) parseAudioUrl(args.audio_url, policy);
   const options = await ops.checkTranscribeOptions(ctx, { language: args.language, save: args.save, title: args.title, folder_id: args.folder_id });
-  if (audio.problem) throw audio.problem;
+  if (inline?.problem) throw inline.problem;
   const admission = await ops.admit(ctx, billing.Operation.OPERATION_TRANSCRIBE);
-  return {
-    audio: audio.open(),
-    file: { filename: args.filename ?? '', contentType: audio.contentType },
-    options,
-    charge: { admissionId: admission.admissionId, idempotencyKey: `mcp_${crypto.randomUUID()}` },
-  };
+  const charge = { admissionId: admission.admissionId, idempotencyKey: `mcp_${crypto.randomUUID()}` };
+  if (inline) return { audio: inline.open(), file: { filename: args.filename ?? '', contentType: inline.contentType }, options, charge };
+  const fetched = await fetchAudioUrl(args.audio_url, policy, { maxBytes: ops.MAX_AUDIO_BYTES, signal });
+  return { audio: fetched.stream, file: { filename: args.filename ?? fetched.filename, contentType: fetched.contentType }, options, charge };
 }
 
 /** Every tool, built once: the schemas are made at load time, not per request. */
@@ -172,10 +178,19 @@ const TOOLS: readonly ToolDefinition[] = [
     {
       title: 'Transcribe audio',
       description:
-        `Transcribe an audio file (WAV, MP3, M4A, OGG, FLAC, WebM…) sent as base64, into text with timed segments: ${MCP_AUDIO_LIMIT_TEXT}. Spends AI Credits by audio length and counts toward the 10-a-minute AI rate limit. With \`save\`, the transcript is also stored as a recording.`,
+        `Transcribe an audio file (WAV, MP3, M4A, OGG, FLAC, WebM…), sent as base64 (${MCP_AUDIO_LIMIT_TEXT}) or as a public link in \`audio_url\` (up to 500 MB), into text with timed segments. Spends AI Credits by audio length and counts toward the 10-a-minute AI rate limit. With \`save\`, the transcript is also stored as a recording.`,
       inputSchema: {
         // No .max(): a longer string is audio_too_large (checked first in the tool), not a schema error.
-        audio_base64: z.string().min(1).describe(`The audio file, base64-encoded (a data: URL prefix is accepted), at most ${MCP_MAX_BASE64_CHARS.toLocaleString('en-US')} characters.`),
+        audio_base64: z
+          .string()
+          .min(1)
+          .optional()
+          .describe(`The audio file, base64-encoded (a data: URL prefix is accepted), at most ${MCP_MAX_BASE64_CHARS.toLocaleString('en-US')} characters. Give this or \`audio_url\`.`),
+        audio_url: z
+          .string()
+          .min(1)
+          .optional()
+          .describe(`A public http(s) link to the audio file (up to 500 MB), which Murmur downloads. Give this or \`audio_base64\`.`),
         filename: z.string().max(255).optional().describe('Original file name, a hint for the decoder.'),
         language: z.string().max(MAX_LANGUAGE_CHARS).optional().describe('Spoken language code such as "en"; omit to let the engine decide.'),
         save: z.boolean().optional().describe('Store the transcript as a new recording.'),
@@ -186,7 +201,7 @@ const TOOLS: readonly ToolDefinition[] = [
       annotations: { title: 'Transcribe audio', ...AI },
     },
     async (ctx, args, call) => {
-      const { audio, file, options, charge } = await prepareTranscription(ctx, args);
+      const { audio, file, options, charge } = await prepareTranscription(ctx, args, call.signal);
       // With a progressToken the audio runs as a job and its progress is reported as it goes, so
       // a client that resets its timeout on progress can wait for long audio.
       if (call.progress) return ops.transcribeAsJob(ctx, audio, file, options, { ...charge, signal: call.signal }, call.progress);
@@ -194,7 +209,7 @@ const TOOLS: readonly ToolDefinition[] = [
     },
     // As an MCP task (tasks.ts): the job is the task; the client polls it and asks for its result.
     async (ctx, args, call) => {
-      const { audio, file, options, charge } = await prepareTranscription(ctx, args);
+      const { audio, file, options, charge } = await prepareTranscription(ctx, args, call.signal);
       return ops.submitTranscription(ctx, audio, file, options, { ...charge, signal: call.signal });
     },
   ),

@@ -123,7 +123,7 @@ function jobOperations(id: Json): Operation[] {
           },
           content: { 'application/json': { schema: ref('TranscriptionJob'), example: ex.transcriptionJobQueuedExample } },
         },
-        ...errorResponses([...AI_CALL, 'request_timeout', 'missing_audio', 'audio_too_large', 'unsupported_audio'], { ai: true, replayable: true }),
+        ...errorResponses([...AI_CALL, 'request_timeout', 'missing_audio', 'audio_too_large', 'unsupported_audio', ...AUDIO_URL_ERRORS], { ai: true, replayable: true }),
       },
     },
     read('/transcriptions', 'listTranscriptions', 'AI', 'List transcription jobs', `Your transcription jobs, optionally of one status.${PAGING}`, 'TranscriptionJobList', ex.transcriptionJobListExample, {
@@ -245,6 +245,9 @@ function convertOperation(): Operation {
   };
 }
 
+/** What an `audio_url` may answer besides the upload's errors (audio-url/fetch-audio.ts). */
+const AUDIO_URL_ERRORS = ['audio_url_forbidden', 'audio_url_unreachable'] as const;
+
 function transcribeOperation(): Operation {
   const formatHeaders = (what: string, example: string): Json =>
     header(`${what} Sent with \`response_format\` text, srt and vtt, whose body has no room for it.`, { type: 'string' }, false, example);
@@ -256,7 +259,9 @@ function transcribeOperation(): Operation {
     summary: 'Transcribe audio',
     description:
       `Transcribes an audio file of up to ${MAX_AUDIO_BYTES.toLocaleString('en-US')} bytes (500 MB), sent as multipart/form-data (file part \`audio\`) ` +
-      'or as JSON with `audio_base64`. The upload is streamed: transcription starts while it arrives. Options may come before or after the audio; ' +
+      'or as JSON with `audio_base64` — or by link: `audio_url`, a public http(s) URL Murmur downloads (ports 80 and 443; private, loopback, link-local and ' +
+      'metadata addresses are refused with `audio_url_forbidden`, at most 5 redirects, each checked; a failed download is 422 `audio_url_unreachable`, nothing charged). ' +
+      'The upload is streamed: transcription starts while it arrives. Options may come before or after the audio; ' +
       'before is cheapest (a `language` after the audio makes the gateway keep a copy and start again with it). Every option is checked before ' +
       'anything is charged. A body that stops arriving for 30 s answers 408 `request_timeout`. With `save: true` the transcript is stored as a recording. ' +
       'Charged by audio duration. ' +
@@ -298,7 +303,7 @@ function transcribeOperation(): Operation {
           'text/vtt': { schema: { type: 'string' }, example: ex.transcriptionVttExample },
         },
       },
-      ...errorResponses([...AI_CALL, 'request_timeout', 'missing_audio', 'audio_too_large', 'unsupported_audio', 'transcription_failed'], { ai: true, replayable: true }),
+      ...errorResponses([...AI_CALL, 'request_timeout', 'missing_audio', 'audio_too_large', 'unsupported_audio', 'transcription_failed', ...AUDIO_URL_ERRORS], { ai: true, replayable: true }),
     },
   };
 }

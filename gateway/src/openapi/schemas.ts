@@ -7,6 +7,7 @@
  */
 import { z } from 'zod';
 import { ERROR_CODES, MAX_TITLE_CHARS, type ErrorCode, type ErrorType } from '@murmur/kit';
+import { MAX_AUDIO_URL_CHARS, MAX_AUDIO_URL_REDIRECTS } from '../audio-url/fetch-audio';
 import * as shapes from '../operations/shapes';
 import { convertInputSchema } from '../operations/schemas';
 import { MAX_AUDIO_BYTES } from '../operations/transcribe';
@@ -127,6 +128,13 @@ function transcribeOptions(): Record<string, JsonSchema> {
     save: { type: 'boolean', default: false, description: 'Store the transcript as a recording in your library; its id comes back as `recording_id`.' },
     title: { type: 'string', maxLength: MAX_TITLE_CHARS, description: 'Title of the saved recording (only with `save`).' },
     folder_id: { type: 'string', description: 'Folder of yours to save the recording in (only with `save`).' },
+    audio_url: {
+      type: 'string',
+      format: 'uri',
+      maxLength: MAX_AUDIO_URL_CHARS,
+      description: `Instead of the audio in the body: a public http(s) link to it, downloaded by Murmur (up to ${MAX_AUDIO_BYTES.toLocaleString('en-US')} bytes, ports 80 and 443, at most ${MAX_AUDIO_URL_REDIRECTS} redirects). Send exactly one of the audio and \`audio_url\`.`,
+      examples: ['https://example.com/recordings/standup.mp3'],
+    },
   };
 }
 
@@ -144,7 +152,10 @@ function transcribeRequestSchemas(): Record<string, JsonSchema> {
           description: `The audio file, any common format (WAV, MP3, M4A, OGG, FLAC, WebM…), up to ${MAX_AUDIO_BYTES.toLocaleString('en-US')} bytes.`,
         },
       },
-      required: ['audio'],
+      oneOf: [
+        { title: 'The file', required: ['audio'] },
+        { title: 'A link', required: ['audio_url'] },
+      ],
       additionalProperties: false,
     },
     TranscribeJsonRequest: {
@@ -158,7 +169,10 @@ function transcribeRequestSchemas(): Record<string, JsonSchema> {
           description: `The audio, base64 (standard or URL-safe alphabet; a \`data:audio/…;base64,\` prefix is accepted), up to ${MAX_AUDIO_BYTES.toLocaleString('en-US')} bytes once decoded.`,
         },
       },
-      required: ['audio_base64'],
+      oneOf: [
+        { title: 'Base64', required: ['audio_base64'] },
+        { title: 'A link', required: ['audio_url'] },
+      ],
       additionalProperties: false,
     },
   };

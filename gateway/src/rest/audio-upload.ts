@@ -57,6 +57,8 @@ export interface AudioUploadOptions {
   signal?: AbortSignal;
   /** The body idle timeout (see body-idle-timeout.ts); default {@link DEFAULT_BODY_IDLE_TIMEOUT_MS}. */
   idleTimeoutMs?: number;
+  /** Opens an `audio_url` (a body of options only); without it such a body is refused. */
+  openUrl?(url: string): Promise<{ stream: Readable; filename: string; contentType: string }>;
 }
 
 /** Starts reading the upload; resolves when its audio begins (see the file comment for the rules). */
@@ -84,6 +86,7 @@ export function parseAudioUpload(req: IncomingMessage, opts: AudioUploadOptions)
   const upload = new UploadStream({
     maxBytes: opts.maxBytes,
     param: multipart ? AUDIO_PART : AUDIO_BASE64,
+    openUrl: opts.openUrl,
     onSettled: () => {
       stopIdle();
       signal?.removeEventListener('abort', onAbort);

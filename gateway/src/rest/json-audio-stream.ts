@@ -64,11 +64,11 @@ export class JsonAudioParser {
     this.tokenizer.write(chunk);
   }
 
-  /** Ends the body; throws `missing_audio` when it was empty or had no `audio_base64` string. */
+  /** Ends the body; throws `missing_audio` when it was empty or had neither an `audio_base64` string nor an `audio_url`. */
   end(): void {
     if (this.received === 0) throw new MurmurError('missing_audio', undefined, { param: AUDIO_BASE64 });
     this.tokenizer.end();
-    if (!this.decoder) throw new MurmurError('missing_audio', undefined, { param: AUDIO_BASE64 });
+    if (!this.decoder && this.fields.audio_url === undefined) throw new MurmurError('missing_audio', undefined, { param: AUDIO_BASE64 });
   }
 
   private member(key: string, value: JsonScalar): void {

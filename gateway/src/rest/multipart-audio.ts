@@ -89,7 +89,7 @@ export function readMultipart(req: IncomingMessage, upload: UploadStream): void 
   );
   parser.on('finish', () =>
     guard(() => {
-      if (!file) throw new MurmurError('missing_audio', undefined, { param: AUDIO_PART });
+      if (!file && options.fields.audio_url === undefined) throw new MurmurError('missing_audio', undefined, { param: AUDIO_PART });
       upload.finish();
     }),
   );

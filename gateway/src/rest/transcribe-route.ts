@@ -13,12 +13,13 @@
  * reserved nothing).
  */
 import { createHash, type Hash } from 'node:crypto';
-import { pipeline, Transform, type Readable } from 'node:stream';
+import { pipeline, Readable, Transform } from 'node:stream';
 import type { Request } from 'express';
 import { billing } from '@murmur/proto';
 import { invalidParam } from '@murmur/kit';
 import * as ops from '../operations';
 import type { StoredResponse } from '../idempotency/store';
+import { DEFAULT_AUDIO_URL_POLICY, fetchAudioUrl } from '../audio-url/fetch-audio';
 import type { AiRouteSpec } from './ai-route';
 import { canonical } from './ai-routes';
 import { parseAudioUpload, type AudioUpload } from './audio-upload';
@@ -70,9 +71,15 @@ function hashed(upload: AudioUpload, spool: AudioSpool | null): TranscribeReques
   return { upload, audio: tap, hash, ended: () => ended, endCheck: setCheck, spool };
 }
 
+/**
+ * What an Idempotency-Key is bound to: the options and the audio's bytes; for an `audio_url`,
+ * the options only (the URL among them) — a retry is compared without downloading again.
+ */
 function fingerprint(input: TranscribeRequestInput): string {
+  const fields = createHash('sha256').update(canonical(input.upload.fields));
+  if (input.upload.fields.audio_url !== undefined) return fields.digest('hex');
   if (!input.ended()) throw new Error('the upload was not read to its end');
-  return createHash('sha256').update(canonical(input.upload.fields)).update(input.hash.copy().digest()).digest('hex');
+  return fields.update(input.hash.copy().digest()).digest('hex');
 }
 
 /** A transcript in the asked format: the JSON object, or text/SRT/VTT with its ids in headers. */
@@ -154,8 +161,15 @@ async function execute(ctx: ops.OperationContext, input: TranscribeRequestInput,
 /** POST /transcribe (`sync`) and POST /transcriptions (`job`): the same upload, checks and charging. */
 export function transcribeSpec(body: BodyOptions = {}, mode: 'sync' | 'job' = 'sync'): AiRouteSpec<TranscribeRequestInput> {
   const flavour = mode === 'job' ? JOB : SYNC;
-  const parse = (req: Request, signal: AbortSignal) =>
-    parseAudioUpload(req, { maxBytes: ops.MAX_AUDIO_BYTES, signal, idleTimeoutMs: body.bodyIdleTimeoutMs });
+  const policy = body.audioUrlPolicy ?? DEFAULT_AUDIO_URL_POLICY;
+  // The audio of an `audio_url` is fetched once the body has been read (after admission).
+  const parse = (req: Request, signal: AbortSignal, fetchUrl = true) =>
+    parseAudioUpload(req, {
+      maxBytes: ops.MAX_AUDIO_BYTES,
+      signal,
+      idleTimeoutMs: body.bodyIdleTimeoutMs,
+      openUrl: fetchUrl ? (url) => fetchAudioUrl(url, policy, { maxBytes: ops.MAX_AUDIO_BYTES, signal }) : async () => ({ stream: Readable.from([]), filename: '', contentType: '' }),
+    });
   return {
     operation: billing.Operation.OPERATION_TRANSCRIBE,
     read: async (req, _res, signal) => {
@@ -165,7 +179,7 @@ export function transcribeSpec(body: BodyOptions = {}, mode: 'sync' | 'job' = 's
     },
     fingerprint,
     fingerprintOf: async (req, _res, signal) => {
-      const input = hashed(await parse(req, signal), null);
+      const input = hashed(await parse(req, signal, false), null);
       input.endCheck(async () => {});
       for await (const _chunk of input.audio) void _chunk;
       return fingerprint(input);

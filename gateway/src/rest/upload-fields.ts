@@ -19,11 +19,13 @@ export interface AudioUploadFields {
   save?: boolean;
   title?: string;
   folder_id?: string;
+  /** The audio by URL instead of in the body (then the body holds only options). */
+  audio_url?: string;
 }
 
 export type OptionName = keyof AudioUploadFields;
 
-export const OPTION_NAMES: readonly OptionName[] = ['language', 'response_format', 'save', 'title', 'folder_id'];
+export const OPTION_NAMES: readonly OptionName[] = ['language', 'response_format', 'save', 'title', 'folder_id', 'audio_url'];
 
 export function isOptionName(name: string): name is OptionName {
   return (OPTION_NAMES as readonly string[]).includes(name);

@@ -5,7 +5,7 @@
  * destroy the stream with the error after it.
  */
 import { Readable } from 'node:stream';
-import { MurmurError } from '@murmur/kit';
+import { invalidParam, MurmurError } from '@murmur/kit';
 import type { AudioUploadFields } from './upload-fields';
 
 /** What the body reader knows about the audio once it starts. */
@@ -34,7 +34,11 @@ export interface UploadStreamOptions {
   param: string;
   /** Called once when the upload settles, after the reader has stopped. */
   onSettled?(): void;
+  /** Opens the audio of an `audio_url` option (a body with no audio of its own). */
+  openUrl?(url: string): Promise<{ stream: Readable; filename: string; contentType: string }>;
 }
+
+const ONE_WAY = () => invalidParam('audio_url', 'Send the audio one way: in the body (`audio` or `audio_base64`) or by `audio_url`, not both.');
 
 export type UploadResult = UploadDescription & { audio: Readable };
 
@@ -84,6 +88,7 @@ export class UploadStream {
    */
   push(chunk: Buffer): boolean {
     if (this.settled) return false;
+    if (this.state === 'waiting' && this.describe().fields.audio_url !== undefined) throw ONE_WAY();
     this.bytes += chunk.length;
     if (this.bytes > this.opts.maxBytes) {
       throw new MurmurError('audio_too_large', `The audio is larger than ${formatSize(this.opts.maxBytes)}. Split it into shorter files.`, {
@@ -98,9 +103,21 @@ export class UploadStream {
     return more;
   }
 
-  /** The body ended and was valid: end the audio, or fail with `missing_audio` if there was none. */
+  /**
+   * The body ended and was valid: end the audio; with no audio but an `audio_url`, open that
+   * and answer its audio instead; with neither, fail with `missing_audio`.
+   */
   finish(): void {
     if (this.settled) return;
+    const url = this.reader ? this.describe().fields.audio_url : undefined;
+    if (url !== undefined && this.bytes > 0) {
+      this.fail(ONE_WAY());
+      return;
+    }
+    if (url !== undefined) {
+      this.openUrl(url);
+      return;
+    }
     if (this.bytes === 0) {
       this.fail(new MurmurError('missing_audio', undefined, { param: this.opts.param }));
       return;
@@ -121,6 +138,22 @@ export class UploadStream {
     } else {
       this.audio.destroy(err instanceof Error ? err : new Error(String(err)));
     }
+  }
+
+  /** The body is read; the audio comes from `url` (fetched only now, after every option was read and found valid). */
+  private openUrl(url: string): void {
+    const { fields } = this.describe();
+    if (!this.opts.openUrl) {
+      this.fail(invalidParam('audio_url', '`audio_url` is not accepted here.'));
+      return;
+    }
+    this.state = 'ended';
+    this.stop(false);
+    this.audio.destroy();
+    this.opts.openUrl(url).then(
+      (fetched) => this.resolve({ fields, languageKnown: true, filename: fetched.filename, contentType: fetched.contentType || 'application/octet-stream', audio: fetched.stream }),
+      this.reject,
+    );
   }
 
   private describe(): UploadDescription {

@@ -47,6 +47,7 @@ import {
   MemoryIdempotencyStore,
   RedisIdempotencyStore,
   VerifiedKeyCache,
+  type AudioUrlPolicy,
   type Clients,
   type ServiceAddresses,
 } from '@murmur/gateway';
@@ -61,7 +62,14 @@ export interface TestGateway {
  * One gateway replica over `clients`: with Redis, its own verified-key cache fed by the
  * revocation channel and Redis idempotency records, exactly as main.ts wires it.
  */
-export async function startGateway(clients: Clients, log: Logger, clock: ManualClock, redis?: Redis, prefix = '', body: { bodyIdleTimeoutMs?: number; spoolDir?: string } = {}): Promise<TestGateway> {
+export async function startGateway(
+  clients: Clients,
+  log: Logger,
+  clock: ManualClock,
+  redis?: Redis,
+  prefix = '',
+  body: { bodyIdleTimeoutMs?: number; spoolDir?: string; audioUrlPolicy?: AudioUrlPolicy } = {},
+): Promise<TestGateway> {
   let listener: RevocationListener | undefined;
   let keyCache: VerifiedKeyCache | undefined;
   if (redis) {
@@ -129,6 +137,8 @@ export interface SystemOptions {
   log?: Logger;
   /** Overrides of the transcription jobs' settings (with `ai`). */
   jobs?: Partial<Omit<JobsDeps, 'db' | 'library'>>;
+  /** Where an `audio_url` may point (the gateway's MURMUR_AUDIO_URL_*); default the production policy. */
+  audioUrlPolicy?: AudioUrlPolicy;
 }
 
 export async function startSystem(opts: SystemOptions = {}): Promise<TestSystem> {
@@ -214,7 +224,7 @@ export async function startSystem(opts: SystemOptions = {}): Promise<TestSystem>
   };
   const clients = createClients(addresses, 10_000, testMinter('gateway'));
   const admin = createClients(addresses, 10_000, testMinter('app'));
-  const gateway = await startGateway(clients, log, authClock, redis, prefix, { bodyIdleTimeoutMs: opts.bodyIdleTimeoutMs, spoolDir: opts.tmpDir });
+  const gateway = await startGateway(clients, log, authClock, redis, prefix, { bodyIdleTimeoutMs: opts.bodyIdleTimeoutMs, spoolDir: opts.tmpDir, audioUrlPolicy: opts.audioUrlPolicy });
   const baseUrl = gateway.baseUrl;
   const extraGateways: TestGateway[] = [];
 

@@ -61,7 +61,7 @@ export const ERROR_CODES = {
   },
   missing_audio: {
     http: 400, type: 'invalid_request_error', grpc: GrpcStatus.INVALID_ARGUMENT,
-    message: 'No audio was sent. Send a multipart field `audio` or a JSON field `audio_base64`.',
+    message: 'No audio was sent. Send a multipart field `audio`, a JSON field `audio_base64`, or a link to the file in `audio_url`.',
   },
   unsupported_audio: {
     http: 415, type: 'invalid_request_error', grpc: GrpcStatus.INVALID_ARGUMENT,
@@ -70,6 +70,14 @@ export const ERROR_CODES = {
   audio_too_large: {
     http: 413, type: 'invalid_request_error', grpc: GrpcStatus.INVALID_ARGUMENT,
     message: 'The audio is larger than 500 MB. Split it into shorter files.',
+  },
+  audio_url_forbidden: {
+    http: 400, type: 'invalid_request_error', grpc: GrpcStatus.INVALID_ARGUMENT,
+    message: '`audio_url` must be a public http(s) address on port 80 or 443; this one is not (or redirects to one that is not), so nothing was fetched. Host the file publicly, or upload it instead.',
+  },
+  audio_url_unreachable: {
+    http: 422, type: 'invalid_request_error', grpc: GrpcStatus.FAILED_PRECONDITION,
+    message: 'The audio at `audio_url` could not be downloaded; nothing was charged. Check that the link works without signing in, then try again, or upload the file instead.',
   },
   request_timeout: {
     http: 408, type: 'invalid_request_error', grpc: GrpcStatus.DEADLINE_EXCEEDED,
