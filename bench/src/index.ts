@@ -1,4 +1,5 @@
 /** @murmur/bench — the benchmarks behind `npm run bench`, by name. */
+import { urlWebhooksBench } from './url-webhooks';
 import type { Benchmark } from './benchmark';
 import { billingBench } from './billing-benchmark';
 import { convertBench } from './convert-benchmark';
@@ -15,6 +16,7 @@ export { convertBench } from './convert-benchmark';
 export { transcribeBench } from './transcribe';
 export { faultsBench } from './faults';
 export { jobsBench } from './jobs';
+export { urlWebhooksBench } from './url-webhooks';
 
 /** Every benchmark `npm run bench` knows, in the order it runs them. */
-export const BENCHMARKS: readonly Benchmark[] = [readPath, mcpBench, billingBench, convertBench, transcribeBench, jobsBench, faultsBench];
+export const BENCHMARKS: readonly Benchmark[] = [readPath, mcpBench, billingBench, convertBench, transcribeBench, jobsBench, urlWebhooksBench, faultsBench];

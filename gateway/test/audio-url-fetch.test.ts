@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { MurmurError } from '@murmur/kit';
 import { DEFAULT_AUDIO_URL_POLICY, fetchAudioUrl, type AudioUrlPolicy } from '../src/audio-url/fetch-audio';
-import { nonPublicRange } from '../src/audio-url/public-address';
+import { nonPublicRange } from '@murmur/kit';
 import { MAX_AUDIO_BYTES } from '../src/operations/transcribe';
 
 type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void;

@@ -18,6 +18,7 @@ import { startTestPostgres, testPostgresUnavailable, type TestPostgres } from '@
 import { admin } from '@murmur/app';
 import type { billing } from '@murmur/proto';
 import { startProcessStack, type ProcessStack } from './support/process-stack';
+import { eventually } from './support/eventually';
 
 const WAV = '/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibility_01_austen_64kb-0880.wav';
 const JOB_ENV = { MURMUR_JOB_HEARTBEAT_SECONDS: '10', MURMUR_JOB_SUPERVISE_SECONDS: '1', MURMUR_TRANSCRIBE_CONCURRENCY: '1', LOG_LEVEL: 'info' };
@@ -56,17 +57,6 @@ async function submit(f: Fixture, file: string): Promise<Json> {
 async function job(f: Fixture, id: string): Promise<Json> {
   const res = await fetch(`${f.stack.base}/api/v1/transcriptions/${id}`, { headers: { authorization: `Bearer ${f.key}` }, signal: AbortSignal.timeout(20_000) });
   return (await res.json()) as Json;
-}
-
-/** Polls until `check` holds; the limit only catches a hang. */
-async function eventually<T>(read: () => Promise<T>, check: (value: T) => boolean, what: string, limitMs = 240_000): Promise<T> {
-  const deadline = Date.now() + limitMs;
-  for (;;) {
-    const value = await read().catch(() => undefined);
-    if (value !== undefined && check(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: not after ${limitMs} ms (last: ${JSON.stringify(value)?.slice(0, 300)})`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
 }
 
 /** The job's log lines (JSON lines of pino) with `msg` from every transcription replica. */

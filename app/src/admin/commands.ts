@@ -71,3 +71,20 @@ export async function seed(clients: Clients, email: string, recordings: number) 
   const user = await userByEmail(clients, email);
   return seedLibrary(clients.library, user.id, { recordings });
 }
+
+/** A new webhook signing secret for the user (shown once); the previous one signs for 24 h more. */
+export async function rotateWebhookSecret(clients: Clients, email: string) {
+  const user = await userByEmail(clients, email);
+  return clients.transcription.rotateWebhookSecret({ userId: user.id });
+}
+
+/** Sets (or with "" clears) the user's default webhook endpoint. */
+export async function setWebhookEndpoint(clients: Clients, email: string, url: string) {
+  const user = await userByEmail(clients, email);
+  return (await clients.transcription.setWebhookEndpoint({ userId: user.id, url })).settings;
+}
+
+export async function webhookSettings(clients: Clients, email: string) {
+  const user = await userByEmail(clients, email);
+  return (await clients.transcription.getWebhookSettings({ userId: user.id })).settings;
+}

@@ -18,7 +18,10 @@ const USAGE = `Usage: npm run admin -- <command>
   credits set --email E [--monthly N] [--prepaid N]   (a support adjustment, recorded in the ledger)
   cap set --email E --cents N
   usage --email E
-  seed --email E [--recordings N]`;
+  seed --email E [--recordings N]
+  webhooks secret --email E            (a new whsec_ signing secret, shown once, alone on the last line; the old one signs 24 h more)
+  webhooks endpoint --email E --url U  (the default endpoint of the user's jobs; --url "" clears it)
+  webhooks show --email E`;
 
 function intArg(value: string | undefined, name: string): number {
   if (value === undefined || !/^\d+$/.test(value)) throw new MurmurError('invalid_request', `--${name} must be a whole number.`, { param: name });
@@ -42,6 +45,7 @@ async function main(argv: string[]): Promise<number> {
       prepaid: { type: 'string' },
       monthly: { type: 'string' },
       cents: { type: 'string' },
+      url: { type: 'string' },
       recordings: { type: 'string', default: '25' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -121,6 +125,26 @@ async function main(argv: string[]): Promise<number> {
       case 'seed': {
         const r = await cmd.seed(clients, need(values.email, 'email'), intArg(values.recordings, 'recordings'));
         console.log(`seeded ${r.recordings} recordings, ${r.artifacts} artifacts, ${r.folders} folders, ${r.knowledgeBases} knowledge bases, ${r.threads} threads`);
+        break;
+      }
+      case 'webhooks secret': {
+        const { secret, settings } = await cmd.rotateWebhookSecret(clients, need(values.email, 'email'));
+        if (settings?.previousValidUntil) console.log(`the previous secret also signs until ${settings.previousValidUntil.toISOString()}`);
+        console.log('webhook signing secret (shown once; keep it in your receiver):');
+        console.log(secret);
+        break;
+      }
+      case 'webhooks endpoint': {
+        if (values.url === undefined) throw new MurmurError('invalid_request', '--url is required ("" clears it).', { param: 'url' });
+        const s = await cmd.setWebhookEndpoint(clients, need(values.email, 'email'), values.url);
+        console.log(s?.defaultUrl ? `default endpoint ${s.defaultUrl}` : 'no default endpoint');
+        break;
+      }
+      case 'webhooks show': {
+        const s = await cmd.webhookSettings(clients, need(values.email, 'email'));
+        console.log(`secret            ${s?.hasSecret ? s.secretHint : 'none (webhooks secret makes one)'}`);
+        console.log(`previous secret   ${s?.previousValidUntil ? `signs until ${s.previousValidUntil.toISOString()}` : 'none'}`);
+        console.log(`default endpoint  ${s?.defaultUrl || 'none'}`);
         break;
       }
       default:

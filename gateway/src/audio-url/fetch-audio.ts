@@ -1,10 +1,7 @@
 /**
  * Audio by URL (`audio_url`), fetched by the gateway and streamed into the same pipeline as an
- * upload, safely:
- *  - `http`/`https` only, no credentials in the URL, ports 80/443 unless configured;
- *  - the host is resolved here, once; every address it resolves to must be public
- *    (public-address.ts) unless configured otherwise; the connection goes to the address that was
- *    checked (a pinned `lookup`: no second DNS query, so no rebinding between check and connect);
+ * upload, safely: the kit's outbound rules (outbound.ts: http(s) only, ports 80/443, one DNS
+ * answer per hop, every address public, the connection pinned to the address checked), and:
  *  - at most 5 redirects, each one checked again the same way;
  *  - connect, idle and total timeouts; the size limit enforced as the bytes arrive (and at once
  *    from a Content-Length over it).
@@ -12,27 +9,31 @@
  * `audio_url_unreachable`; too much audio is `audio_too_large`. The URL's query string is never
  * logged (it often carries a signature).
  */
-import * as dns from 'node:dns';
 import * as http from 'node:http';
 import * as https from 'node:https';
-import { isIP, type LookupFunction } from 'node:net';
 import { Transform, type Readable, type TransformCallback } from 'node:stream';
-import ipaddr from 'ipaddr.js';
-import { invalidParam, MurmurError, z } from '@murmur/kit';
-import { nonPublicRange } from './public-address';
+import {
+  checkedAddress,
+  checkOutboundUrl,
+  DEFAULT_OUTBOUND_POLICY,
+  invalidParam,
+  MurmurError,
+  outboundConfigSchema,
+  outboundPolicyOf,
+  pinnedLookup,
+  type OutboundPolicy,
+  type Resolve,
+} from '@murmur/kit';
 
 export const AUDIO_URL = 'audio_url';
 export const MAX_AUDIO_URL_CHARS = 2048;
 export const MAX_AUDIO_URL_REDIRECTS = 5;
 
-/** Where an `audio_url` may point and how long its download may take. */
-export interface AudioUrlPolicy {
-  /** MURMUR_AUDIO_URL_ALLOW_PRIVATE: any address, private and loopback included (tests, on-premise). Off by default. */
-  allowPrivate: boolean;
-  /** MURMUR_AUDIO_URL_ALLOW_CIDRS: non-public ranges allowed anyway (an on-premise file server), e.g. 10.1.2.0/24. */
-  allowCidrs: readonly string[];
-  /** MURMUR_AUDIO_URL_PORTS: the ports a URL may name (default 80 and 443). */
-  ports: readonly number[];
+/**
+ * Where an `audio_url` may point (MURMUR_AUDIO_URL_ALLOW_PRIVATE, _ALLOW_CIDRS, _PORTS) and how
+ * long its download may take.
+ */
+export interface AudioUrlPolicy extends OutboundPolicy {
   /** Until the connection (TLS included) is up. */
   connectTimeoutMs: number;
   /** Longest silence while headers or audio are awaited. */
@@ -42,38 +43,17 @@ export interface AudioUrlPolicy {
 }
 
 export const DEFAULT_AUDIO_URL_POLICY: AudioUrlPolicy = {
-  allowPrivate: false,
-  allowCidrs: [],
-  ports: [80, 443],
+  ...DEFAULT_OUTBOUND_POLICY,
   connectTimeoutMs: 10_000,
   idleTimeoutMs: 30_000,
   totalTimeoutMs: 30 * 60_000,
 };
 
 /** The gateway's settings of the policy (environment variables), checked at start. */
-export const audioUrlConfigSchema = {
-  MURMUR_AUDIO_URL_ALLOW_PRIVATE: z.enum(['true', 'false']).default('false'),
-  MURMUR_AUDIO_URL_ALLOW_CIDRS: z
-    .string()
-    .default('')
-    .refine((v) => list(v).every((c) => ipaddr.isValidCIDR(c)), 'a comma-separated list of CIDR ranges, such as 10.1.2.0/24'),
-  MURMUR_AUDIO_URL_PORTS: z
-    .string()
-    .default('80,443')
-    .refine((v) => list(v).length > 0 && list(v).every((p) => /^\d{1,5}$/.test(p) && Number(p) >= 1 && Number(p) <= 65535), 'a comma-separated list of ports'),
-};
+export const audioUrlConfigSchema = outboundConfigSchema('MURMUR_AUDIO_URL');
 
-function list(v: string): string[] {
-  return v.split(',').map((x) => x.trim()).filter(Boolean);
-}
-
-export function audioUrlPolicyOf(cfg: { MURMUR_AUDIO_URL_ALLOW_PRIVATE: 'true' | 'false'; MURMUR_AUDIO_URL_ALLOW_CIDRS: string; MURMUR_AUDIO_URL_PORTS: string }): AudioUrlPolicy {
-  return {
-    ...DEFAULT_AUDIO_URL_POLICY,
-    allowPrivate: cfg.MURMUR_AUDIO_URL_ALLOW_PRIVATE === 'true',
-    allowCidrs: list(cfg.MURMUR_AUDIO_URL_ALLOW_CIDRS),
-    ports: list(cfg.MURMUR_AUDIO_URL_PORTS).map(Number),
-  };
+export function audioUrlPolicyOf(cfg: Record<string, unknown>): AudioUrlPolicy {
+  return { ...DEFAULT_AUDIO_URL_POLICY, ...outboundPolicyOf('MURMUR_AUDIO_URL', cfg) };
 }
 
 /** An audio file being downloaded: its bytes (the size limit enforced), name and type. */
@@ -82,10 +62,6 @@ export interface FetchedAudio {
   filename: string;
   contentType: string;
 }
-
-type Resolve = (hostname: string) => Promise<Array<{ address: string; family: number }>>;
-
-const systemResolve: Resolve = (hostname) => dns.promises.lookup(hostname, { all: true, verbatim: true });
 
 const forbidden = (why: string) =>
   new MurmurError('audio_url_forbidden', `\`audio_url\` ${why}, so nothing was fetched. Host the file at a public http(s) address, or upload it instead.`, { param: AUDIO_URL });
@@ -108,49 +84,10 @@ export function parseAudioUrl(raw: unknown, policy: AudioUrlPolicy): URL {
   return checkedUrl(url, policy);
 }
 
+const ERRORS = { forbidden, unreachable };
+
 function checkedUrl(url: URL, policy: AudioUrlPolicy): URL {
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw forbidden(`uses ${url.protocol.slice(0, 20)} (only https and http are fetched)`);
-  if (url.username || url.password) throw forbidden('carries a user name or password (use a link that works without signing in)');
-  const port = url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
-  if (!policy.ports.includes(port)) throw forbidden(`names port ${port} (only ${policy.ports.join(' and ')} are fetched)`);
-  return url;
-}
-
-function allowed(address: string, policy: AudioUrlPolicy): boolean {
-  if (policy.allowPrivate || nonPublicRange(address) === null) return true;
-  const ip = ipaddr.process(address);
-  return policy.allowCidrs.some((cidr) => {
-    const range = ipaddr.parseCIDR(cidr);
-    return range[0].kind() === ip.kind() && ip.match(range);
-  });
-}
-
-/** The one address the request will connect to: resolved once, every answer checked. */
-async function checkedAddress(url: URL, policy: AudioUrlPolicy, resolve: Resolve): Promise<{ address: string; family: number }> {
-  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
-  let answers: Array<{ address: string; family: number }>;
-  if (isIP(host)) {
-    answers = [{ address: host, family: isIP(host) }];
-  } else {
-    try {
-      answers = await resolve(host);
-    } catch (err) {
-      throw unreachable(`its host name does not resolve (${(err as NodeJS.ErrnoException).code ?? 'DNS error'})`);
-    }
-    if (answers.length === 0) throw unreachable('its host name does not resolve');
-  }
-  for (const a of answers) {
-    if (!allowed(a.address, policy)) throw forbidden(`points to a ${nonPublicRange(a.address) ?? 'non-public'} address`);
-  }
-  return answers[0]!;
-}
-
-/** A lookup that answers only the address already checked. */
-function pinnedLookup(address: string, family: number): LookupFunction {
-  return (_hostname, options, callback) => {
-    if ((options as dns.LookupOptions).all) (callback as unknown as (err: null, all: dns.LookupAddress[]) => void)(null, [{ address, family }]);
-    else callback(null, address, family);
-  };
+  return checkOutboundUrl(url, policy, ERRORS);
 }
 
 /** Counts the bytes; past `maxBytes` fails with audio_too_large before passing them on. */
@@ -229,7 +166,7 @@ export async function fetchAudioUrl(raw: unknown, policy: AudioUrlPolicy, opts: 
   const total = AbortSignal.timeout(policy.totalTimeoutMs);
   const both = AbortSignal.any([signal, total]);
   for (let redirects = 0; ; redirects++) {
-    const target = await checkedAddress(url, policy, opts.resolve ?? systemResolve);
+    const target = await checkedAddress(url, policy, ERRORS, opts.resolve);
     let res: http.IncomingMessage;
     try {
       res = await get(url, target, policy, both);

@@ -187,6 +187,8 @@ export const transcriptionJobQueuedExample = {
   model: null,
   credits_charged: null,
   recording_id: null,
+  webhook_url: 'https://example.com/hooks/murmur',
+  webhook: null,
 };
 
 export const transcriptionJobCompletedExample = {
@@ -199,6 +201,16 @@ export const transcriptionJobCompletedExample = {
   started_at: '2026-03-02T16:45:12.400Z',
   finished_at: '2026-03-02T16:45:20.100Z',
   credits_reserved: 1,
+  webhook: {
+    id: 'msg_2k9d7f1c4b8a6e3m5n0p7q1r',
+    event: 'transcription.completed',
+    state: 'delivered',
+    attempts: 1,
+    last_status_code: 204,
+    last_error: null,
+    next_attempt_at: null,
+    delivered_at: '2026-03-02T16:45:20.300Z',
+  },
 };
 
 export const transcriptionJobListExample = { object: 'list', data: [transcriptionJobCompletedExample], has_more: false, next_cursor: null };

@@ -190,8 +190,31 @@ function jobOperations(id: Json): Operation[] {
         ...errorResponses([...EVERY_CALL, 'not_found', 'transcription_not_cancelable']),
       },
     },
+    {
+      method: 'post',
+      path: '/transcriptions/{id}/webhook/retry',
+      operationId: 'retryTranscriptionWebhook',
+      tags: ['AI'],
+      summary: 'Send a job’s webhook event again',
+      description:
+        'Starts a new round of attempts to deliver an ended job’s event to its `webhook_url` now, with the same `webhook-id` (receivers deduplicate ' +
+        'on it). A job without an endpoint, or one that has not ended yet, answers 400 `invalid_request`. ' +
+        WEBHOOK_DELIVERY,
+      parameters: [id, param('X-Request-Id')],
+      responses: {
+        '200': jsonResponse('The job, its `webhook.state` pending again.', 'TranscriptionJob', ex.transcriptionJobCompletedExample),
+        ...errorResponses([...EVERY_CALL, 'not_found']),
+      },
+    },
   ];
 }
+
+/** How the event of a job's end is delivered (webhooks.ts in the transcription service). */
+const WEBHOOK_DELIVERY =
+  'Deliveries follow Standard Webhooks: a POST of `{"type": "transcription.completed" | "transcription.failed" | "transcription.canceled", ' +
+  '"timestamp", "data": <the job>}` with `webhook-id`, `webhook-timestamp` and `webhook-signature` (`v1,` + base64 HMAC-SHA256 of ' +
+  '`id.timestamp.body` with your `whsec_` secret; two signatures for 24 h after a rotation). Any 2xx within 10 s is success; otherwise it is tried ' +
+  'again after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (±10 %), 8 attempts over 27.5 hours.';
 
 const AI_PIPELINE =
   'Billing admits the call before the body is read — credits, spending cap and the rate limit (10 AI requests a minute per user) — ' +

@@ -128,6 +128,14 @@ function transcribeOptions(): Record<string, JsonSchema> {
     save: { type: 'boolean', default: false, description: 'Store the transcript as a recording in your library; its id comes back as `recording_id`.' },
     title: { type: 'string', maxLength: MAX_TITLE_CHARS, description: 'Title of the saved recording (only with `save`).' },
     folder_id: { type: 'string', description: 'Folder of yours to save the recording in (only with `save`).' },
+    webhook_url: {
+      type: 'string',
+      format: 'uri',
+      maxLength: 2048,
+      description:
+        'POST /transcriptions only: a public https endpoint told when the job ends (Standard Webhooks, signed with your `whsec_` secret from Settings → Developer; without one the request is refused). Omitted, your default endpoint is used, if you set one.',
+      examples: ['https://example.com/hooks/murmur'],
+    },
     audio_url: {
       type: 'string',
       format: 'uri',

@@ -82,51 +82,9 @@ export function presentTranscription(t: transcription.TranscribeResponse, record
   };
 }
 
-/** A job's public status and its wire value: the one table, read both ways. */
-export const JOB_STATUSES = {
-  queued: transcription.JobStatus.JOB_STATUS_QUEUED,
-  processing: transcription.JobStatus.JOB_STATUS_PROCESSING,
-  completed: transcription.JobStatus.JOB_STATUS_COMPLETED,
-  failed: transcription.JobStatus.JOB_STATUS_FAILED,
-  canceled: transcription.JobStatus.JOB_STATUS_CANCELED,
-} as const;
-export type JobStatusName = keyof typeof JOB_STATUSES;
-const JOB_STATUS = Object.fromEntries(Object.entries(JOB_STATUSES).map(([name, value]) => [value, name])) as Record<number, JobStatusName>;
-
-/**
- * A transcription job (POST/GET /transcriptions): its state and progress, and once completed
- * the fields of POST /transcribe's answer, so a client reads one shape either way. Fields that
- * do not apply yet are null, never missing.
- */
-export function presentJob(j: transcription.TranscriptionJob) {
-  const r = j.status === transcription.JobStatus.JOB_STATUS_COMPLETED ? j.result : undefined;
-  const failure = j.error ? errorObjectOf(j.error) : null;
-  return {
-    id: j.id,
-    object: 'transcription' as const,
-    status: JOB_STATUS[j.status] ?? 'queued',
-    progress: j.progress,
-    duration_seconds: j.durationSeconds,
-    processed_seconds: j.processedSeconds,
-    created_at: iso(j.createdAt),
-    started_at: iso(j.startedAt),
-    finished_at: iso(j.finishedAt),
-    error: failure,
-    credits_reserved: j.creditsReserved,
-    text: r ? r.text : null,
-    language: r ? r.language || null : j.language || null,
-    segments: r ? presentSegments(r.segments) : null,
-    model: r ? r.model : null,
-    credits_charged: r ? r.creditsCharged : null,
-    recording_id: j.recordingId || null,
-  };
-}
-
-/** A failed job's error as the contract's error object (type from the code, as every error body has it). */
-function errorObjectOf(e: transcription.JobError) {
-  const known = (ERROR_CODES as Record<string, { type: string } | undefined>)[e.code];
-  return { type: known?.type ?? 'api_error', code: e.code, message: e.message, param: e.param || null };
-}
+// A transcription job's public JSON lives in the kit (job-json.ts): the transcription service
+// also renders it, as the body of its webhook events.
+export { JOB_STATUSES, presentJob, type JobStatusName } from '@murmur/kit';
 
 export function presentRecordingSummary(r: library.Recording) {
   return {

@@ -187,6 +187,20 @@ export const transcriptionJobShape = z.object({
   model: z.string().nullable(),
   credits_charged: z.number().int().nullable().describe('Set once completed; a failed or canceled job is charged nothing'),
   recording_id: z.string().nullable().describe('The recording made with `save: true`, once completed'),
+  webhook_url: z.string().nullable().describe('Where the job’s end is delivered (the `webhook_url` it was submitted with, or your default endpoint); null: none'),
+  webhook: z
+    .object({
+      id: z.string().describe('msg_…: the `webhook-id` header, the same on every attempt'),
+      event: z.enum(['transcription.completed', 'transcription.failed', 'transcription.canceled']),
+      state: z.enum(['pending', 'delivered', 'failed']).describe('pending: an attempt is due; failed: every attempt of the round failed (retry it)'),
+      attempts: z.number().int(),
+      last_status_code: z.number().int().nullable().describe('The last attempt’s HTTP status; null when none came'),
+      last_error: z.string().nullable(),
+      next_attempt_at: nullableTime,
+      delivered_at: nullableTime,
+    })
+    .nullable()
+    .describe('The delivery of the job’s end to `webhook_url`, once it ended; else null'),
 });
 
 export const errorShape = z.object({

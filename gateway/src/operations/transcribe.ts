@@ -25,6 +25,7 @@ export interface TranscribeOptions {
   save?: boolean;
   title?: string;
   folder_id?: string;
+  webhook_url?: string;
 }
 
 export interface CheckedTranscribeOptions {
@@ -33,6 +34,8 @@ export interface CheckedTranscribeOptions {
   save: boolean;
   title: string;
   folderId: string;
+  /** Jobs only: where the job's end is delivered ("" = the owner's default endpoint, if any); the service checks it. */
+  webhookUrl: string;
 }
 
 /**
@@ -69,7 +72,8 @@ export async function checkTranscribeOptions(ctx: OperationContext, o: Transcrib
   if (o.folder_id) {
     await ctx.clients.library.getFolder({ ownerId: ctx.principal.userId, folderId: o.folder_id });
   }
-  return { language, responseFormat: format, save: o.save ?? false, title, folderId: o.folder_id ?? '' };
+  if (o.webhook_url !== undefined && o.webhook_url.length > 2048) throw invalidParam('webhook_url', '`webhook_url` must be an https URL of at most 2,048 characters.');
+  return { language, responseFormat: format, save: o.save ?? false, title, folderId: o.folder_id ?? '', webhookUrl: o.webhook_url ?? '' };
 }
 
 /** A config-then-audio call of the transcription service (Transcribe, SubmitTranscription). */

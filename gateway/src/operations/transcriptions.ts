@@ -33,6 +33,7 @@ export async function submitTranscription(
     save: options.save,
     title: options.title,
     folderId: options.folderId,
+    webhookUrl: options.webhookUrl,
   };
   const { job } = await streamAudio<transcription.SubmitTranscriptionRequest, transcription.SubmitTranscriptionResponse>(
     ctx.clients.transcription.submitTranscription({ signal: charge.signal, deadlineMs: SUBMIT_DEADLINE_MS }),
@@ -76,6 +77,13 @@ export async function listTranscriptions(ctx: OperationContext, input: ListTrans
 export async function cancelTranscription(ctx: OperationContext, id: string) {
   const { job } = await ctx.clients.transcription.cancelTranscription({ ownerId: ctx.principal.userId, id });
   if (!job) throw new Error('CancelTranscription answered without a job');
+  return presentJob(job);
+}
+
+/** Sends an ended job's webhook event again now (a new round of attempts, the same webhook-id). */
+export async function retryWebhook(ctx: OperationContext, id: string) {
+  const { job } = await ctx.clients.transcription.retryWebhook({ ownerId: ctx.principal.userId, id });
+  if (!job) throw new Error('RetryWebhook answered without a job');
   return presentJob(job);
 }
 

@@ -42,6 +42,7 @@ const ROUTES: Route[] = [
   { method: 'get', path: '/knowledge-bases', handler: (ctx, req) => ops.listKnowledgeBases(ctx, parseQuery(req, PAGE)) },
   { method: 'get', path: '/transcriptions', handler: (ctx, req) => ops.listTranscriptions(ctx, parseQuery(req, { ...PAGE, status: 'string' })) },
   { method: 'post', path: '/transcriptions/:id/cancel', handler: (ctx, req) => (parseQuery(req, {}), ops.cancelTranscription(ctx, String(req.params.id))) },
+  { method: 'post', path: '/transcriptions/:id/webhook/retry', handler: (ctx, req) => (parseQuery(req, {}), ops.retryWebhook(ctx, String(req.params.id))) },
 ];
 
 /** How the AI routes read bodies. */

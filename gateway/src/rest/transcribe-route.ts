@@ -104,11 +104,12 @@ export function render(
 interface Flavour {
   run(ctx: ops.OperationContext, audio: Readable, file: { filename: string; contentType: string }, options: ops.CheckedTranscribeOptions, call: ops.ChargeContext): Promise<StoredResponse>;
   /** Options the flavour does not take (named in the refusal). */
-  refuse?: { param: 'response_format'; message: string };
+  refuse: Array<{ param: 'response_format' | 'webhook_url'; message: string }>;
 }
 
 const SYNC: Flavour = {
   run: async (ctx, audio, file, options, call) => render(await ops.transcribe(ctx, audio, file, options, call), options.responseFormat),
+  refuse: [{ param: 'webhook_url', message: '`webhook_url` applies to jobs: POST /transcriptions, which calls it when the job ends.' }],
 };
 
 const JOB: Flavour = {
@@ -120,7 +121,7 @@ const JOB: Flavour = {
       body: JSON.stringify(job),
     };
   },
-  refuse: { param: 'response_format', message: '`response_format` applies when reading a completed job: GET /transcriptions/{id}?response_format=text|srt|vtt.' },
+  refuse: [{ param: 'response_format', message: '`response_format` applies when reading a completed job: GET /transcriptions/{id}?response_format=text|srt|vtt.' }],
 };
 
 /** Transcribes (or submits) the upload, applying the options that arrive after the audio (see the file comment). */
@@ -128,7 +129,7 @@ async function execute(ctx: ops.OperationContext, input: TranscribeRequestInput,
   const { upload } = input;
   const file = { filename: upload.filename, contentType: upload.contentType };
   const refuse = () => {
-    if (flavour.refuse && upload.fields[flavour.refuse.param] !== undefined) throw invalidParam(flavour.refuse.param, flavour.refuse.message);
+    for (const r of flavour.refuse) if (upload.fields[r.param] !== undefined) throw invalidParam(r.param, r.message);
   };
   try {
     refuse();

@@ -21,11 +21,13 @@ export interface AudioUploadFields {
   folder_id?: string;
   /** The audio by URL instead of in the body (then the body holds only options). */
   audio_url?: string;
+  /** Jobs only: where the job's end is delivered. */
+  webhook_url?: string;
 }
 
 export type OptionName = keyof AudioUploadFields;
 
-export const OPTION_NAMES: readonly OptionName[] = ['language', 'response_format', 'save', 'title', 'folder_id', 'audio_url'];
+export const OPTION_NAMES: readonly OptionName[] = ['language', 'response_format', 'save', 'title', 'folder_id', 'audio_url', 'webhook_url'];
 
 export function isOptionName(name: string): name is OptionName {
   return (OPTION_NAMES as readonly string[]).includes(name);

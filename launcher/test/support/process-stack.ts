@@ -71,13 +71,19 @@ export async function startProcessStack(
   };
   const spec = (name: string, script: string) => ({ name, command: process.execPath, args: [path.join(ROOT, script)], env });
   const replicas = Array.from({ length: extra }, (_, i) => ({ name: `transcription-${i + 2}`, addr: addr(6 + i) }));
+  const tail: string[] = [];
   const supervisor = new Supervisor(
     [
       ...SERVICES.map((s) => spec(s, `services/${s}/dist/main.js`)),
       ...replicas.map((r) => ({ ...spec(r.name, 'services/transcription/dist/main.js'), env: { ...env, GRPC_LISTEN_ADDR: r.addr } })),
       spec('gateway', 'gateway/dist/main.js'),
     ],
-    opts.out ?? (() => undefined),
+    (line) => {
+      // The last lines every process printed, for the error of a stack that does not come up.
+      tail.push(line);
+      if (tail.length > 60) tail.shift();
+      opts.out?.(line);
+    },
   );
   const base = `http://127.0.0.1:${ports[5]}`;
   const waitReady = (name: ProcessName, timeoutMs = 90_000) =>
@@ -85,9 +91,14 @@ export async function startProcessStack(
   const startAll = async () => {
     for (const s of SERVICES) supervisor.start(s);
     for (const r of replicas) supervisor.start(r.name);
-    await Promise.all([...SERVICES.map((s) => waitReady(s)), ...replicas.map((r) => waitForGrpcServing(r.addr, 90_000))]);
-    supervisor.start('gateway');
-    await waitReady('gateway', 60_000);
+    try {
+      await Promise.all([...SERVICES.map((s) => waitReady(s)), ...replicas.map((r) => waitForGrpcServing(r.addr, 90_000))]);
+      supervisor.start('gateway');
+      // As long as the services get: a busy 2-core machine (another suite's stack) starts slowly.
+      await waitReady('gateway', 90_000);
+    } catch (err) {
+      throw new Error(`${(err as Error).message}; the processes' last lines:\n${tail.join('\n')}`);
+    }
   };
   try {
     await startAll();

@@ -33,3 +33,5 @@ export * from './access/tokens';
 export * from './access/rpc-policy';
 export * from './access/access-control';
 export * from './access/workload-identity';
+export * from './outbound';
+export * from './job-json';

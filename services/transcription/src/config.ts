@@ -10,7 +10,7 @@
 import { readdir } from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { holdLeaseSchema, z } from '@murmur/kit';
+import { holdLeaseSchema, outboundConfigSchema, z } from '@murmur/kit';
 import type { transcription } from '@murmur/proto';
 import { FFMPEG_PACKAGE } from './audio-files';
 import { FileAudioStore, type AudioStore } from './jobs/audio-store';
@@ -71,6 +71,13 @@ export const transcriptionConfigSchema = {
   MURMUR_JOB_RETRY_LIMIT: z.coerce.number().int().min(0).max(10).default(3),
   /** 0 = this replica serves the job RPCs but runs no jobs. */
   MURMUR_JOB_WORKER: z.enum(['0', '1']).default('1'),
+  /** Waits between webhook attempts, comma-separated seconds; unset: the standard schedule (webhooks/schedule.ts). */
+  MURMUR_WEBHOOK_RETRY_SECONDS: z
+    .string()
+    .regex(/^\s*\d+(\.\d+)?(\s*,\s*\d+(\.\d+)?)*\s*$/, 'comma-separated seconds, such as 5,300,1800')
+    .optional(),
+  /** Where webhook endpoints may be: MURMUR_WEBHOOK_ALLOW_PRIVATE, _ALLOW_CIDRS, _PORTS (kit outbound.ts). */
+  ...outboundConfigSchema('MURMUR_WEBHOOK'),
 };
 
 export type TranscriptionConfig = z.infer<z.ZodObject<typeof transcriptionConfigSchema>>;

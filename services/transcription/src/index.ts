@@ -5,7 +5,8 @@
  * the gateway's integration tests and the benchmark start it in-process with
  * {@link startTranscriptionService}.
  */
-import { startGrpcServer, type Database, type Logger, type PromiseClient, type AccessControl } from '@murmur/kit';
+import { DEFAULT_OUTBOUND_POLICY, startGrpcServer, type Database, type Logger, type PromiseClient, type AccessControl } from '@murmur/kit';
+import { Webhooks, type WebhookOptions } from './webhooks/webhooks';
 import type { AudioStore } from './jobs/audio-store';
 import type { LibraryPort } from './jobs/deps';
 import { TranscriptionJobs } from './jobs/jobs';
@@ -71,6 +72,8 @@ export interface JobsDeps {
   work?: boolean;
   /** How often maintenance runs (default 60 s). */
   maintenanceIntervalMs?: number;
+  /** Where webhook endpoints may be and how deliveries are retried (default: public addresses, the standard schedule). */
+  webhooks?: Partial<WebhookOptions>;
 }
 
 /** A started transcription server: its port and how to stop it (the engine stays the caller's). */
@@ -98,7 +101,7 @@ export async function startTranscriptionService(deps: TranscriptionServiceDeps):
       name: 'transcription',
       access: deps.access,
       log: deps.log,
-      services: [transcriptionHandlers(service, { ...(deps.uploadIdleMs ? { uploadIdleMs: deps.uploadIdleMs } : {}), ...(jobs ? { jobs: jobs.api } : {}) })],
+      services: [transcriptionHandlers(service, { ...(deps.uploadIdleMs ? { uploadIdleMs: deps.uploadIdleMs } : {}), ...(jobs ? { jobs: jobs.api, webhooks: jobs.webhooks } : {}) })],
       protoFiles: ['murmur/transcription/v1/transcription.proto'],
       maxReceiveMessageBytes: TRANSCRIPTION_MAX_MESSAGE_BYTES,
     },
@@ -114,12 +117,16 @@ export async function startTranscriptionService(deps: TranscriptionServiceDeps):
 }
 
 /** Opens the queue, and unless told otherwise starts this replica's worker and maintenance. */
-async function startJobs(service: TranscriptionService, deps: TranscriptionServiceDeps, j: JobsDeps): Promise<{ api: TranscriptionJobs; stop(): Promise<void> }> {
+async function startJobs(service: TranscriptionService, deps: TranscriptionServiceDeps, j: JobsDeps): Promise<{ api: TranscriptionJobs; webhooks: Webhooks; stop(): Promise<void> }> {
   const settings = { ...DEFAULT_QUEUE_SETTINGS, ...j.queue };
   const queue = await JobQueue.open(j.db, settings, deps.log);
+  const webhooks = new Webhooks(j.db, queue, deps.log, { policy: DEFAULT_OUTBOUND_POLICY, ...j.webhooks });
+  const store = new JobStore(j.db, (tx, row) => webhooks.onJobEnded(tx, row));
+  webhooks.store = store;
   const jobDeps = {
-    store: new JobStore(j.db),
+    store,
     queue,
+    webhooks,
     audio: j.audio,
     billing: deps.billing,
     library: j.library,
@@ -133,10 +140,12 @@ async function startJobs(service: TranscriptionService, deps: TranscriptionServi
   if (j.work !== false) {
     const worker = new JobWorker(jobDeps);
     await queue.work((m, a) => worker.run(m, a), (m) => worker.dead(m));
+    await queue.workWebhooks((id) => webhooks.deliver(id));
     maintenance = startMaintenance(jobDeps, j.maintenanceIntervalMs);
   }
   return {
     api,
+    webhooks,
     async stop() {
       maintenance?.stop();
       await queue.stop();

@@ -14,7 +14,7 @@
  */
 import './tracing';
 import * as os from 'node:os';
-import { createClient, loadConfig, runServiceProcess } from '@murmur/kit';
+import { createClient, loadConfig, outboundPolicyOf, runServiceProcess } from '@murmur/kit';
 import { billing, library } from '@murmur/proto';
 import { createEngineFromConfig, openAudioStore, probeEngines, transcriptionConfigSchema } from './config';
 import { startTranscriptionService, TRANSCRIPTION_MIGRATIONS_DIR } from './index';
@@ -58,6 +58,10 @@ runServiceProcess({
           heartbeatSeconds: own.MURMUR_JOB_HEARTBEAT_SECONDS,
           superviseSeconds: own.MURMUR_JOB_SUPERVISE_SECONDS,
           retryLimit: own.MURMUR_JOB_RETRY_LIMIT,
+        },
+        webhooks: {
+          policy: outboundPolicyOf('MURMUR_WEBHOOK', own),
+          ...(own.MURMUR_WEBHOOK_RETRY_SECONDS ? { retrySeconds: own.MURMUR_WEBHOOK_RETRY_SECONDS.split(',').map(Number) } : {}),
         },
       },
     });

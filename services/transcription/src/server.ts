@@ -4,6 +4,8 @@
  */
 import { bindService, MurmurError, type BoundService, type HandlerContext } from '@murmur/kit';
 import type { TranscriptionJobs } from './jobs/jobs';
+import { presentJob } from './jobs/present';
+import type { Webhooks } from './webhooks/webhooks';
 import { transcription } from '@murmur/proto';
 import type { TranscriptionService } from './service';
 
@@ -111,8 +113,8 @@ async function withConfigAndAudio<C, R>(
   }
 }
 
-export function transcriptionHandlers(service: TranscriptionService, opts: { uploadIdleMs?: number; jobs?: TranscriptionJobs } = {}): BoundService {
-  const { jobs } = opts;
+export function transcriptionHandlers(service: TranscriptionService, opts: { uploadIdleMs?: number; jobs?: TranscriptionJobs; webhooks?: Webhooks } = {}): BoundService {
+  const { jobs, webhooks } = opts;
   const jobsOff = (): never => {
     throw new MurmurError('service_unavailable', 'Transcription jobs are not enabled on this replica.');
   };
@@ -140,6 +142,18 @@ export function transcriptionHandlers(service: TranscriptionService, opts: { upl
     },
     async cancelTranscription(req) {
       return { job: await (jobs ?? jobsOff()).cancel(req.ownerId, req.id) };
+    },
+    async rotateWebhookSecret(req) {
+      return (webhooks ?? jobsOff()).rotateSecret(req.userId);
+    },
+    async getWebhookSettings(req) {
+      return { settings: await (webhooks ?? jobsOff()).settings(req.userId) };
+    },
+    async setWebhookEndpoint(req) {
+      return { settings: await (webhooks ?? jobsOff()).setEndpoint(req.userId, req.url) };
+    },
+    async retryWebhook(req) {
+      return { job: presentJob(await (webhooks ?? jobsOff()).retry(req.ownerId, req.id)) };
     },
     async *watchTranscription(req, ctx) {
       for await (const job of (jobs ?? jobsOff()).watch(req.ownerId, req.id, ctx.signal)) yield { job };

@@ -104,6 +104,11 @@ export const TRANSCRIPTION_RULES: ServiceRules<typeof transcription.Transcriptio
   listTranscriptions: OWN_DATA,
   cancelTranscription: { user: { owner: 'ownerId' } },
   watchTranscription: { user: { owner: 'ownerId' } },
+  // Secrets and the default endpoint are made in the app (Settings → Developer), never by API.
+  rotateWebhookSecret: ADMIN,
+  getWebhookSettings: { user: { owner: 'userId' }, admin: true },
+  setWebhookEndpoint: ADMIN,
+  retryWebhook: { user: { owner: 'ownerId' } },
 };
 
 export const CONVERSION_RULES: ServiceRules<typeof conversion.ConversionServiceService> = {

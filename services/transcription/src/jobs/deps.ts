@@ -5,6 +5,7 @@ import type { BillingPort, TranscriptionService } from '../service';
 import type { AudioStore } from './audio-store';
 import type { JobRow, JobStore } from './job-store';
 import type { JobQueue } from './queue';
+import type { Webhooks } from '../webhooks/webhooks';
 
 /** The library RPCs a job uses: the folder check at submission, the recording at completion. */
 export type LibraryPort = Pick<PromiseClient<library.LibraryServiceClient>, 'createRecording' | 'getFolder'>;
@@ -23,6 +24,8 @@ export interface JobDeps {
   library: LibraryPort;
   transcriber: TranscriptionService;
   log: Logger;
+  /** Where jobs' ends are delivered (the owner's endpoints and secrets). */
+  webhooks: Webhooks;
   /** Parent of each submission's and attempt's temp folder (the instance spool). */
   spoolDir: string;
   ffprobePath?: string;

@@ -61,6 +61,22 @@ export interface JobRow {
   started_at: Date | null;
   finished_at: Date | null;
   updated_at: Date;
+  /** Where the job's end is delivered ('' = nowhere). */
+  webhook_url: string;
+  /** The delivery of its end, once it ended with an endpoint (webhooks/delivery-store.ts). */
+  webhook: DeliveryRow | null;
+}
+
+/** One job's webhook delivery (migrations/002_webhooks.sql), as read with its job. */
+export interface DeliveryRow {
+  id: string;
+  event: string;
+  state: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  last_status_code: number;
+  last_error: string;
+  next_attempt_at: string | null;
+  delivered_at: string | null;
 }
 
 export type NewJob = Pick<
@@ -79,6 +95,7 @@ export type NewJob = Pick<
   | 'duration_seconds'
   | 'reservation_id'
   | 'credits_reserved'
+  | 'webhook_url'
 >;
 
 /** One chunk of a job's recognition plan, with its transcript once recognised. */
@@ -91,12 +108,23 @@ export interface ChunkRow {
 
 const COLUMNS = `id, owner_id, idempotency_key, status, language, filename, content_type, save, title, folder_id, audio_key,
   upload_bytes::float8 AS upload_bytes, duration_seconds, processed_seconds, reservation_id, queue_job_id, credits_reserved::float8 AS credits_reserved,
-  hold_open, attempts, result, recording_id, error, created_at, started_at, finished_at, updated_at`;
+  hold_open, attempts, result, recording_id, error, created_at, started_at, finished_at, updated_at, webhook_url,
+  (SELECT jsonb_build_object('id', d.id, 'event', d.event, 'state', d.state, 'attempts', d.attempts, 'last_status_code', d.last_status_code,
+     'last_error', d.last_error, 'next_attempt_at', d.next_attempt_at, 'delivered_at', d.delivered_at)
+   FROM webhook_deliveries d WHERE d.job_id = jobs.id) AS webhook`;
 
-type Queryable = Pick<PoolClient, 'query'>;
+export type Queryable = Pick<PoolClient, 'query'>;
 
 export class JobStore {
-  constructor(private readonly db: Database) {}
+  /**
+   * `onEnded` runs inside the transaction that ends a job (completed, failed or canceled), after
+   * its row changed: what must happen exactly when a job ends (its webhook delivery) commits
+   * with the end or not at all.
+   */
+  constructor(
+    private readonly db: Database,
+    private readonly onEnded: (tx: Queryable, row: JobRow) => Promise<void> = async () => {},
+  ) {}
 
   /** Runs `fn` in one transaction (the job row and its queue entry commit together). */
   transactionalInsert<T>(fn: (tx: PoolClient) => Promise<T>): Promise<T> {
@@ -107,12 +135,12 @@ export class JobStore {
   async insert(tx: Queryable, job: NewJob): Promise<{ row: JobRow; created: boolean }> {
     const inserted = await tx.query<JobRow>(
       `INSERT INTO jobs (id, owner_id, idempotency_key, status, language, filename, content_type, save, title, folder_id, audio_key,
-         upload_bytes, duration_seconds, reservation_id, credits_reserved)
-       VALUES ($1, $2, $3, 'queued', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+         upload_bytes, duration_seconds, reservation_id, credits_reserved, webhook_url)
+       VALUES ($1, $2, $3, 'queued', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
        ON CONFLICT (owner_id, idempotency_key) DO NOTHING
        RETURNING ${COLUMNS}`,
       [job.id, job.owner_id, job.idempotency_key, job.language, job.filename, job.content_type, job.save, job.title, job.folder_id, job.audio_key,
-        job.upload_bytes, job.duration_seconds, job.reservation_id, job.credits_reserved],
+        job.upload_bytes, job.duration_seconds, job.reservation_id, job.credits_reserved, job.webhook_url],
     );
     if (inserted.rows[0]) return { row: inserted.rows[0], created: true };
     const existing = await tx.query<JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE owner_id = $1 AND idempotency_key = $2`, [job.owner_id, job.idempotency_key]);
@@ -208,7 +236,9 @@ export class JobStore {
          WHERE id = $1 RETURNING ${COLUMNS}`,
         [id, out.status, out.result ? JSON.stringify(out.result) : null, out.recordingId ?? null, out.error ? JSON.stringify(out.error) : null, out.holdOpen],
       );
-      return updated.rows[0];
+      await this.onEnded(tx, updated.rows[0]!);
+      // Read again: the end's webhook delivery (if any) was just written.
+      return (await tx.query<JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE id = $1`, [id])).rows[0];
     });
   }
 

@@ -54,6 +54,7 @@ export class TranscriptionJobs {
   async submit(config: SubmitConfig, audio: AsyncIterable<Uint8Array>, signal: AbortSignal): Promise<transcription.TranscriptionJob> {
     const { deps } = this;
     await this.validate(config);
+    const webhookUrl = await deps.webhooks.endpointFor(config.userId, config.webhookUrl);
     if (config.idempotencyKey) {
       const existing = await deps.store.byIdempotencyKey(config.userId, config.idempotencyKey);
       if (existing) return presentJob(existing);
@@ -100,6 +101,7 @@ export class TranscriptionJobs {
           duration_seconds: duration,
           reservation_id: held.id,
           credits_reserved: held.credits,
+          webhook_url: webhookUrl,
         });
         if (out.created) await deps.store.setQueueJob(tx, id, await deps.queue.send(tx, id));
         return out;

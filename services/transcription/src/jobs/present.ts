@@ -1,6 +1,6 @@
 /** A job row as the RPCs answer it (transcription.TranscriptionJob). */
 import { transcription } from '@murmur/proto';
-import type { JobRow, JobStatusName } from './job-store';
+import type { DeliveryRow, JobRow, JobStatusName } from './job-store';
 
 const STATUS: Record<JobStatusName, transcription.JobStatus> = {
   queued: transcription.JobStatus.JOB_STATUS_QUEUED,
@@ -44,5 +44,24 @@ export function presentJob(row: JobRow): transcription.TranscriptionJob {
     recordingId: row.recording_id,
     language: row.language,
     creditsReserved: row.credits_reserved,
+    webhookUrl: row.webhook_url,
+    webhook: row.webhook
+      ? {
+          id: row.webhook.id,
+          event: row.webhook.event,
+          state: WEBHOOK_STATE[row.webhook.state],
+          attempts: row.webhook.attempts,
+          lastStatusCode: row.webhook.last_status_code,
+          lastError: row.webhook.last_error,
+          nextAttemptAt: row.webhook.next_attempt_at ? new Date(row.webhook.next_attempt_at) : undefined,
+          deliveredAt: row.webhook.delivered_at ? new Date(row.webhook.delivered_at) : undefined,
+        }
+      : undefined,
   };
 }
+
+const WEBHOOK_STATE: Record<DeliveryRow['state'], transcription.WebhookState> = {
+  pending: transcription.WebhookState.WEBHOOK_STATE_PENDING,
+  delivered: transcription.WebhookState.WEBHOOK_STATE_DELIVERED,
+  failed: transcription.WebhookState.WEBHOOK_STATE_FAILED,
+};

@@ -18,6 +18,8 @@ import type { Db as IDatabase, JobWithMetadata, PgBoss } from 'pg-boss' with { '
 
 export const JOB_QUEUE = 'transcription-jobs';
 export const DEAD_LETTER_QUEUE = 'transcription-jobs-dead';
+/** Webhook delivery attempts (webhooks/webhooks.ts): each a queue entry, due when it should run. */
+export const WEBHOOK_QUEUE = 'transcription-webhooks';
 /** pg-boss's schema beside the service's own: `transcription_queue` (a test schema gets its own). */
 export function queueSchemaOf(serviceSchema: string): string {
   return `${serviceSchema}_queue`;
@@ -53,6 +55,10 @@ export interface JobMessage {
   jobId: string;
 }
 
+export interface WebhookMessage {
+  deliveryId: string;
+}
+
 export interface Attempt {
   /** Aborted when the queue took the job away (canceled, or a lapsed heartbeat). */
   signal: AbortSignal;
@@ -83,6 +89,7 @@ function adapter(target: Pick<PoolClient, 'query'>): IDatabase {
 export class JobQueue {
   /** The first of this replica's job workers, once it works (woken when this replica queues a job). */
   private workerId: string | undefined;
+  private webhookWorkerId: string | undefined;
 
   private constructor(
     private readonly boss: PgBoss,
@@ -113,6 +120,9 @@ export class JobQueue {
         heartbeatSeconds: settings.heartbeatSeconds,
         expireInSeconds: settings.expireSeconds,
       });
+      // An attempt's handler records its outcome and queues the next itself; the queue's own
+      // retries only cover a worker that died mid-attempt (an attempt is at most 10 s).
+      await ensureQueue(boss, WEBHOOK_QUEUE, { retryLimit: 5, retryDelay: 30, retryBackoff: true, heartbeatSeconds: settings.heartbeatSeconds, expireInSeconds: 120 });
     });
     return new JobQueue(boss, settings, log);
   }
@@ -139,6 +149,23 @@ export class JobQueue {
     await this.boss.work<JobMessage>(DEAD_LETTER_QUEUE, { pollingIntervalSeconds: Math.max(1, this.settings.pollingSeconds) }, async (jobs) => {
       for (const job of jobs) await onDead(job.data);
     });
+  }
+
+  /** Queues attempt of delivery `deliveryId` inside `tx`, due in `afterSeconds`. */
+  async sendWebhook(tx: Pick<PoolClient, 'query'>, deliveryId: string, afterSeconds: number): Promise<void> {
+    await this.boss.send(WEBHOOK_QUEUE, { deliveryId } satisfies WebhookMessage, { db: adapter(tx), startAfter: new Date(Date.now() + Math.max(0, afterSeconds) * 1000) } as Parameters<PgBoss['send']>[2]);
+    if (afterSeconds <= 0 && this.webhookWorkerId) this.boss.notifyWorker(this.webhookWorkerId);
+  }
+
+  /** Runs `deliver` for every due attempt. */
+  async workWebhooks(deliver: (deliveryId: string) => Promise<void>): Promise<void> {
+    this.webhookWorkerId = await this.boss.work<WebhookMessage>(
+      WEBHOOK_QUEUE,
+      { localConcurrency: 4, pollingIntervalSeconds: Math.max(0.5, this.settings.pollingSeconds), batchSize: 1 },
+      async (jobs) => {
+        for (const job of jobs) await deliver(job.data.deliveryId);
+      },
+    );
   }
 
   /**

@@ -33,6 +33,15 @@ export enum JobStatus {
   JOB_STATUS_CANCELED = 5,
 }
 
+export enum WebhookState {
+  WEBHOOK_STATE_UNSPECIFIED = 0,
+  /** WEBHOOK_STATE_PENDING - The job has not ended yet, or an attempt is due. */
+  WEBHOOK_STATE_PENDING = 1,
+  WEBHOOK_STATE_DELIVERED = 2,
+  /** WEBHOOK_STATE_FAILED - Every attempt failed (RetryWebhook starts again). */
+  WEBHOOK_STATE_FAILED = 3,
+}
+
 /** TranscribeConfig opens a Transcribe stream. */
 export interface TranscribeConfig {
   userId: string;
@@ -112,6 +121,8 @@ export interface SubmitTranscriptionConfig {
   save: boolean;
   title: string;
   folderId: string;
+  /** Where the job's end is delivered ("" = the owner's default endpoint, if any). */
+  webhookUrl: string;
 }
 
 export interface SubmitTranscriptionRequest {
@@ -154,6 +165,71 @@ export interface TranscriptionJob {
   language: string;
   /** Credits held for the job while it lives; result.credits_charged once it completed. */
   creditsReserved: number;
+  /** The delivery of the job's end to its webhook endpoint, when it has one. */
+  webhook:
+    | WebhookDelivery
+    | undefined;
+  /** The endpoint the job's end goes to ("" = none). */
+  webhookUrl: string;
+}
+
+export interface WebhookDelivery {
+  /** The webhook-id header, the same on every attempt (msg_…). */
+  id: string;
+  /** transcription.completed, transcription.failed or transcription.canceled. */
+  event: string;
+  state: WebhookState;
+  attempts: number;
+  /** The last attempt's HTTP status (0: no answer) and, when it failed, why. */
+  lastStatusCode: number;
+  lastError: string;
+  nextAttemptAt: Date | undefined;
+  deliveredAt: Date | undefined;
+}
+
+export interface WebhookSettings {
+  hasSecret: boolean;
+  /** The secret's last characters, to tell secrets apart. */
+  secretHint: string;
+  /** While the rotated-out secret still signs too. */
+  previousValidUntil: Date | undefined;
+  defaultUrl: string;
+}
+
+export interface RotateWebhookSecretRequest {
+  userId: string;
+}
+
+export interface RotateWebhookSecretResponse {
+  /** The new secret, in full: answered this once. */
+  secret: string;
+  settings: WebhookSettings | undefined;
+}
+
+export interface GetWebhookSettingsRequest {
+  userId: string;
+}
+
+export interface GetWebhookSettingsResponse {
+  settings: WebhookSettings | undefined;
+}
+
+export interface SetWebhookEndpointRequest {
+  userId: string;
+  url: string;
+}
+
+export interface SetWebhookEndpointResponse {
+  settings: WebhookSettings | undefined;
+}
+
+export interface RetryWebhookRequest {
+  ownerId: string;
+  id: string;
+}
+
+export interface RetryWebhookResponse {
+  job: TranscriptionJob | undefined;
 }
 
 export interface GetTranscriptionRequest {
@@ -829,6 +905,7 @@ function createBaseSubmitTranscriptionConfig(): SubmitTranscriptionConfig {
     save: false,
     title: "",
     folderId: "",
+    webhookUrl: "",
   };
 }
 
@@ -863,6 +940,9 @@ export const SubmitTranscriptionConfig: MessageFns<SubmitTranscriptionConfig> = 
     }
     if (message.folderId !== "") {
       writer.uint32(82).string(message.folderId);
+    }
+    if (message.webhookUrl !== "") {
+      writer.uint32(90).string(message.webhookUrl);
     }
     return writer;
   },
@@ -960,6 +1040,14 @@ export const SubmitTranscriptionConfig: MessageFns<SubmitTranscriptionConfig> = 
             message.folderId = reader.string();
             continue;
           }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.webhookUrl = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -987,6 +1075,7 @@ export const SubmitTranscriptionConfig: MessageFns<SubmitTranscriptionConfig> = 
     message.save = object.save ?? false;
     message.title = object.title ?? "";
     message.folderId = object.folderId ?? "";
+    message.webhookUrl = object.webhookUrl ?? "";
     return message;
   },
 };
@@ -1167,6 +1256,8 @@ function createBaseTranscriptionJob(): TranscriptionJob {
     recordingId: "",
     language: "",
     creditsReserved: 0,
+    webhook: undefined,
+    webhookUrl: "",
   };
 }
 
@@ -1213,6 +1304,12 @@ export const TranscriptionJob: MessageFns<TranscriptionJob> = {
     }
     if (message.creditsReserved !== 0) {
       writer.uint32(112).int64(message.creditsReserved);
+    }
+    if (message.webhook !== undefined) {
+      WebhookDelivery.encode(message.webhook, writer.uint32(122).fork()).join();
+    }
+    if (message.webhookUrl !== "") {
+      writer.uint32(130).string(message.webhookUrl);
     }
     return writer;
   },
@@ -1342,6 +1439,22 @@ export const TranscriptionJob: MessageFns<TranscriptionJob> = {
             message.creditsReserved = longToNumber(reader.int64());
             continue;
           }
+          case 15: {
+            if (tag !== 122) {
+              break;
+            }
+
+            message.webhook = WebhookDelivery.decode(reader, reader.uint32());
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.webhookUrl = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1377,6 +1490,733 @@ export const TranscriptionJob: MessageFns<TranscriptionJob> = {
     message.recordingId = object.recordingId ?? "";
     message.language = object.language ?? "";
     message.creditsReserved = object.creditsReserved ?? 0;
+    message.webhook = (object.webhook !== undefined && object.webhook !== null)
+      ? WebhookDelivery.fromPartial(object.webhook)
+      : undefined;
+    message.webhookUrl = object.webhookUrl ?? "";
+    return message;
+  },
+};
+
+function createBaseWebhookDelivery(): WebhookDelivery {
+  return {
+    id: "",
+    event: "",
+    state: 0,
+    attempts: 0,
+    lastStatusCode: 0,
+    lastError: "",
+    nextAttemptAt: undefined,
+    deliveredAt: undefined,
+  };
+}
+
+export const WebhookDelivery: MessageFns<WebhookDelivery> = {
+  encode(message: WebhookDelivery, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.event !== "") {
+      writer.uint32(18).string(message.event);
+    }
+    if (message.state !== 0) {
+      writer.uint32(24).int32(message.state);
+    }
+    if (message.attempts !== 0) {
+      writer.uint32(32).int32(message.attempts);
+    }
+    if (message.lastStatusCode !== 0) {
+      writer.uint32(40).int32(message.lastStatusCode);
+    }
+    if (message.lastError !== "") {
+      writer.uint32(50).string(message.lastError);
+    }
+    if (message.nextAttemptAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.nextAttemptAt), writer.uint32(58).fork()).join();
+    }
+    if (message.deliveredAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.deliveredAt), writer.uint32(66).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WebhookDelivery {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWebhookDelivery();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.event = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.state = reader.int32() as any;
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.attempts = reader.int32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.lastStatusCode = reader.int32();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.lastError = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.nextAttemptAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.deliveredAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<WebhookDelivery>, I>>(base?: I): WebhookDelivery {
+    return WebhookDelivery.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<WebhookDelivery>, I>>(object: I): WebhookDelivery {
+    const message = createBaseWebhookDelivery();
+    message.id = object.id ?? "";
+    message.event = object.event ?? "";
+    message.state = object.state ?? 0;
+    message.attempts = object.attempts ?? 0;
+    message.lastStatusCode = object.lastStatusCode ?? 0;
+    message.lastError = object.lastError ?? "";
+    message.nextAttemptAt = object.nextAttemptAt ?? undefined;
+    message.deliveredAt = object.deliveredAt ?? undefined;
+    return message;
+  },
+};
+
+function createBaseWebhookSettings(): WebhookSettings {
+  return { hasSecret: false, secretHint: "", previousValidUntil: undefined, defaultUrl: "" };
+}
+
+export const WebhookSettings: MessageFns<WebhookSettings> = {
+  encode(message: WebhookSettings, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.hasSecret !== false) {
+      writer.uint32(8).bool(message.hasSecret);
+    }
+    if (message.secretHint !== "") {
+      writer.uint32(18).string(message.secretHint);
+    }
+    if (message.previousValidUntil !== undefined) {
+      Timestamp.encode(toTimestamp(message.previousValidUntil), writer.uint32(26).fork()).join();
+    }
+    if (message.defaultUrl !== "") {
+      writer.uint32(34).string(message.defaultUrl);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WebhookSettings {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWebhookSettings();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.hasSecret = reader.bool();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.secretHint = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.previousValidUntil = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.defaultUrl = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<WebhookSettings>, I>>(base?: I): WebhookSettings {
+    return WebhookSettings.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<WebhookSettings>, I>>(object: I): WebhookSettings {
+    const message = createBaseWebhookSettings();
+    message.hasSecret = object.hasSecret ?? false;
+    message.secretHint = object.secretHint ?? "";
+    message.previousValidUntil = object.previousValidUntil ?? undefined;
+    message.defaultUrl = object.defaultUrl ?? "";
+    return message;
+  },
+};
+
+function createBaseRotateWebhookSecretRequest(): RotateWebhookSecretRequest {
+  return { userId: "" };
+}
+
+export const RotateWebhookSecretRequest: MessageFns<RotateWebhookSecretRequest> = {
+  encode(message: RotateWebhookSecretRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RotateWebhookSecretRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRotateWebhookSecretRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<RotateWebhookSecretRequest>, I>>(base?: I): RotateWebhookSecretRequest {
+    return RotateWebhookSecretRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RotateWebhookSecretRequest>, I>>(object: I): RotateWebhookSecretRequest {
+    const message = createBaseRotateWebhookSecretRequest();
+    message.userId = object.userId ?? "";
+    return message;
+  },
+};
+
+function createBaseRotateWebhookSecretResponse(): RotateWebhookSecretResponse {
+  return { secret: "", settings: undefined };
+}
+
+export const RotateWebhookSecretResponse: MessageFns<RotateWebhookSecretResponse> = {
+  encode(message: RotateWebhookSecretResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.secret !== "") {
+      writer.uint32(10).string(message.secret);
+    }
+    if (message.settings !== undefined) {
+      WebhookSettings.encode(message.settings, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RotateWebhookSecretResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRotateWebhookSecretResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.secret = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.settings = WebhookSettings.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<RotateWebhookSecretResponse>, I>>(base?: I): RotateWebhookSecretResponse {
+    return RotateWebhookSecretResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RotateWebhookSecretResponse>, I>>(object: I): RotateWebhookSecretResponse {
+    const message = createBaseRotateWebhookSecretResponse();
+    message.secret = object.secret ?? "";
+    message.settings = (object.settings !== undefined && object.settings !== null)
+      ? WebhookSettings.fromPartial(object.settings)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseGetWebhookSettingsRequest(): GetWebhookSettingsRequest {
+  return { userId: "" };
+}
+
+export const GetWebhookSettingsRequest: MessageFns<GetWebhookSettingsRequest> = {
+  encode(message: GetWebhookSettingsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetWebhookSettingsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetWebhookSettingsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<GetWebhookSettingsRequest>, I>>(base?: I): GetWebhookSettingsRequest {
+    return GetWebhookSettingsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetWebhookSettingsRequest>, I>>(object: I): GetWebhookSettingsRequest {
+    const message = createBaseGetWebhookSettingsRequest();
+    message.userId = object.userId ?? "";
+    return message;
+  },
+};
+
+function createBaseGetWebhookSettingsResponse(): GetWebhookSettingsResponse {
+  return { settings: undefined };
+}
+
+export const GetWebhookSettingsResponse: MessageFns<GetWebhookSettingsResponse> = {
+  encode(message: GetWebhookSettingsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.settings !== undefined) {
+      WebhookSettings.encode(message.settings, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetWebhookSettingsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetWebhookSettingsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.settings = WebhookSettings.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<GetWebhookSettingsResponse>, I>>(base?: I): GetWebhookSettingsResponse {
+    return GetWebhookSettingsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetWebhookSettingsResponse>, I>>(object: I): GetWebhookSettingsResponse {
+    const message = createBaseGetWebhookSettingsResponse();
+    message.settings = (object.settings !== undefined && object.settings !== null)
+      ? WebhookSettings.fromPartial(object.settings)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseSetWebhookEndpointRequest(): SetWebhookEndpointRequest {
+  return { userId: "", url: "" };
+}
+
+export const SetWebhookEndpointRequest: MessageFns<SetWebhookEndpointRequest> = {
+  encode(message: SetWebhookEndpointRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.url !== "") {
+      writer.uint32(18).string(message.url);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetWebhookEndpointRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetWebhookEndpointRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.url = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<SetWebhookEndpointRequest>, I>>(base?: I): SetWebhookEndpointRequest {
+    return SetWebhookEndpointRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SetWebhookEndpointRequest>, I>>(object: I): SetWebhookEndpointRequest {
+    const message = createBaseSetWebhookEndpointRequest();
+    message.userId = object.userId ?? "";
+    message.url = object.url ?? "";
+    return message;
+  },
+};
+
+function createBaseSetWebhookEndpointResponse(): SetWebhookEndpointResponse {
+  return { settings: undefined };
+}
+
+export const SetWebhookEndpointResponse: MessageFns<SetWebhookEndpointResponse> = {
+  encode(message: SetWebhookEndpointResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.settings !== undefined) {
+      WebhookSettings.encode(message.settings, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetWebhookEndpointResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetWebhookEndpointResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.settings = WebhookSettings.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<SetWebhookEndpointResponse>, I>>(base?: I): SetWebhookEndpointResponse {
+    return SetWebhookEndpointResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SetWebhookEndpointResponse>, I>>(object: I): SetWebhookEndpointResponse {
+    const message = createBaseSetWebhookEndpointResponse();
+    message.settings = (object.settings !== undefined && object.settings !== null)
+      ? WebhookSettings.fromPartial(object.settings)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseRetryWebhookRequest(): RetryWebhookRequest {
+  return { ownerId: "", id: "" };
+}
+
+export const RetryWebhookRequest: MessageFns<RetryWebhookRequest> = {
+  encode(message: RetryWebhookRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.ownerId !== "") {
+      writer.uint32(10).string(message.ownerId);
+    }
+    if (message.id !== "") {
+      writer.uint32(18).string(message.id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RetryWebhookRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRetryWebhookRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.ownerId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<RetryWebhookRequest>, I>>(base?: I): RetryWebhookRequest {
+    return RetryWebhookRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RetryWebhookRequest>, I>>(object: I): RetryWebhookRequest {
+    const message = createBaseRetryWebhookRequest();
+    message.ownerId = object.ownerId ?? "";
+    message.id = object.id ?? "";
+    return message;
+  },
+};
+
+function createBaseRetryWebhookResponse(): RetryWebhookResponse {
+  return { job: undefined };
+}
+
+export const RetryWebhookResponse: MessageFns<RetryWebhookResponse> = {
+  encode(message: RetryWebhookResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.job !== undefined) {
+      TranscriptionJob.encode(message.job, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RetryWebhookResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRetryWebhookResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.job = TranscriptionJob.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<RetryWebhookResponse>, I>>(base?: I): RetryWebhookResponse {
+    return RetryWebhookResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RetryWebhookResponse>, I>>(object: I): RetryWebhookResponse {
+    const message = createBaseRetryWebhookResponse();
+    message.job = (object.job !== undefined && object.job !== null)
+      ? TranscriptionJob.fromPartial(object.job)
+      : undefined;
     return message;
   },
 };
@@ -2084,6 +2924,58 @@ export const TranscriptionServiceService = {
       Buffer.from(WatchTranscriptionResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): WatchTranscriptionResponse => WatchTranscriptionResponse.decode(value),
   },
+  /**
+   * Webhooks (Standard Webhooks): a job submitted with a webhook_url (or whose owner set a
+   * default endpoint) has its end — completed, failed, canceled — delivered there, signed with
+   * the owner's secret, retried for a day. RotateWebhookSecret makes the owner's signing secret
+   * (whsec_…), answered once; the previous one keeps signing for 24 h. The app's (admin) calls.
+   */
+  rotateWebhookSecret: {
+    path: "/murmur.transcription.v1.TranscriptionService/RotateWebhookSecret" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RotateWebhookSecretRequest): Buffer =>
+      Buffer.from(RotateWebhookSecretRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RotateWebhookSecretRequest => RotateWebhookSecretRequest.decode(value),
+    responseSerialize: (value: RotateWebhookSecretResponse): Buffer =>
+      Buffer.from(RotateWebhookSecretResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RotateWebhookSecretResponse => RotateWebhookSecretResponse.decode(value),
+  },
+  /** GetWebhookSettings: the owner's secret hint, whether the previous one still signs, the default endpoint. */
+  getWebhookSettings: {
+    path: "/murmur.transcription.v1.TranscriptionService/GetWebhookSettings" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetWebhookSettingsRequest): Buffer =>
+      Buffer.from(GetWebhookSettingsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetWebhookSettingsRequest => GetWebhookSettingsRequest.decode(value),
+    responseSerialize: (value: GetWebhookSettingsResponse): Buffer =>
+      Buffer.from(GetWebhookSettingsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetWebhookSettingsResponse => GetWebhookSettingsResponse.decode(value),
+  },
+  /** SetWebhookEndpoint sets (or, with "", clears) the owner's default endpoint. The app's call. */
+  setWebhookEndpoint: {
+    path: "/murmur.transcription.v1.TranscriptionService/SetWebhookEndpoint" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SetWebhookEndpointRequest): Buffer =>
+      Buffer.from(SetWebhookEndpointRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SetWebhookEndpointRequest => SetWebhookEndpointRequest.decode(value),
+    responseSerialize: (value: SetWebhookEndpointResponse): Buffer =>
+      Buffer.from(SetWebhookEndpointResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SetWebhookEndpointResponse => SetWebhookEndpointResponse.decode(value),
+  },
+  /** RetryWebhook sends an ended job's event again now (a new round of attempts, same webhook-id). */
+  retryWebhook: {
+    path: "/murmur.transcription.v1.TranscriptionService/RetryWebhook" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RetryWebhookRequest): Buffer => Buffer.from(RetryWebhookRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RetryWebhookRequest => RetryWebhookRequest.decode(value),
+    responseSerialize: (value: RetryWebhookResponse): Buffer =>
+      Buffer.from(RetryWebhookResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RetryWebhookResponse => RetryWebhookResponse.decode(value),
+  },
 } as const;
 
 export interface TranscriptionServiceServer extends UntypedServiceImplementation {
@@ -2118,6 +3010,19 @@ export interface TranscriptionServiceServer extends UntypedServiceImplementation
    * message at once, and ends after the message that shows it ended.
    */
   watchTranscription: handleServerStreamingCall<WatchTranscriptionRequest, WatchTranscriptionResponse>;
+  /**
+   * Webhooks (Standard Webhooks): a job submitted with a webhook_url (or whose owner set a
+   * default endpoint) has its end — completed, failed, canceled — delivered there, signed with
+   * the owner's secret, retried for a day. RotateWebhookSecret makes the owner's signing secret
+   * (whsec_…), answered once; the previous one keeps signing for 24 h. The app's (admin) calls.
+   */
+  rotateWebhookSecret: handleUnaryCall<RotateWebhookSecretRequest, RotateWebhookSecretResponse>;
+  /** GetWebhookSettings: the owner's secret hint, whether the previous one still signs, the default endpoint. */
+  getWebhookSettings: handleUnaryCall<GetWebhookSettingsRequest, GetWebhookSettingsResponse>;
+  /** SetWebhookEndpoint sets (or, with "", clears) the owner's default endpoint. The app's call. */
+  setWebhookEndpoint: handleUnaryCall<SetWebhookEndpointRequest, SetWebhookEndpointResponse>;
+  /** RetryWebhook sends an ended job's event again now (a new round of attempts, same webhook-id). */
+  retryWebhook: handleUnaryCall<RetryWebhookRequest, RetryWebhookResponse>;
 }
 
 export interface TranscriptionServiceClient extends Client {
@@ -2246,6 +3151,75 @@ export interface TranscriptionServiceClient extends Client {
     metadata?: Metadata,
     options?: Partial<CallOptions>,
   ): ClientReadableStream<WatchTranscriptionResponse>;
+  /**
+   * Webhooks (Standard Webhooks): a job submitted with a webhook_url (or whose owner set a
+   * default endpoint) has its end — completed, failed, canceled — delivered there, signed with
+   * the owner's secret, retried for a day. RotateWebhookSecret makes the owner's signing secret
+   * (whsec_…), answered once; the previous one keeps signing for 24 h. The app's (admin) calls.
+   */
+  rotateWebhookSecret(
+    request: RotateWebhookSecretRequest,
+    callback: (error: ServiceError | null, response: RotateWebhookSecretResponse) => void,
+  ): ClientUnaryCall;
+  rotateWebhookSecret(
+    request: RotateWebhookSecretRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RotateWebhookSecretResponse) => void,
+  ): ClientUnaryCall;
+  rotateWebhookSecret(
+    request: RotateWebhookSecretRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RotateWebhookSecretResponse) => void,
+  ): ClientUnaryCall;
+  /** GetWebhookSettings: the owner's secret hint, whether the previous one still signs, the default endpoint. */
+  getWebhookSettings(
+    request: GetWebhookSettingsRequest,
+    callback: (error: ServiceError | null, response: GetWebhookSettingsResponse) => void,
+  ): ClientUnaryCall;
+  getWebhookSettings(
+    request: GetWebhookSettingsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetWebhookSettingsResponse) => void,
+  ): ClientUnaryCall;
+  getWebhookSettings(
+    request: GetWebhookSettingsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetWebhookSettingsResponse) => void,
+  ): ClientUnaryCall;
+  /** SetWebhookEndpoint sets (or, with "", clears) the owner's default endpoint. The app's call. */
+  setWebhookEndpoint(
+    request: SetWebhookEndpointRequest,
+    callback: (error: ServiceError | null, response: SetWebhookEndpointResponse) => void,
+  ): ClientUnaryCall;
+  setWebhookEndpoint(
+    request: SetWebhookEndpointRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SetWebhookEndpointResponse) => void,
+  ): ClientUnaryCall;
+  setWebhookEndpoint(
+    request: SetWebhookEndpointRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SetWebhookEndpointResponse) => void,
+  ): ClientUnaryCall;
+  /** RetryWebhook sends an ended job's event again now (a new round of attempts, same webhook-id). */
+  retryWebhook(
+    request: RetryWebhookRequest,
+    callback: (error: ServiceError | null, response: RetryWebhookResponse) => void,
+  ): ClientUnaryCall;
+  retryWebhook(
+    request: RetryWebhookRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RetryWebhookResponse) => void,
+  ): ClientUnaryCall;
+  retryWebhook(
+    request: RetryWebhookRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RetryWebhookResponse) => void,
+  ): ClientUnaryCall;
 }
 
 export const TranscriptionServiceClient = makeGenericClientConstructor(

@@ -1,0 +1,198 @@
+/**
+ * Webhooks of transcription jobs end to end: the whole system with a real worker, and a receiver
+ * on loopback (allowed for 127.0.0.1 only; every other outbound rule as in production) whose
+ * deliveries are verified by the `standardwebhooks` package — an implementation independent of
+ * ours. Completed events with the job as GET shows it; a receiver failing three times gets the
+ * same webhook-id four times and one success; a rotated secret and the one before both verify
+ * for 24 h; the default endpoint; a round that runs out ends `failed` and the retry route starts
+ * another; refusals at submission charge nothing. The retry waits are shortened for the test
+ * (the production schedule is checked in webhook-schedule.test.ts).
+ */
+import { readFileSync } from 'node:fs';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
+import { DEFAULT_OUTBOUND_POLICY } from '@murmur/kit';
+import { get, startSystem, type TestSystem } from './support/system';
+
+type Json = Record<string, any>;
+
+const WAV = '/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibility_01_austen_64kb-0870.wav';
+
+interface Received {
+  path: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+describe('webhooks', () => {
+  let sys: TestSystem;
+  let receiver: http.Server;
+  let base = '';
+  const received: Received[] = [];
+  /** Answers by path: how many times each path has failed so far. */
+  const failures = new Map<string, number>();
+  let downUntilRetry = true;
+
+  beforeAll(async () => {
+    receiver = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        const path = req.url!;
+        received.push({ path, headers: req.headers as Record<string, string>, body });
+        const failed = failures.get(path) ?? 0;
+        if (path.startsWith('/flaky') && failed < 3) {
+          failures.set(path, failed + 1);
+          return void res.writeHead(500).end('not yet');
+        }
+        if (path.startsWith('/down') && downUntilRetry) return void res.writeHead(503).end();
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const port = (receiver.address() as AddressInfo).port;
+    base = `http://127.0.0.1:${port}`;
+    sys = await startSystem({
+      ai: true,
+      jobs: { webhooks: { policy: { ...DEFAULT_OUTBOUND_POLICY, allowCidrs: ['127.0.0.1/32'], ports: [80, 443, port] }, retrySeconds: [0.2, 0.2, 0.2, 0.2, 0.2, 0.2, 0.2] } },
+    });
+  });
+  afterAll(async () => {
+    await sys.stop();
+    await new Promise<void>((resolve) => receiver.close(() => resolve()));
+  });
+
+  async function submit(key: string, fields: Record<string, string>, path = '/transcriptions') {
+    const form = new FormData();
+    for (const [k, v] of Object.entries(fields)) form.append(k, v);
+    form.append('audio', new Blob([readFileSync(WAV)], { type: 'audio/wav' }), 'speech.wav');
+    const res = await fetch(`${sys.baseUrl}/api/v1${path}`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form });
+    return { status: res.status, body: (await res.json()) as Json };
+  }
+  async function until(key: string, id: string, done: (job: Json) => boolean): Promise<Json> {
+    const deadline = Date.now() + 120_000;
+    for (;;) {
+      const { body } = await get(sys.baseUrl, `/api/v1/transcriptions/${id}`, key);
+      if (done(body)) return body;
+      if (Date.now() > deadline) throw new Error(`job ${id}: ${JSON.stringify(body.webhook)}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  const usage = async (key: string) => (await get(sys.baseUrl, '/api/v1/usage', key)).body as Json;
+  const deliveriesTo = (path: string) => received.filter((r) => r.path === path);
+
+  it('refuses a webhook before the user has a signing secret, on /transcribe, and to a non-public address, charging nothing', async () => {
+    const { key, user } = await sys.newUser('hook-refused@example.com');
+    const noSecret = await submit(key, { webhook_url: `${base}/ok` });
+    expect(noSecret.status).toBe(400);
+    expect(noSecret.body.error).toMatchObject({ code: 'invalid_request', param: 'webhook_url' });
+    expect(noSecret.body.error.message).toMatch(/Settings → Developer/);
+    await sys.admin.transcription.rotateWebhookSecret({ userId: user.id });
+    const sync = await submit(key, { webhook_url: `${base}/ok` }, '/transcribe');
+    expect(sync.status).toBe(400);
+    expect(sync.body.error.param).toBe('webhook_url');
+    for (const url of ['http://169.254.169.254/hook', 'http://[::1]/hook', 'ftp://example.com/hook', `http://example.com:8080/hook`, 'not a url']) {
+      const res = await submit(key, { webhook_url: url });
+      expect([url, res.status, res.body.error?.code]).toEqual([url, 400, 'invalid_request']);
+    }
+    expect((await usage(key)).credits).toMatchObject({ monthly_remaining: 100, reserved: 0 });
+    expect(received).toEqual([]);
+  });
+
+  it('delivers transcription.completed with the job as GET shows it, signed so standardwebhooks verifies it', async () => {
+    const { key, user } = await sys.newUser('hook-completed@example.com');
+    const { secret } = await sys.admin.transcription.rotateWebhookSecret({ userId: user.id });
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/=]{40,}$/);
+    const { status, body } = await submit(key, { webhook_url: `${base}/ok-completed` });
+    expect(status).toBe(202);
+    expect(body.webhook_url).toBe(`${base}/ok-completed`);
+    const job = await until(key, body.id, (j) => j.webhook?.state === 'delivered');
+    expect(job.webhook).toMatchObject({ event: 'transcription.completed', attempts: 1, last_status_code: 204, last_error: null, next_attempt_at: null });
+    expect(job.webhook.id).toMatch(/^msg_/);
+
+    const [delivery] = deliveriesTo('/ok-completed');
+    expect(delivery!.headers['webhook-id']).toBe(job.webhook.id);
+    expect(delivery!.headers['content-type']).toBe('application/json');
+    const event = new Webhook(secret).verify(delivery!.body, delivery!.headers) as Json;
+    const { webhook: _state, ...shown } = job;
+    expect(event).toEqual({ type: 'transcription.completed', timestamp: job.finished_at, data: shown });
+    // Tampered bodies and other secrets do not verify.
+    expect(() => new Webhook(secret).verify(delivery!.body.replace('completed', 'failed'), delivery!.headers)).toThrow();
+    const other = (await sys.admin.transcription.rotateWebhookSecret({ userId: (await sys.newUser('hook-other@example.com')).user.id })).secret;
+    expect(() => new Webhook(other).verify(delivery!.body, delivery!.headers)).toThrow();
+  });
+
+  it('retries a receiver that fails three times: four attempts, the same webhook-id, one success', async () => {
+    const { key, user } = await sys.newUser('hook-flaky@example.com');
+    const { secret } = await sys.admin.transcription.rotateWebhookSecret({ userId: user.id });
+    const { body } = await submit(key, { webhook_url: `${base}/flaky-1` });
+    const job = await until(key, body.id, (j) => j.webhook?.state === 'delivered');
+    expect(job.webhook).toMatchObject({ attempts: 4, last_status_code: 204, state: 'delivered' });
+    const attempts = deliveriesTo('/flaky-1');
+    expect(attempts).toHaveLength(4);
+    expect(new Set(attempts.map((a) => a.headers['webhook-id']))).toEqual(new Set([job.webhook.id]));
+    for (const a of attempts) expect(new Webhook(secret).verify(a.body, a.headers)).toMatchObject({ type: 'transcription.completed' });
+    // Held long enough that a fifth would have come.
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(deliveriesTo('/flaky-1')).toHaveLength(4);
+  });
+
+  it('signs with the new secret and, for 24 h after a rotation, the previous one too', async () => {
+    const { key, user } = await sys.newUser('hook-rotate@example.com');
+    const first = (await sys.admin.transcription.rotateWebhookSecret({ userId: user.id })).secret;
+    const rotated = await sys.admin.transcription.rotateWebhookSecret({ userId: user.id });
+    expect(rotated.secret).not.toBe(first);
+    const until24h = rotated.settings!.previousValidUntil!.getTime() - Date.now();
+    expect(until24h).toBeGreaterThan(23.9 * 3600_000);
+    expect(until24h).toBeLessThanOrEqual(24 * 3600_000);
+    const { settings } = await sys.admin.transcription.getWebhookSettings({ userId: user.id });
+    expect(settings).toMatchObject({ hasSecret: true, secretHint: `…${rotated.secret.slice(-4)}` });
+
+    const { body } = await submit(key, { webhook_url: `${base}/ok-rotate` });
+    await until(key, body.id, (j) => j.webhook?.state === 'delivered');
+    const [delivery] = deliveriesTo('/ok-rotate');
+    expect(delivery!.headers['webhook-signature']!.split(' ')).toHaveLength(2);
+    expect(new Webhook(rotated.secret).verify(delivery!.body, delivery!.headers)).toMatchObject({ data: { id: body.id } });
+    expect(new Webhook(first).verify(delivery!.body, delivery!.headers)).toMatchObject({ data: { id: body.id } });
+  });
+
+  it('uses the default endpoint set in the app when a job names none', async () => {
+    const { key, user } = await sys.newUser('hook-default@example.com');
+    await sys.admin.transcription.rotateWebhookSecret({ userId: user.id });
+    const bad = sys.admin.transcription.setWebhookEndpoint({ userId: user.id, url: 'http://10.0.0.1/hook' });
+    await expect(bad).rejects.toMatchObject({ code: 'invalid_request', param: 'url' });
+    await sys.admin.transcription.setWebhookEndpoint({ userId: user.id, url: `${base}/ok-default` });
+    const { body } = await submit(key, {});
+    expect(body.webhook_url).toBe(`${base}/ok-default`);
+    await until(key, body.id, (j) => j.webhook?.state === 'delivered');
+    expect(deliveriesTo('/ok-default')).toHaveLength(1);
+    // A job without an endpoint at all has no delivery.
+    const { user: plain, key: plainKey } = await sys.newUser('hook-none@example.com');
+    void plain;
+    const none = await submit(plainKey, {});
+    const ended = await until(plainKey, none.body.id, (j) => j.status === 'completed');
+    expect(ended).toMatchObject({ webhook_url: null, webhook: null });
+  });
+
+  it('ends a round that runs out as failed, and the retry route starts another with the same webhook-id', async () => {
+    const { key, user } = await sys.newUser('hook-down@example.com');
+    await sys.admin.transcription.rotateWebhookSecret({ userId: user.id });
+    const { body } = await submit(key, { webhook_url: `${base}/down` });
+    const failed = await until(key, body.id, (j) => j.webhook?.state === 'failed');
+    expect(failed.webhook).toMatchObject({ attempts: 8, last_status_code: 503, next_attempt_at: null, delivered_at: null });
+    expect(failed.webhook.last_error).toMatch(/HTTP 503/);
+    expect(deliveriesTo('/down')).toHaveLength(8);
+
+    downUntilRetry = false;
+    const other = await sys.newUser('hook-down-other@example.com');
+    const foreign = await fetch(`${sys.baseUrl}/api/v1/transcriptions/${body.id}/webhook/retry`, { method: 'POST', headers: { authorization: `Bearer ${other.key}` } });
+    expect(foreign.status).toBe(404);
+    const retried = await fetch(`${sys.baseUrl}/api/v1/transcriptions/${body.id}/webhook/retry`, { method: 'POST', headers: { authorization: `Bearer ${key}` } });
+    expect(retried.status).toBe(200);
+    expect(((await retried.json()) as Json).webhook.state).toBe('pending');
+    const delivered = await until(key, body.id, (j) => j.webhook?.state === 'delivered');
+    expect(delivered.webhook).toMatchObject({ attempts: 9, last_status_code: 204 });
+    expect(new Set(deliveriesTo('/down').map((d) => d.headers['webhook-id']))).toEqual(new Set([failed.webhook.id]));
+  });
+});

@@ -1,0 +1,79 @@
+/**
+ * A transcription job's public JSON (POST/GET /api/v1/transcriptions, its SSE events, MCP tasks
+ * and webhook event bodies) from the service's message: one rendering for the gateway and the
+ * transcription service (which sends it in webhooks). DESIGN.md §3: snake_case, ISO-8601 UTC,
+ * `object`, nulls rather than missing fields.
+ */
+import { transcription } from '@murmur/proto';
+import { ERROR_CODES } from './errors';
+
+function iso(d: Date | undefined): string | null {
+  return d ? d.toISOString() : null;
+}
+
+/** A job's public status and its wire value: the one table, read both ways. */
+export const JOB_STATUSES = {
+  queued: transcription.JobStatus.JOB_STATUS_QUEUED,
+  processing: transcription.JobStatus.JOB_STATUS_PROCESSING,
+  completed: transcription.JobStatus.JOB_STATUS_COMPLETED,
+  failed: transcription.JobStatus.JOB_STATUS_FAILED,
+  canceled: transcription.JobStatus.JOB_STATUS_CANCELED,
+} as const;
+export type JobStatusName = keyof typeof JOB_STATUSES;
+const JOB_STATUS = Object.fromEntries(Object.entries(JOB_STATUSES).map(([name, value]) => [value, name])) as Record<number, JobStatusName>;
+
+const WEBHOOK_STATE: Record<number, 'pending' | 'delivered' | 'failed'> = {
+  [transcription.WebhookState.WEBHOOK_STATE_PENDING]: 'pending',
+  [transcription.WebhookState.WEBHOOK_STATE_DELIVERED]: 'delivered',
+  [transcription.WebhookState.WEBHOOK_STATE_FAILED]: 'failed',
+};
+
+/**
+ * A transcription job: its state and progress, and once completed the fields of POST
+ * /transcribe's answer, so a client reads one shape either way; with a webhook endpoint, the
+ * delivery of its end.
+ */
+export function presentJob(j: transcription.TranscriptionJob) {
+  const r = j.status === transcription.JobStatus.JOB_STATUS_COMPLETED ? j.result : undefined;
+  const failure = j.error ? errorObjectOf(j.error) : null;
+  return {
+    id: j.id,
+    object: 'transcription' as const,
+    status: JOB_STATUS[j.status] ?? 'queued',
+    progress: j.progress,
+    duration_seconds: j.durationSeconds,
+    processed_seconds: j.processedSeconds,
+    created_at: iso(j.createdAt),
+    started_at: iso(j.startedAt),
+    finished_at: iso(j.finishedAt),
+    error: failure,
+    credits_reserved: j.creditsReserved,
+    text: r ? r.text : null,
+    language: r ? r.language || null : j.language || null,
+    segments: r ? r.segments.map((s) => ({ start: s.startSeconds, end: s.endSeconds, text: s.text })) : null,
+    model: r ? r.model : null,
+    credits_charged: r ? r.creditsCharged : null,
+    recording_id: j.recordingId || null,
+    webhook_url: j.webhookUrl || null,
+    webhook: j.webhook ? presentDelivery(j.webhook) : null,
+  };
+}
+
+function presentDelivery(w: transcription.WebhookDelivery) {
+  return {
+    id: w.id,
+    event: w.event,
+    state: WEBHOOK_STATE[w.state] ?? 'pending',
+    attempts: w.attempts,
+    last_status_code: w.lastStatusCode || null,
+    last_error: w.lastError || null,
+    next_attempt_at: iso(w.nextAttemptAt),
+    delivered_at: iso(w.deliveredAt),
+  };
+}
+
+/** A failed job's error as the contract's error object (type from the code, as every error body has it). */
+function errorObjectOf(e: transcription.JobError) {
+  const known = (ERROR_CODES as Record<string, { type: string } | undefined>)[e.code];
+  return { type: known?.type ?? 'api_error', code: e.code, message: e.message, param: e.param || null };
+}

@@ -1,0 +1,203 @@
+/**
+ * Webhooks of transcription jobs (Standard Webhooks): each user's signing secret and default
+ * endpoint; the delivery of each ended job's event — written in the transaction that ends the
+ * job, queued on the same durable queue as the jobs, tried at once and then on the retry
+ * schedule (schedule.ts) for 27.5 hours, with the same `webhook-id` every time — and its state,
+ * shown on the job.
+ *
+ * The event: `{"type": "transcription.completed" | "transcription.failed" |
+ * "transcription.canceled", "timestamp", "data": <the job as GET /transcriptions/{id} shows it>}`.
+ * Above {@link MAX_INLINE_TRANSCRIPT_BYTES} of transcript, `data.text` and `data.segments` are
+ * null and `data_truncated` is true: fetch the job for them.
+ */
+import { isId, MurmurError, newId, presentJob as presentJobJson, type Database, type Logger, type OutboundPolicy } from '@murmur/kit';
+import type { transcription } from '@murmur/proto';
+import type { JobRow, JobStore, Queryable } from '../jobs/job-store';
+import type { JobQueue } from '../jobs/queue';
+import { presentJob } from '../jobs/present';
+import { nextAttemptDelay, WEBHOOK_RETRY_SECONDS } from './schedule';
+import { checkEndpointForm, postWebhook } from './sender';
+import { newSecret, webhookHeaders } from './signature';
+
+/** How long a rotated-out secret keeps signing (receivers switch over meanwhile). */
+export const PREVIOUS_SECRET_HOURS = 24;
+/** Above this much transcript the event carries the job without it (fetch the job for it). */
+export const MAX_INLINE_TRANSCRIPT_BYTES = 256 * 1024;
+
+const EVENT: Record<string, string> = { completed: 'transcription.completed', failed: 'transcription.failed', canceled: 'transcription.canceled' };
+
+interface SettingsRow {
+  owner_id: string;
+  secret: string | null;
+  previous_secret: string | null;
+  previous_until: Date | null;
+  default_url: string;
+}
+
+interface DeliveryRecord {
+  id: string;
+  job_id: string;
+  owner_id: string;
+  url: string;
+  event: string;
+  state: 'pending' | 'delivered' | 'failed';
+  round_attempts: number;
+}
+
+export interface WebhookOptions {
+  /** Where endpoints may be (MURMUR_WEBHOOK_ALLOW_PRIVATE, _ALLOW_CIDRS, _PORTS). */
+  policy: OutboundPolicy;
+  /** Seconds between attempts after each failure (default {@link WEBHOOK_RETRY_SECONDS}). */
+  retrySeconds?: readonly number[];
+  /** One attempt's limit (default 10 s). */
+  timeoutMs?: number;
+}
+
+export class Webhooks {
+  /** Set once the job store exists (it calls {@link onJobEnded} inside its transactions). */
+  store!: JobStore;
+
+  constructor(
+    private readonly db: Database,
+    private readonly queue: JobQueue,
+    private readonly log: Logger,
+    private readonly options: WebhookOptions,
+  ) {}
+
+  // ── settings (the app's calls) ─────────────────────────────────────────────────────────────
+
+  private async settingsRow(userId: string): Promise<SettingsRow | undefined> {
+    return (await this.db.query<SettingsRow>(`SELECT owner_id, secret, previous_secret, previous_until, default_url FROM webhook_settings WHERE owner_id = $1`, [userId]))[0];
+  }
+
+  private present(row: SettingsRow | undefined): transcription.WebhookSettings {
+    const live = row?.previous_until && row.previous_until.getTime() > Date.now() ? row.previous_until : undefined;
+    return { hasSecret: Boolean(row?.secret), secretHint: row?.secret ? `…${row.secret.slice(-4)}` : '', previousValidUntil: live, defaultUrl: row?.default_url ?? '' };
+  }
+
+  async settings(userId: string): Promise<transcription.WebhookSettings> {
+    return this.present(await this.settingsRow(userId));
+  }
+
+  /** A new secret, answered this once; the one it replaces signs too for {@link PREVIOUS_SECRET_HOURS} hours. */
+  async rotateSecret(userId: string): Promise<{ secret: string; settings: transcription.WebhookSettings }> {
+    const secret = newSecret();
+    const [row] = await this.db.query<SettingsRow>(
+      `INSERT INTO webhook_settings (owner_id, secret) VALUES ($1, $2)
+       ON CONFLICT (owner_id) DO UPDATE SET previous_secret = webhook_settings.secret,
+         previous_until = CASE WHEN webhook_settings.secret IS NULL THEN NULL ELSE now() + make_interval(hours => $3) END,
+         secret = $2, updated_at = now()
+       RETURNING owner_id, secret, previous_secret, previous_until, default_url`,
+      [userId, secret, PREVIOUS_SECRET_HOURS],
+    );
+    this.log.info({ user_id: userId }, 'webhook secret rotated');
+    return { secret, settings: this.present(row) };
+  }
+
+  async setEndpoint(userId: string, url: string): Promise<transcription.WebhookSettings> {
+    if (url) this.checkEndpoint(url, 'url');
+    const [row] = await this.db.query<SettingsRow>(
+      `INSERT INTO webhook_settings (owner_id, default_url) VALUES ($1, $2)
+       ON CONFLICT (owner_id) DO UPDATE SET default_url = $2, updated_at = now()
+       RETURNING owner_id, secret, previous_secret, previous_until, default_url`,
+      [userId, url],
+    );
+    return this.present(row);
+  }
+
+  private checkEndpoint(url: string, param: string): void {
+    const problem = url.length > 2048 ? 'is longer than 2,048 characters' : checkEndpointForm(url, this.options.policy);
+    if (problem) throw new MurmurError('invalid_request', `The webhook endpoint ${problem}; use a public https URL.`, { param });
+  }
+
+  /**
+   * The endpoint a new job's end goes to: the one it names, else the owner's default, else none.
+   * Either needs the owner's signing secret (made in Settings → Developer).
+   */
+  async endpointFor(userId: string, asked: string): Promise<string> {
+    if (asked) this.checkEndpoint(asked, 'webhook_url');
+    const row = await this.settingsRow(userId);
+    const url = asked || row?.default_url || '';
+    if (url && !row?.secret) {
+      throw new MurmurError('invalid_request', 'Create a webhook signing secret in Settings → Developer before asking for webhooks; every delivery is signed with it.', { param: 'webhook_url' });
+    }
+    return url;
+  }
+
+  // ── deliveries ─────────────────────────────────────────────────────────────────────────────
+
+  /** Inside the transaction that ends `row`: its delivery, queued for now (none without an endpoint). */
+  async onJobEnded(tx: Queryable, row: JobRow): Promise<void> {
+    if (!row.webhook_url) return;
+    const id = newId('msg');
+    await tx.query(
+      `INSERT INTO webhook_deliveries (id, job_id, owner_id, url, event, state, next_attempt_at) VALUES ($1, $2, $3, $4, $5, 'pending', now())
+       ON CONFLICT (job_id) DO NOTHING`,
+      [id, row.id, row.owner_id, row.webhook_url, EVENT[row.status] ?? `transcription.${row.status}`],
+    );
+    await this.queue.sendWebhook(tx, id, 0);
+  }
+
+  /** The queue's handler: one attempt; a failure is scheduled again (never thrown). */
+  async deliver(deliveryId: string): Promise<void> {
+    const [d] = await this.db.query<DeliveryRecord>(`SELECT id, job_id, owner_id, url, event, state, round_attempts FROM webhook_deliveries WHERE id = $1`, [deliveryId]);
+    if (!d || d.state !== 'pending') return;
+    const job = await this.store.get(d.job_id);
+    const settings = await this.settingsRow(d.owner_id);
+    if (!job || !settings?.secret) return void (await this.record(d, { ok: false, status: 0, error: 'no signing secret' }));
+    const secrets = [settings.secret, ...(settings.previous_secret && settings.previous_until && settings.previous_until.getTime() > Date.now() ? [settings.previous_secret] : [])];
+    const body = JSON.stringify(this.event(d.event, job));
+    const outcome = await postWebhook(d.url, webhookHeaders(secrets, d.id, new Date(), body), body, this.options.policy, { ...(this.options.timeoutMs ? { timeoutMs: this.options.timeoutMs } : {}) });
+    await this.record(d, outcome);
+  }
+
+  private event(type: string, job: JobRow) {
+    const { webhook: _delivery, ...data } = presentJobJson(presentJob({ ...job, webhook: null }));
+    const transcriptBytes = Buffer.byteLength(JSON.stringify([data.text, data.segments]));
+    const truncated = transcriptBytes > MAX_INLINE_TRANSCRIPT_BYTES;
+    return {
+      type,
+      timestamp: (job.finished_at ?? new Date()).toISOString(),
+      data: truncated ? { ...data, text: null, segments: null } : data,
+      ...(truncated ? { data_truncated: true } : {}),
+    };
+  }
+
+  /** Records an attempt: delivered; or the next attempt queued in the same transaction; or the round over. */
+  private async record(d: DeliveryRecord, outcome: { ok: boolean; status: number; error: string }): Promise<void> {
+    const attempt = d.round_attempts + 1;
+    if (outcome.ok) {
+      await this.db.query(
+        `UPDATE webhook_deliveries SET state = 'delivered', attempts = attempts + 1, round_attempts = $2, last_status_code = $3, last_error = '',
+           delivered_at = now(), next_attempt_at = NULL, updated_at = now() WHERE id = $1 AND state = 'pending' AND round_attempts = $4`,
+        [d.id, attempt, outcome.status, d.round_attempts],
+      );
+      this.log.info({ delivery_id: d.id, job_id: d.job_id, attempt, status: outcome.status }, 'webhook delivered');
+      return;
+    }
+    const delay = nextAttemptDelay(attempt, this.options.retrySeconds ?? WEBHOOK_RETRY_SECONDS);
+    await this.db.transaction(async (tx) => {
+      const updated = await tx.query(
+        `UPDATE webhook_deliveries SET state = $2, attempts = attempts + 1, round_attempts = $3, last_status_code = $4, last_error = $5,
+           next_attempt_at = CASE WHEN $6::float8 IS NULL THEN NULL ELSE now() + make_interval(secs => $6::float8) END, updated_at = now()
+         WHERE id = $1 AND state = 'pending' AND round_attempts = $7`,
+        [d.id, delay === null ? 'failed' : 'pending', attempt, outcome.status, outcome.error, delay, d.round_attempts],
+      );
+      if (updated.rowCount && delay !== null) await this.queue.sendWebhook(tx, d.id, delay);
+    });
+    this.log.warn({ delivery_id: d.id, job_id: d.job_id, attempt, status: outcome.status, error: outcome.error, next_in_seconds: delay === null ? null : Math.round(delay) }, 'webhook attempt failed');
+  }
+
+  /** Sends an ended job's event again now: a new round of attempts, the same webhook-id. */
+  async retry(ownerId: string, jobId: string): Promise<JobRow> {
+    const row = isId('trn', jobId) ? await this.store.getOwned(ownerId, jobId) : undefined;
+    if (!row) throw new MurmurError('not_found', 'No transcription with this id. Check the id returned by POST /transcriptions.', { param: 'id' });
+    if (!row.webhook_url) throw new MurmurError('invalid_request', 'This transcription has no webhook endpoint; pass `webhook_url` when you submit one.', { param: 'id' });
+    if (!row.webhook) throw new MurmurError('invalid_request', 'The transcription has not ended yet; its event is sent when it does.', { param: 'id' });
+    await this.db.transaction(async (tx) => {
+      await tx.query(`UPDATE webhook_deliveries SET state = 'pending', round_attempts = 0, next_attempt_at = now(), updated_at = now() WHERE id = $1`, [row.webhook!.id]);
+      await this.queue.sendWebhook(tx, row.webhook!.id, 0);
+    });
+    return (await this.store.get(jobId))!;
+  }
+}
