@@ -8,8 +8,11 @@
  * another; refusals at submission charge nothing. The retry waits are shortened for the test
  * (the production schedule is checked in webhook-schedule.test.ts).
  */
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import * as http from 'node:http';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { DEFAULT_OUTBOUND_POLICY } from '@murmur/kit';
@@ -33,6 +36,7 @@ describe('webhooks', () => {
   /** Answers by path: how many times each path has failed so far. */
   const failures = new Map<string, number>();
   let downUntilRetry = true;
+  const tmp = mkdtempSync(path.join(os.tmpdir(), 'murmur-hooks-'));
 
   beforeAll(async () => {
     receiver = http.createServer((req, res) => {
@@ -61,6 +65,7 @@ describe('webhooks', () => {
   afterAll(async () => {
     await sys.stop();
     await new Promise<void>((resolve) => receiver.close(() => resolve()));
+    rmSync(tmp, { recursive: true, force: true });
   });
 
   async function submit(key: string, fields: Record<string, string>, path = '/transcriptions') {
@@ -173,6 +178,26 @@ describe('webhooks', () => {
     const none = await submit(plainKey, {});
     const ended = await until(plainKey, none.body.id, (j) => j.status === 'completed');
     expect(ended).toMatchObject({ webhook_url: null, webhook: null });
+  });
+
+  it('delivers transcription.canceled when a job is canceled, with nothing charged', async () => {
+    const { key, user } = await sys.newUser('hook-canceled@example.com');
+    const { secret } = await sys.admin.transcription.rotateWebhookSecret({ userId: user.id });
+    // Three minutes of speech: far longer to recognise than the cancel takes to arrive.
+    const long = path.join(tmp, 'three-minutes.wav');
+    execFileSync('ffmpeg', ['-v', 'error', '-stream_loop', '-1', '-i', WAV, '-t', '180', '-ar', '16000', '-ac', '1', '-y', long]);
+    const form = new FormData();
+    form.append('webhook_url', `${base}/ok-canceled`);
+    form.append('audio', new Blob([readFileSync(long)], { type: 'audio/wav' }), 'long.wav');
+    const submitted = (await (await fetch(`${sys.baseUrl}/api/v1/transcriptions`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form })).json()) as Json;
+    const canceled = await fetch(`${sys.baseUrl}/api/v1/transcriptions/${submitted.id}/cancel`, { method: 'POST', headers: { authorization: `Bearer ${key}` } });
+    expect(canceled.status).toBe(200);
+    const job = await until(key, submitted.id, (j) => j.webhook?.state === 'delivered');
+    expect(job.webhook).toMatchObject({ event: 'transcription.canceled', attempts: 1 });
+    const [delivery] = deliveriesTo('/ok-canceled');
+    const event = new Webhook(secret).verify(delivery!.body, delivery!.headers) as Json;
+    expect(event).toMatchObject({ type: 'transcription.canceled', data: { id: submitted.id, status: 'canceled', text: null, credits_charged: null } });
+    expect((await usage(key)).credits).toMatchObject({ monthly_remaining: 100, reserved: 0 });
   });
 
   it('ends a round that runs out as failed, and the retry route starts another with the same webhook-id', async () => {
