@@ -4,7 +4,7 @@
  * deliveries are verified by the `standardwebhooks` package — an implementation independent of
  * ours. Completed events with the job as GET shows it; a receiver failing three times gets the
  * same webhook-id four times and one success; a rotated secret and the one before both verify
- * for 24 h; the default endpoint; a round that runs out ends `failed` and the retry route starts
+ * for 24 h; the default endpoint; canceled and failed jobs' events; a round that runs out ends `failed` and the retry route starts
  * another; refusals at submission charge nothing. The retry waits are shortened for the test
  * (the production schedule is checked in webhook-schedule.test.ts).
  */
@@ -197,6 +197,36 @@ describe('webhooks', () => {
     const [delivery] = deliveriesTo('/ok-canceled');
     const event = new Webhook(secret).verify(delivery!.body, delivery!.headers) as Json;
     expect(event).toMatchObject({ type: 'transcription.canceled', data: { id: submitted.id, status: 'canceled', text: null, credits_charged: null } });
+    expect((await usage(key)).credits).toMatchObject({ monthly_remaining: 100, reserved: 0 });
+  });
+
+  it('delivers transcription.failed when the audio cannot be decoded, with the error and nothing charged', async () => {
+    const { key, user } = await sys.newUser('hook-failed@example.com');
+    const { secret } = await sys.admin.transcription.rotateWebhookSecret({ userId: user.id });
+    // A WAV whose header states 10 s of MP3 (so submission prices and queues it) over bytes no
+    // decoder can read: the worker finds no audio and the job fails for good on its first attempt.
+    const fmt = Buffer.alloc(16);
+    fmt.writeUInt16LE(0x55, 0); // MPEG layer 3
+    fmt.writeUInt16LE(1, 2);
+    fmt.writeUInt32LE(16000, 4);
+    fmt.writeUInt32LE(16000, 8); // bytes a second: 160,000 bytes say 10 s
+    fmt.writeUInt16LE(1, 12);
+    const data = Buffer.alloc(160_000);
+    const size = (n: number) => { const b = Buffer.alloc(4); b.writeUInt32LE(n); return b; };
+    const wav = Buffer.concat([Buffer.from('RIFF'), size(4 + 8 + 16 + 8 + data.length), Buffer.from('WAVEfmt '), size(16), fmt, Buffer.from('data'), size(data.length), data]);
+    const form = new FormData();
+    form.append('webhook_url', `${base}/ok-failed`);
+    form.append('audio', new Blob([wav], { type: 'audio/wav' }), 'unreadable.wav');
+    const res = await fetch(`${sys.baseUrl}/api/v1/transcriptions`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form });
+    const submitted = (await res.json()) as Json;
+    expect([res.status, submitted.duration_seconds]).toEqual([202, 10]);
+    const job = await until(key, submitted.id, (j) => j.webhook?.state === 'delivered');
+    expect(job).toMatchObject({ status: 'failed', error: { code: 'unsupported_audio' }, credits_charged: null });
+    expect(job.webhook).toMatchObject({ event: 'transcription.failed', attempts: 1, last_status_code: 204 });
+    const [delivery] = deliveriesTo('/ok-failed');
+    const event = new Webhook(secret).verify(delivery!.body, delivery!.headers) as Json;
+    const { webhook: _state, ...shown } = job;
+    expect(event).toEqual({ type: 'transcription.failed', timestamp: job.finished_at, data: shown });
     expect((await usage(key)).credits).toMatchObject({ monthly_remaining: 100, reserved: 0 });
   });
 
