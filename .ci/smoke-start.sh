@@ -12,6 +12,7 @@ port=${SMOKE_PORT:-$(free_port)}
 export MURMUR_DATA_DIR="$data/store" PORT="$port"
 export AUTH_ADDR=127.0.0.1:$(free_port) BILLING_ADDR=127.0.0.1:$(free_port) LIBRARY_ADDR=127.0.0.1:$(free_port)
 export TRANSCRIPTION_ADDR=127.0.0.1:$(free_port) CONVERSION_ADDR=127.0.0.1:$(free_port)
+export APP_PORT=$(free_port)
 echo "smoke: gateway on port $port"
 # Its own process group, so the whole tree (npm, launcher, six services) stops together.
 : >"$log"
@@ -38,6 +39,16 @@ code=$(tail -1 <<<"$body")
 echo "GET /api/v1/me → $code"
 if [ "$code" != 200 ]; then echo "$body"; tail -50 "$log"; exit 1; fi
 grep -q '"object":"user"' <<<"$body" || { echo "$body"; exit 1; }
+# The app's Settings pages: the printed one-time sign-in link opens a session.
+link=$(grep -oE "http://localhost:$APP_PORT/sign-in\?token=sit_[A-Za-z0-9_-]{43}" "$log" | head -1 || true)
+[ -n "$link" ] || { cat "$log"; echo "no sign-in link printed"; exit 1; }
+token=${link##*token=}
+jar="$data/cookies"
+curl -sS "$link" | grep -q 'Sign in to Murmur' || { echo "sign-in page did not open"; exit 1; }
+code=$(curl -sS -o /dev/null -w '%{http_code}' -c "$jar" --data-urlencode "token=$token" "http://localhost:$APP_PORT/sign-in")
+page=$(curl -sS -b "$jar" "http://localhost:$APP_PORT/settings/developer")
+echo "app: POST /sign-in → $code; Settings → Developer lists $(grep -c 'data-key-id=' <<<"$page") key(s)"
+[ "$code" = 303 ] && grep -q 'quick start' <<<"$page" || { echo "$page" | head -40; tail -50 "$log"; exit 1; }
 list=$(curl -sS "http://localhost:$port/api/v1/recordings?limit=3" -H "Authorization: Bearer $key")
 grep -q '"object":"list"' <<<"$list" || { echo "$list"; exit 1; }
 # A transcription job on the embedded defaults: queued, then completed by the worker.

@@ -76,6 +76,8 @@ const speech = [
 if (process.argv.includes('--test')) {
   speech.push(['pocketsphinx-testdata', () => fs.existsSync('/usr/share/pocketsphinx/test/data/librivox')]);
   speech.push(['espeak-ng', () => has('espeak-ng')]);
+  // The app's page tests run in Debian's Chromium (playwright-core drives it; nothing downloaded).
+  speech.push(['chromium', () => has('chromium')]);
 }
 function has(cmd) {
   try {

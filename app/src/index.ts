@@ -6,3 +6,4 @@ export * as admin from './admin/commands';
 export * from './seed/seed-library';
 export * from './seed/seed-content';
 export * from './admin/identity';
+export * from './web/config';

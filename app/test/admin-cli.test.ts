@@ -82,12 +82,28 @@ describe('admin CLI', () => {
     expect((await get(sys.baseUrl, '/api/v1/me', key)).status).toBe(401);
   });
 
+  it("prints a one-time sign-in link to the app's pages at APP_PUBLIC_URL, which opens a session once", async () => {
+    await admin('users', 'create', '--email', 'cli-login@example.com');
+    const res = await run(process.execPath, [CLI, 'login', '--email', 'cli-login@example.com'], {
+      env: { ...process.env, ...sys.addresses, MURMUR_IDENTITY_DIR: testIdentityDir(), APP_PUBLIC_URL: 'https://app.example.com/' },
+    });
+    const link = res.stdout.trimEnd().split('\n').pop()!;
+    expect(link).toMatch(/^https:\/\/app\.example\.com\/sign-in\?token=sit_[A-Za-z0-9_-]{43}$/);
+    const signInToken = new URL(link).searchParams.get('token')!;
+    const { session } = await sys.admin.auth.startSession({ signInToken });
+    const { user } = await sys.admin.auth.getUser({ lookup: { $case: 'email', value: 'cli-login@example.com' } });
+    expect(session?.userId).toBe(user!.id);
+    await expect(sys.admin.auth.startSession({ signInToken })).rejects.toMatchObject({ code: 'not_found' });
+  });
+
   it.each([
     [['keys', 'create', '--email', 'nobody@example.com'], 'not_found'],
     [['keys', 'create', '--email', 'cli@example.com', '--expires', '7'], '--expires'],
     [['credits', 'grant', '--email', 'cli@example.com', '--prepaid', 'lots'], '--prepaid'],
     [['users', 'create'], '--email'],
     [['frobnicate'], 'Unknown command'],
+    [['login'], '--email'],
+    [['login', '--email', 'nobody@example.com'], 'not_found'],
     [['credits', 'set', '--email', 'cli@example.com'], '--monthly'],
     [['keys', 'create', '--bogus'], 'Unknown option'],
   ])('fails cleanly for %j', async (args, message) => {

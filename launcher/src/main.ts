@@ -1,5 +1,6 @@
 /**
- * `npm start`: runs auth, billing, library, transcription, conversion and the gateway as child
+ * `npm start`: runs auth, billing, library, transcription, conversion, the gateway and the app's
+ * web pages (APP_PORT, 8081) as child
  * processes under a small supervisor (prefixed logs, restart with backoff, clean stop on
  * Ctrl-C / SIGTERM). With
  * DATABASE_URL unset every service embeds its own Postgres (PGlite) under ./data; with
@@ -11,6 +12,7 @@
  */
 import * as path from 'node:path';
 import { EXIT_CANNOT_BIND, generateIdentityFiles, identityDirOf, loadConfig, serviceAddressSchema, storageSchema, waitForGrpcServing, waitUntil, z } from '@murmur/kit';
+import { appPublicUrl, appWebSchema } from '@murmur/app';
 import { firstRun } from './first-run';
 import { firstUnbindable, parseHostPort, type ListenAddress } from './listen-addresses';
 import { Supervisor, type ChildSpec } from './supervisor';
@@ -19,6 +21,7 @@ const root = path.resolve(__dirname, '..', '..');
 const cfg = loadConfig({
   ...serviceAddressSchema,
   ...storageSchema,
+  ...appWebSchema,
   PORT: z.coerce.number().int().min(1).max(65535).default(8080),
   /** The gateway's own default (it listens on every interface). */
   HOST: z.string().default('0.0.0.0'),
@@ -36,6 +39,7 @@ const SERVICES = [
 
 const LISTEN_ADDRESSES: ListenAddress[] = [
   { name: 'gateway', variable: 'PORT', host: cfg.HOST, port: cfg.PORT },
+  { name: 'app', variable: 'APP_PORT', host: cfg.APP_HOST, port: cfg.APP_PORT },
   ...SERVICES.flatMap((s) => {
     const hostPort = parseHostPort(s.addr);
     return hostPort ? [{ name: s.name, variable: s.variable, ...hostPort }] : [];
@@ -74,6 +78,8 @@ function spec(name: string, script: string): ChildSpec {
       TRANSCRIPTION_ADDR: cfg.TRANSCRIPTION_ADDR,
       CONVERSION_ADDR: cfg.CONVERSION_ADDR,
       PORT: String(cfg.PORT),
+      APP_PORT: String(cfg.APP_PORT),
+      APP_HOST: cfg.APP_HOST,
       MURMUR_DATA_DIR: cfg.MURMUR_DATA_DIR,
       MURMUR_IDENTITY_DIR: identityDir,
     },
@@ -91,7 +97,7 @@ async function main(): Promise<void> {
   const failed = new Promise<never>((_, reject) => (gaveUp = reject));
   failed.catch(() => undefined); // heard through the races below
   const supervisor = new Supervisor(
-    [...SERVICES.map((s) => spec(s.name, `services/${s.name}/dist/main.js`)), spec('gateway', 'gateway/dist/main.js')],
+    [...SERVICES.map((s) => spec(s.name, `services/${s.name}/dist/main.js`)), spec('gateway', 'gateway/dist/main.js'), spec('app', 'app/dist/web/main.js')],
     undefined,
     { onGiveUp: (name, { cannotBind }) => gaveUp(new LaunchFailure(gaveUpMessage(name, cannotBind), cannotBind ? EXIT_CANNOT_BIND : 1)) },
   );
@@ -110,16 +116,19 @@ async function main(): Promise<void> {
     for (const s of SERVICES) supervisor.start(s.name);
     await Promise.race([Promise.all(SERVICES.map((s) => waitForGrpcServing(s.addr, 120_000))), failed]);
     supervisor.start('gateway');
+    supervisor.start('app');
     const baseUrl = `http://localhost:${cfg.PORT}`;
+    const appUrl = appPublicUrl(cfg);
     // Ours answers with a request id of ours, and only while the gateway we started runs.
     const answers = async () => {
       const res = await fetch(`${baseUrl}/healthz`);
       return res.ok && /^req_/.test(res.headers.get('x-request-id') ?? '') && supervisor.pid('gateway') !== undefined;
     };
-    await Promise.race([waitUntil(`the gateway at ${baseUrl}`, answers, 60_000), failed]);
+    const appAnswers = async () => (await fetch(`http://${cfg.APP_HOST}:${cfg.APP_PORT}/healthz`)).ok && supervisor.pid('app') !== undefined;
+    await Promise.race([Promise.all([waitUntil(`the gateway at ${baseUrl}`, answers, 60_000), waitUntil(`the app at ${appUrl}`, appAnswers, 60_000)]), failed]);
     print('');
     print(`Murmur is up: REST at ${baseUrl}/api/v1`);
-    await firstRun(cfg, baseUrl, print);
+    await firstRun(cfg, baseUrl, appUrl, print);
     print('Press Ctrl-C to stop.');
   } catch (err) {
     const failure = err instanceof LaunchFailure ? err : new LaunchFailure((err as Error).message, 1);

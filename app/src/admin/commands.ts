@@ -6,6 +6,7 @@ import { auth } from '@murmur/proto';
 import { MurmurError } from '@murmur/kit';
 import type { Clients } from '@murmur/gateway';
 import { seedLibrary } from '../seed/seed-library';
+import { signInLink } from '../web/config';
 
 export const EXPIRY: Record<string, auth.KeyExpiry> = {
   '30': auth.KeyExpiry.KEY_EXPIRY_30_DAYS,
@@ -87,4 +88,11 @@ export async function setWebhookEndpoint(clients: Clients, email: string, url: s
 export async function webhookSettings(clients: Clients, email: string) {
   const user = await userByEmail(clients, email);
   return (await clients.transcription.getWebhookSettings({ userId: user.id })).settings;
+}
+
+/** A one-time sign-in link to the app's pages for the user (15 minutes, single use). */
+export async function signInLinkFor(clients: Clients, email: string, appUrl: string): Promise<{ link: string; expiresAt: Date | undefined }> {
+  const user = await userByEmail(clients, email);
+  const { token, expiresAt } = await clients.auth.createSignInLink({ userId: user.id });
+  return { link: signInLink(appUrl, token), expiresAt };
 }

@@ -8,6 +8,7 @@ import { commonSchema, loadConfig, MurmurError, serviceAddressSchema, storageSch
 import { adminIdentity } from './identity';
 import { closeClients, createClients } from '@murmur/gateway';
 import * as cmd from './commands';
+import { appPublicUrl, appWebSchema } from '../web/config';
 
 const USAGE = `Usage: npm run admin -- <command>
   users create --email E [--name N] [--plan free|pro|business]
@@ -21,7 +22,8 @@ const USAGE = `Usage: npm run admin -- <command>
   seed --email E [--recordings N]
   webhooks secret --email E            (a new whsec_ signing secret, shown once, alone on the last line; the old one signs 24 h more)
   webhooks endpoint --email E --url U  (the default endpoint of the user's jobs; --url "" clears it)
-  webhooks show --email E`;
+  webhooks show --email E
+  login --email E                      (a one-time sign-in link to the app's Settings pages, valid 15 minutes)`;
 
 function intArg(value: string | undefined, name: string): number {
   if (value === undefined || !/^\d+$/.test(value)) throw new MurmurError('invalid_request', `--${name} must be a whole number.`, { param: name });
@@ -55,7 +57,7 @@ async function main(argv: string[]): Promise<number> {
     console.log(USAGE);
     return values.help ? 0 : 2;
   }
-  const cfg = loadConfig({ ...serviceAddressSchema, ...storageSchema, ...commonSchema });
+  const cfg = loadConfig({ ...serviceAddressSchema, ...storageSchema, ...commonSchema, ...appWebSchema });
   const clients = createClients(cfg, cfg.GRPC_DEADLINE_MS, adminIdentity(cfg));
   try {
     const what = `${group} ${action ?? ''}`.trim();
@@ -145,6 +147,12 @@ async function main(argv: string[]): Promise<number> {
         console.log(`secret            ${s?.hasSecret ? s.secretHint : 'none (webhooks secret makes one)'}`);
         console.log(`previous secret   ${s?.previousValidUntil ? `signs until ${s.previousValidUntil.toISOString()}` : 'none'}`);
         console.log(`default endpoint  ${s?.defaultUrl || 'none'}`);
+        break;
+      }
+      case 'login': {
+        const { link, expiresAt } = await cmd.signInLinkFor(clients, need(values.email, 'email'), appPublicUrl(cfg));
+        console.log(`sign-in link for ${values.email} (works once, until ${expiresAt?.toISOString()}):`);
+        console.log(link);
         break;
       }
       default:

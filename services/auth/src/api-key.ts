@@ -17,7 +17,8 @@ export function generateApiKey(): string {
 /**
  * SHA-256 hex of the full key: what the database and the verification cache hold. A fast hash
  * is enough because keys carry 256 random bits (no dictionary to attack), and it keeps
- * VerifyKey a single indexed lookup.
+ * VerifyKey a single indexed lookup. Sign-in and session tokens (sign-in.ts) carry 256 random
+ * bits too and are stored the same way, with this function.
  */
 export function hashKey(key: string): string {
   return createHash('sha256').update(key, 'utf8').digest('hex');

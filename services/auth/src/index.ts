@@ -1,13 +1,15 @@
 /**
- * @murmur/auth — users and API keys. `startAuthService` runs the gRPC service in-process (its
- * own main.ts, this package's tests and the gateway's integration tests all use it); the key
- * helpers are exported for callers that must recognise or fingerprint a key without a call.
+ * @murmur/auth — users, API keys, and the app's sign-in stand-in (sign-in links, sessions).
+ * `startAuthService` runs the gRPC service in-process (its own main.ts, this package's tests and
+ * the gateway's integration tests all use it); the key helpers are exported for callers that
+ * must recognise or fingerprint a key without a call.
  */
 import * as path from 'node:path';
 import { commonSchema, type WorkloadIdentity, CursorCodec, MemoryCache, startGrpcServer, systemClock, type Clock, type Database, type KeyValueCache, type Logger } from '@murmur/kit';
 import { bindEnvoyAuthorization } from './ext-authz';
 import { bindAuthService } from './server';
 import { AuthService } from './service';
+import { SignInService } from './sign-in';
 import { PostgresAuthStore } from './store';
 import { VerificationCache } from './verification-cache';
 
@@ -54,20 +56,22 @@ export const AUTH_MIGRATIONS_DIR = path.resolve(__dirname, '../migrations');
 export async function startAuthService(deps: AuthServiceDeps): Promise<RunningAuthService> {
   const clock = deps.clock ?? systemClock;
   const cache = deps.cache ?? new MemoryCache(10_000, () => clock.now().getTime());
+  const store = new PostgresAuthStore(deps.db);
   const service = new AuthService({
-    store: new PostgresAuthStore(deps.db),
+    store,
     cache: new VerificationCache(cache, deps.log),
     clock,
     cursors: new CursorCodec(deps.cursorSecret ?? commonSchema.MURMUR_CURSOR_SECRET.parse(undefined)),
     log: deps.log,
     announceRevocation: deps.announceRevocation,
   });
+  const signIn = new SignInService({ store, clock, log: deps.log });
   const server = await startGrpcServer(
     {
       name: 'auth',
       log: deps.log,
       // Envoy's ext_authz API on the same port: Envoy's internal gRPC listener asks it about every call.
-      services: [bindAuthService(service), bindEnvoyAuthorization(service, deps.identity.minter)],
+      services: [bindAuthService(service, signIn), bindEnvoyAuthorization(service, deps.identity.minter)],
       protoFiles: ['murmur/auth/v1/auth.proto'],
       // Auth verifies the keys of its direct callers itself, with the same cache as VerifyKey.
       access: deps.identity.accessControl(async (authorization) => {

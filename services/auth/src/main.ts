@@ -1,9 +1,10 @@
 /**
- * The auth service process: murmur.auth.v1.AuthService over gRPC (users, API keys, and
- * VerifyKey on the hot path of every public call), with gRPC health and reflection. Listens on
- * GRPC_LISTEN_ADDR or AUTH_ADDR; stores users and key hashes in the "auth" Postgres schema
- * (embedded PGlite under MURMUR_DATA_DIR/auth when DATABASE_URL is unset); caches verified keys
- * in Redis when REDIS_URL is set, in-process otherwise (then run exactly one replica).
+ * The auth service process: murmur.auth.v1.AuthService over gRPC (users, API keys, VerifyKey on
+ * the hot path of every public call, and the app's sign-in links and sessions), with gRPC health
+ * and reflection. Listens on GRPC_LISTEN_ADDR or AUTH_ADDR; stores users and the hashes of keys
+ * and tokens in the "auth" Postgres schema (embedded PGlite under MURMUR_DATA_DIR/auth when
+ * DATABASE_URL is unset); caches verified keys in Redis when REDIS_URL is set, in-process
+ * otherwise (then run exactly one replica).
  */
 import './tracing';
 import { publishRevocation, RedisCache, runServiceProcess } from '@murmur/kit';

@@ -5,7 +5,8 @@
 import { bindService, type BoundService } from '@murmur/kit';
 import { auth } from '@murmur/proto';
 import type { AuthService, Principal, UserLookup } from './service';
-import type { ApiKeyRecord, User } from './store';
+import type { SignInService } from './sign-in';
+import type { ApiKeyRecord, SessionRecord, User } from './store';
 
 function toUser(u: User): auth.User {
   return { id: u.id, email: u.email, name: u.name, createdAt: u.createdAt };
@@ -25,6 +26,11 @@ function toApiKey(k: ApiKeyRecord): auth.ApiKey {
   };
 }
 
+/** Deliberately field by field: the token hash never leaves the service. */
+function toSession(s: SessionRecord): auth.Session {
+  return { id: s.id, userId: s.userId, createdAt: s.createdAt, expiresAt: s.expiresAt };
+}
+
 function toPrincipal(p: Principal): auth.Principal {
   return { userId: p.userId, keyId: p.keyId, keyExpiresAt: p.expiresAt ?? undefined };
 }
@@ -40,8 +46,8 @@ function toLookup(lookup: auth.GetUserRequest['lookup']): UserLookup | undefined
   }
 }
 
-/** The AuthService definition bound to `service`, ready for startGrpcServer. */
-export function bindAuthService(service: AuthService): BoundService {
+/** The AuthService definition bound to `service` (users, keys) and `signIn` (links, sessions), ready for startGrpcServer. */
+export function bindAuthService(service: AuthService, signIn: SignInService): BoundService {
   return bindService(auth.AuthServiceService, {
     async verifyKey(req) {
       return { principal: toPrincipal(await service.verifyKey(req.authorization)) };
@@ -65,6 +71,21 @@ export function bindAuthService(service: AuthService): BoundService {
     },
     async revokeApiKey(req) {
       return { apiKey: toApiKey(await service.revokeApiKey(req.keyId, req.userId)) };
+    },
+    async createSignInLink(req) {
+      const link = await signIn.createSignInLink(req.userId);
+      return { token: link.token, expiresAt: link.expiresAt };
+    },
+    async startSession(req) {
+      const started = await signIn.startSession(req.signInToken);
+      return { sessionToken: started.sessionToken, session: toSession(started.session) };
+    },
+    async getSession(req) {
+      return { session: toSession(await signIn.getSession(req.sessionToken)) };
+    },
+    async endSession(req) {
+      await signIn.endSession(req.sessionToken);
+      return {};
     },
   });
 }

@@ -1,7 +1,8 @@
 /**
- * Persistence of users and API keys. All SQL of the auth service lives here; the search_path is
- * the service's own schema, so table names are unqualified. Every statement is a single
- * autocommit query (no transaction is held open), which keeps the embedded PGlite default safe.
+ * Persistence of users, API keys, sign-in links and sessions. All SQL of the auth service lives
+ * here; the search_path is the service's own schema, so table names are unqualified. Every
+ * statement is a single autocommit query (no transaction is held open), which keeps the
+ * embedded PGlite default safe; redeeming a sign-in link is one statement for that reason too.
  */
 import type { Database } from '@murmur/kit';
 
@@ -24,6 +25,27 @@ export interface ApiKeyRecord {
   expiresAt: Date | null;
   lastUsedAt: Date | null;
   revokedAt: Date | null;
+}
+
+/** A one-time sign-in link. Only the hash of its token is stored. */
+export interface SignInLink {
+  tokenHash: string;
+  userId: string;
+  createdAt: Date;
+  expiresAt: Date;
+  /** null: not redeemed yet. */
+  usedAt: Date | null;
+}
+
+/** A session of the app's web pages. `tokenHash` stays inside the service, like a key's. */
+export interface SessionRecord {
+  id: string;
+  userId: string;
+  tokenHash: string;
+  createdAt: Date;
+  expiresAt: Date;
+  /** null: not signed out. */
+  endedAt: Date | null;
 }
 
 /** Position after the last user of a page: keyset on (created_at, id). */
@@ -53,6 +75,19 @@ export interface AuthStore {
    * at most one write a minute. True when the row was written.
    */
   touchLastUsed(id: string, now: Date): Promise<boolean>;
+  /** Inserts a sign-in link for an existing user; null when the user does not exist. */
+  createSignInLink(link: SignInLink): Promise<SignInLink | null>;
+  /**
+   * Redeems the link of `linkHash` and opens `session` for its user, in one statement: the link
+   * must be unused and unexpired at `session.createdAt`, and is marked used then. Of concurrent
+   * redemptions of one link exactly one gets the session; the others, like an unknown, used or
+   * expired link, get null.
+   */
+  redeemSignInLink(linkHash: string, session: Omit<SessionRecord, 'userId' | 'endedAt'>): Promise<SessionRecord | null>;
+  /** The session whose token hash is `tokenHash`, ended or expired or not. */
+  findSessionByHash(tokenHash: string): Promise<SessionRecord | null>;
+  /** Sets ended_at of a session not yet ended; null when none was (unknown or already ended). */
+  endSession(tokenHash: string, now: Date): Promise<SessionRecord | null>;
 }
 
 interface UserRow {
@@ -74,8 +109,27 @@ interface ApiKeyRow {
   revoked_at: Date | null;
 }
 
+interface SignInLinkRow {
+  token_hash: string;
+  user_id: string;
+  created_at: Date;
+  expires_at: Date;
+  used_at: Date | null;
+}
+
+interface SessionRow {
+  id: string;
+  user_id: string;
+  token_hash: string;
+  created_at: Date;
+  expires_at: Date;
+  ended_at: Date | null;
+}
+
 const USER_COLUMNS = 'id, email, name, created_at';
 const KEY_COLUMNS = 'id, user_id, name, key_hash, hint, created_at, expires_at, last_used_at, revoked_at';
+const LINK_COLUMNS = 'token_hash, user_id, created_at, expires_at, used_at';
+const SESSION_COLUMNS = 'id, user_id, token_hash, created_at, expires_at, ended_at';
 
 function toUser(r: UserRow): User {
   return { id: r.id, email: r.email, name: r.name, createdAt: r.created_at };
@@ -93,6 +147,14 @@ function toKey(r: ApiKeyRow): ApiKeyRecord {
     lastUsedAt: r.last_used_at,
     revokedAt: r.revoked_at,
   };
+}
+
+function toSignInLink(r: SignInLinkRow): SignInLink {
+  return { tokenHash: r.token_hash, userId: r.user_id, createdAt: r.created_at, expiresAt: r.expires_at, usedAt: r.used_at };
+}
+
+function toSession(r: SessionRow): SessionRecord {
+  return { id: r.id, userId: r.user_id, tokenHash: r.token_hash, createdAt: r.created_at, expiresAt: r.expires_at, endedAt: r.ended_at };
 }
 
 /** {@link AuthStore} on the service's Postgres schema (real server or embedded PGlite). */
@@ -171,5 +233,46 @@ export class PostgresAuthStore implements AuthStore {
       [id, now],
     );
     return rows.length > 0;
+  }
+
+  async createSignInLink(link: SignInLink): Promise<SignInLink | null> {
+    const rows = await this.db.query<SignInLinkRow>(
+      `INSERT INTO sign_in_links (token_hash, user_id, created_at, expires_at)
+       SELECT $1::text, $2::text, $3::timestamptz, $4::timestamptz
+       WHERE EXISTS (SELECT 1 FROM users WHERE id = $2::text)
+       RETURNING ${LINK_COLUMNS}`,
+      [link.tokenHash, link.userId, link.createdAt, link.expiresAt],
+    );
+    return rows[0] ? toSignInLink(rows[0]) : null;
+  }
+
+  async redeemSignInLink(linkHash: string, session: Omit<SessionRecord, 'userId' | 'endedAt'>): Promise<SessionRecord | null> {
+    // One statement, so one transaction: a concurrent redemption waits for this one's row lock,
+    // then finds used_at set and updates nothing, so it inserts no session either.
+    const rows = await this.db.query<SessionRow>(
+      `WITH redeemed AS (
+         UPDATE sign_in_links SET used_at = $4::timestamptz
+         WHERE token_hash = $1 AND used_at IS NULL AND expires_at > $4::timestamptz
+         RETURNING user_id
+       )
+       INSERT INTO sessions (id, token_hash, user_id, created_at, expires_at)
+       SELECT $2::text, $3::text, user_id, $4::timestamptz, $5::timestamptz FROM redeemed
+       RETURNING ${SESSION_COLUMNS}`,
+      [linkHash, session.id, session.tokenHash, session.createdAt, session.expiresAt],
+    );
+    return rows[0] ? toSession(rows[0]) : null;
+  }
+
+  async findSessionByHash(tokenHash: string): Promise<SessionRecord | null> {
+    const rows = await this.db.query<SessionRow>(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE token_hash = $1`, [tokenHash]);
+    return rows[0] ? toSession(rows[0]) : null;
+  }
+
+  async endSession(tokenHash: string, now: Date): Promise<SessionRecord | null> {
+    const rows = await this.db.query<SessionRow>(
+      `UPDATE sessions SET ended_at = $2 WHERE token_hash = $1 AND ended_at IS NULL RETURNING ${SESSION_COLUMNS}`,
+      [tokenHash, now],
+    );
+    return rows[0] ? toSession(rows[0]) : null;
   }
 }

@@ -14,6 +14,7 @@ import { AccountLifecycle } from './lifecycle';
 import { billingHandlers } from './server';
 import { MemoryRateLimiter, type RateLimiter } from './rate-limiter';
 import { PostgresBillingStore } from './store';
+import { UsageHistory } from './usage-history';
 
 /** services/billing/migrations (same from src/ under jest and dist/ under node). */
 export const BILLING_MIGRATIONS_DIR = path.resolve(__dirname, '../migrations');
@@ -63,6 +64,7 @@ export async function startBillingService(deps: BillingServiceDeps): Promise<Run
     accounts: new Accounts(lifecycle, limiter),
     charging,
     ledger: new Ledger(store, lifecycle, new CursorCodec(deps.cursorSecret ?? randomBytes(32).toString('hex'))),
+    usageHistory: new UsageHistory(store, lifecycle, clock),
   };
   const server = await startGrpcServer(
     { name: 'billing', access: deps.access, log: deps.log, services: [billingHandlers(domain)], protoFiles: ['murmur/billing/v1/billing.proto'] },

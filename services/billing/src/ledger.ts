@@ -3,9 +3,8 @@
  * only its owner can pass back. Throws MurmurError only; knows no gRPC and no SQL.
  */
 import { type CursorCodec, MurmurError } from '@murmur/kit';
-import { checkUserId } from './checks';
+import { checkPageSize, checkUserId } from './checks';
 import type { AccountLifecycle } from './lifecycle';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './limits';
 import type { BillingStore, LedgerEntryRecord, LedgerPosition } from './store';
 
 /** One page of a user's ledger; `nextPageToken` is empty on the last page. */
@@ -35,10 +34,7 @@ export class Ledger {
   /** One page of the user's ledger, newest first. */
   async listLedgerEntries(userId: string, pageSize: number, pageToken: string): Promise<LedgerPage> {
     checkUserId(userId);
-    if (!Number.isInteger(pageSize) || pageSize < 0 || pageSize > MAX_PAGE_SIZE) {
-      throw new MurmurError('invalid_request', `page_size must be from 1 to ${MAX_PAGE_SIZE} (0 means ${DEFAULT_PAGE_SIZE}).`, { param: 'page_size' });
-    }
-    const limit = pageSize === 0 ? DEFAULT_PAGE_SIZE : pageSize;
+    const limit = checkPageSize(pageSize, 'page_size');
     let after: LedgerPosition | undefined;
     if (pageToken !== '') {
       const badToken = new MurmurError('invalid_request', 'page_token is not valid. Pass next_page_token from the previous page unchanged.', {

@@ -17,9 +17,9 @@ export const MAX_ADJUST_CREDITS = 1_000_000_000;
 export const MAX_SPENDING_CAP_CENTS = 100_000_000;
 /** Longest note kept on a ledger row. */
 export const MAX_NOTE_LENGTH = 500;
-/** Ledger page size when the caller passes 0 (DESIGN §3 paging: default 20). */
+/** Size of a list (a ledger page, recent charges) when the caller passes 0 (DESIGN §3 paging: default 20). */
 export const DEFAULT_PAGE_SIZE = 20;
-/** Largest ledger page (DESIGN §3 paging: 1–100). */
+/** Longest list one call returns (a ledger page, recent charges; DESIGN §3 paging: 1–100). */
 export const MAX_PAGE_SIZE = 100;
 /** How long an admission from AdmitAiRequest can be passed to Reserve: enough to upload 500 MB. */
 export const ADMISSION_TTL_SECONDS = 5 * 60;
@@ -63,6 +63,28 @@ export function isPeriodOver(periodEnd: Date, now: Date): boolean {
 export function periodsElapsed(periodStart: Date, now: Date): number {
   const months = (now.getUTCFullYear() - periodStart.getUTCFullYear()) * 12 + (now.getUTCMonth() - periodStart.getUTCMonth());
   return Math.max(0, months);
+}
+
+/** One UTC day in epoch milliseconds (epoch time has no leap seconds). */
+const UTC_DAY_MS = 24 * 60 * 60 * 1000;
+
+/** The first instant of the UTC day after the one containing `at`: the exclusive end of "through that day". */
+export function startOfNextUtcDay(at: Date): Date {
+  return new Date((Math.floor(at.getTime() / UTC_DAY_MS) + 1) * UTC_DAY_MS);
+}
+
+/**
+ * Every UTC day from the one containing `from` through the one containing `through`, as
+ * `YYYY-MM-DD`, oldest first; none when `through` is earlier. The Usage page charts each day of
+ * the period so far, days without calls included, so the days come from here and not from the
+ * charges.
+ */
+export function utcDays(from: Date, through: Date): string[] {
+  const days: string[] = [];
+  for (let day = Math.floor(from.getTime() / UTC_DAY_MS) * UTC_DAY_MS; day <= through.getTime(); day += UTC_DAY_MS) {
+    days.push(new Date(day).toISOString().slice(0, 10));
+  }
+  return days;
 }
 
 /** `YYYY-MM` of the period starting at `periodStart`, for ledger notes. */

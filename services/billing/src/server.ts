@@ -8,13 +8,15 @@ import { billing } from '@murmur/proto';
 import type { Accounts, Usage } from './accounts';
 import type { Charging } from './charging';
 import type { Ledger } from './ledger';
-import type { LedgerEntryRecord, OperationName, ReservationRecord, ReservationStateName } from './store';
+import type { ChargeRecord, LedgerEntryRecord, OperationName, ReservationRecord, ReservationStateName } from './store';
+import type { UsageHistory } from './usage-history';
 
 /** The billing domain, one part per concern, as the handlers call it. */
 export interface BillingDomain {
   accounts: Accounts;
   charging: Charging;
   ledger: Ledger;
+  usageHistory: UsageHistory;
 }
 
 const OPERATION_NAMES = new Map<billing.Operation, OperationName>([
@@ -68,6 +70,16 @@ function toLedgerEntry(row: LedgerEntryRecord): billing.LedgerEntry {
   };
 }
 
+function toCharge(c: ChargeRecord): billing.Charge {
+  return {
+    reservationId: c.reservationId,
+    operation: OPERATION_ENUMS[c.operation],
+    credits: c.credits,
+    spendCents: c.spendCents,
+    chargedAt: c.chargedAt,
+  };
+}
+
 /** A copy of the plan: the config's plans are frozen and shared. */
 function toPlan(plan: Readonly<billing.Plan>): billing.Plan {
   return { ...plan };
@@ -93,7 +105,7 @@ function toUsage({ account, plan, rateLimit }: Usage): billing.Usage {
 }
 
 /** The bound BillingService of murmur.billing.v1 over the domain. */
-export function billingHandlers({ accounts, charging, ledger }: BillingDomain): BoundService {
+export function billingHandlers({ accounts, charging, ledger, usageHistory }: BillingDomain): BoundService {
   return bindService(billing.BillingServiceService, {
     async listPlans() {
       return { plans: accounts.listPlans().map(toPlan) };
@@ -146,6 +158,15 @@ export function billingHandlers({ accounts, charging, ledger }: BillingDomain): 
     async listLedgerEntries(req) {
       const page = await ledger.listLedgerEntries(req.userId, req.pageSize, req.pageToken);
       return { entries: page.entries.map(toLedgerEntry), nextPageToken: page.nextPageToken };
+    },
+    async getUsageHistory(req) {
+      const history = await usageHistory.getUsageHistory(req.userId, req.recentLimit);
+      return {
+        periodStart: history.periodStart,
+        periodEnd: history.periodEnd,
+        days: history.days.map((d) => ({ date: d.date, credits: d.credits, transcriptions: d.transcriptions, conversions: d.conversions })),
+        recent: history.recent.map(toCharge),
+      };
     },
   });
 }

@@ -113,6 +113,26 @@ export interface AdmissionRecord {
   reservationId: string | null;
 }
 
+/** One UTC day of a user's committed charges. */
+export interface DailyUsageRecord {
+  /** `YYYY-MM-DD` in UTC. */
+  date: string;
+  credits: number;
+  transcriptions: number;
+  conversions: number;
+}
+
+/** A committed reservation seen as what the AI call cost. */
+export interface ChargeRecord {
+  reservationId: string;
+  operation: OperationName;
+  /** The final charge. */
+  credits: number;
+  spendCents: number;
+  /** When it was committed (the reservation's settled_at). */
+  chargedAt: Date;
+}
+
 /** Where a ledger page ended: the last row returned. */
 export interface LedgerPosition {
   createdAt: Date;
@@ -167,6 +187,13 @@ export interface BillingStore {
   withAccountIfUnlocked<T>(userId: string, fn: (account: Account, tx: AccountTransaction) => Promise<T>): Promise<{ ran: true; value: T } | { ran: false }>;
   /** One user's ledger, newest first, `limit` rows after `after` (exclusive). */
   listLedgerEntries(userId: string, limit: number, after?: LedgerPosition): Promise<LedgerEntryRecord[]>;
+  /**
+   * One user's committed charges settled in `[from, until)`, summed per UTC day, oldest day
+   * first; days without a charge are absent.
+   */
+  dailyUsage(userId: string, from: Date, until: Date): Promise<DailyUsageRecord[]>;
+  /** One user's `limit` most recent committed charges, newest first (ties: the larger reservation id first). */
+  recentCharges(userId: string, limit: number): Promise<ChargeRecord[]>;
   /** Records a new admission. */
   insertAdmission(admission: AdmissionRecord): Promise<void>;
   /** Up to `limit` users with a held reservation past `now`, leaving out `exclude`. */
@@ -324,6 +351,21 @@ function toAdmission(row: AdmissionRow): AdmissionRecord {
     consumedAt: row.consumed_at,
     reservationId: row.reservation_id,
   };
+}
+
+interface DailyUsageRow {
+  date: string;
+  credits: string;
+  transcriptions: string;
+  conversions: string;
+}
+
+interface ChargeRow {
+  id: string;
+  operation: OperationName;
+  credits: string;
+  spend_cents: string;
+  settled_at: Date;
 }
 
 const RESERVATION_COLUMNS =
@@ -543,6 +585,36 @@ export class PostgresBillingStore implements BillingStore {
   async deleteAdmissionsExpiredBefore(cutoff: Date): Promise<number> {
     const rows = await this.db.query<{ id: string }>('DELETE FROM admissions WHERE expires_at < $1 RETURNING id', [cutoff]);
     return rows.length;
+  }
+
+  async dailyUsage(userId: string, from: Date, until: Date): Promise<DailyUsageRecord[]> {
+    // The day is taken in UTC whatever the session's time zone (AT TIME ZONE 'UTC' of a timestamptz).
+    const rows = await this.db.query<DailyUsageRow>(
+      `SELECT to_char(settled_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS date, sum(credits) AS credits,
+              count(*) FILTER (WHERE operation = 'transcribe') AS transcriptions,
+              count(*) FILTER (WHERE operation = 'convert') AS conversions
+       FROM reservations
+       WHERE user_id = $1 AND state = 'committed' AND settled_at >= $2 AND settled_at < $3
+       GROUP BY 1 ORDER BY 1`,
+      [userId, from, until],
+    );
+    return rows.map((r) => ({ date: r.date, credits: Number(r.credits), transcriptions: Number(r.transcriptions), conversions: Number(r.conversions) }));
+  }
+
+  async recentCharges(userId: string, limit: number): Promise<ChargeRecord[]> {
+    const rows = await this.db.query<ChargeRow>(
+      `SELECT id, operation, credits, spend_cents, settled_at FROM reservations
+       WHERE user_id = $1 AND state = 'committed'
+       ORDER BY settled_at DESC, id DESC LIMIT $2`,
+      [userId, limit],
+    );
+    return rows.map((r) => ({
+      reservationId: r.id,
+      operation: r.operation,
+      credits: Number(r.credits),
+      spendCents: Number(r.spend_cents),
+      chargedAt: r.settled_at,
+    }));
   }
 
   async listLedgerEntries(userId: string, limit: number, after?: LedgerPosition): Promise<LedgerEntryRecord[]> {

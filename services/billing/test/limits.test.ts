@@ -9,9 +9,39 @@ import {
   periodLabel,
   periodsElapsed,
   settleHold,
+  startOfNextUtcDay,
   transcriptionCredits,
+  utcDays,
   windowState,
 } from '../src/limits';
+
+describe('UTC days (the Usage chart of GetUsageHistory)', () => {
+  it.each<[string, string, string, string[]]>([
+    ['one day: from and through the same day', '2026-03-01T00:00:00Z', '2026-03-01T23:59:59.999Z', ['2026-03-01']],
+    ['a period start through mid-morning of the 3rd', '2026-03-01T00:00:00Z', '2026-03-03T09:00:00Z', ['2026-03-01', '2026-03-02', '2026-03-03']],
+    ['a start inside its day counts that whole day', '2026-03-01T18:00:00Z', '2026-03-02T00:00:00Z', ['2026-03-01', '2026-03-02']],
+    ['across a leap day', '2028-02-28T00:00:00Z', '2028-03-01T12:00:00Z', ['2028-02-28', '2028-02-29', '2028-03-01']],
+    ['across a year end', '2026-12-31T00:00:00Z', '2027-01-01T00:00:00Z', ['2026-12-31', '2027-01-01']],
+    ['UTC, not local time: 21:00 at UTC-5 on the 1st is the 2nd', '2026-03-01T00:00:00Z', '2026-03-01T21:00:00-05:00', ['2026-03-01', '2026-03-02']],
+    ['none when through is earlier than the day of from', '2026-03-02T00:00:00Z', '2026-03-01T23:59:59.999Z', []],
+  ])('%s', (_name, from, through, days) => {
+    expect(utcDays(new Date(from), new Date(through))).toEqual(days);
+  });
+
+  it('lists all 31 days of a 31-day month', () => {
+    const days = utcDays(new Date('2026-01-01T00:00:00Z'), new Date('2026-01-31T23:59:59.999Z'));
+    expect([days.length, days[0], days[30]]).toEqual([31, '2026-01-01', '2026-01-31']);
+  });
+
+  it.each([
+    ['mid-day', '2026-03-04T17:30:00Z', '2026-03-05T00:00:00.000Z'],
+    ['the first instant of a day', '2026-03-04T00:00:00.000Z', '2026-03-05T00:00:00.000Z'],
+    ['the last millisecond of a day', '2026-03-04T23:59:59.999Z', '2026-03-05T00:00:00.000Z'],
+    ['the last day of a year', '2026-12-31T12:00:00Z', '2027-01-01T00:00:00.000Z'],
+  ])('the day after %s starts at %s', (_name, at, next) => {
+    expect(startOfNextUtcDay(new Date(at)).toISOString()).toBe(next);
+  });
+});
 
 describe('billing periods (calendar months in UTC)', () => {
   it.each([

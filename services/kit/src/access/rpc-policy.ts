@@ -52,6 +52,11 @@ export const AUTH_RULES: ServiceRules<typeof auth.AuthServiceService> = {
   createApiKey: ADMIN,
   listApiKeys: ADMIN,
   revokeApiKey: ADMIN,
+  // The app's sign-in stand-in: the app's web server and the admin CLI's `login`.
+  createSignInLink: ADMIN,
+  startSession: ADMIN,
+  getSession: ADMIN,
+  endSession: ADMIN,
 };
 
 export const BILLING_RULES: ServiceRules<typeof billing.BillingServiceService> = {
@@ -68,6 +73,7 @@ export const BILLING_RULES: ServiceRules<typeof billing.BillingServiceService> =
   release: { workloads: ['transcription', 'conversion'] },
   renewReservation: { workloads: ['transcription', 'conversion'] },
   listLedgerEntries: { user: { owner: 'userId' }, admin: true },
+  getUsageHistory: { user: { owner: 'userId' }, admin: true },
 };
 
 /** The owner's own data; the app's admin reads it too. */

@@ -286,6 +286,38 @@ export interface ListLedgerEntriesResponse {
   nextPageToken: string;
 }
 
+/** DailyUsage is one UTC day of a user's charged AI calls. */
+export interface DailyUsage {
+  /** YYYY-MM-DD (UTC) */
+  date: string;
+  credits: number;
+  transcriptions: number;
+  conversions: number;
+}
+
+/** Charge is one AI call's committed charge. */
+export interface Charge {
+  /** rsv_… */
+  reservationId: string;
+  operation: Operation;
+  credits: number;
+  spendCents: number;
+  chargedAt: Date | undefined;
+}
+
+export interface GetUsageHistoryRequest {
+  userId: string;
+  /** charges to return, 0–100 (0 means 20) */
+  recentLimit: number;
+}
+
+export interface GetUsageHistoryResponse {
+  periodStart: Date | undefined;
+  periodEnd: Date | undefined;
+  days: DailyUsage[];
+  recent: Charge[];
+}
+
 function createBasePlan(): Plan {
   return {
     id: "",
@@ -2865,6 +2897,358 @@ export const ListLedgerEntriesResponse: MessageFns<ListLedgerEntriesResponse> = 
   },
 };
 
+function createBaseDailyUsage(): DailyUsage {
+  return { date: "", credits: 0, transcriptions: 0, conversions: 0 };
+}
+
+export const DailyUsage: MessageFns<DailyUsage> = {
+  encode(message: DailyUsage, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.date !== "") {
+      writer.uint32(10).string(message.date);
+    }
+    if (message.credits !== 0) {
+      writer.uint32(16).int64(message.credits);
+    }
+    if (message.transcriptions !== 0) {
+      writer.uint32(24).int64(message.transcriptions);
+    }
+    if (message.conversions !== 0) {
+      writer.uint32(32).int64(message.conversions);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DailyUsage {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDailyUsage();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.date = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.credits = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.transcriptions = longToNumber(reader.int64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.conversions = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<DailyUsage>, I>>(base?: I): DailyUsage {
+    return DailyUsage.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DailyUsage>, I>>(object: I): DailyUsage {
+    const message = createBaseDailyUsage();
+    message.date = object.date ?? "";
+    message.credits = object.credits ?? 0;
+    message.transcriptions = object.transcriptions ?? 0;
+    message.conversions = object.conversions ?? 0;
+    return message;
+  },
+};
+
+function createBaseCharge(): Charge {
+  return { reservationId: "", operation: 0, credits: 0, spendCents: 0, chargedAt: undefined };
+}
+
+export const Charge: MessageFns<Charge> = {
+  encode(message: Charge, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.reservationId !== "") {
+      writer.uint32(10).string(message.reservationId);
+    }
+    if (message.operation !== 0) {
+      writer.uint32(16).int32(message.operation);
+    }
+    if (message.credits !== 0) {
+      writer.uint32(24).int64(message.credits);
+    }
+    if (message.spendCents !== 0) {
+      writer.uint32(32).int64(message.spendCents);
+    }
+    if (message.chargedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.chargedAt), writer.uint32(42).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Charge {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCharge();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.reservationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.operation = reader.int32() as any;
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.credits = longToNumber(reader.int64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.spendCents = longToNumber(reader.int64());
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.chargedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<Charge>, I>>(base?: I): Charge {
+    return Charge.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<Charge>, I>>(object: I): Charge {
+    const message = createBaseCharge();
+    message.reservationId = object.reservationId ?? "";
+    message.operation = object.operation ?? 0;
+    message.credits = object.credits ?? 0;
+    message.spendCents = object.spendCents ?? 0;
+    message.chargedAt = object.chargedAt ?? undefined;
+    return message;
+  },
+};
+
+function createBaseGetUsageHistoryRequest(): GetUsageHistoryRequest {
+  return { userId: "", recentLimit: 0 };
+}
+
+export const GetUsageHistoryRequest: MessageFns<GetUsageHistoryRequest> = {
+  encode(message: GetUsageHistoryRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.recentLimit !== 0) {
+      writer.uint32(16).int32(message.recentLimit);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetUsageHistoryRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetUsageHistoryRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.recentLimit = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<GetUsageHistoryRequest>, I>>(base?: I): GetUsageHistoryRequest {
+    return GetUsageHistoryRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetUsageHistoryRequest>, I>>(object: I): GetUsageHistoryRequest {
+    const message = createBaseGetUsageHistoryRequest();
+    message.userId = object.userId ?? "";
+    message.recentLimit = object.recentLimit ?? 0;
+    return message;
+  },
+};
+
+function createBaseGetUsageHistoryResponse(): GetUsageHistoryResponse {
+  return { periodStart: undefined, periodEnd: undefined, days: [], recent: [] };
+}
+
+export const GetUsageHistoryResponse: MessageFns<GetUsageHistoryResponse> = {
+  encode(message: GetUsageHistoryResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.periodStart !== undefined) {
+      Timestamp.encode(toTimestamp(message.periodStart), writer.uint32(10).fork()).join();
+    }
+    if (message.periodEnd !== undefined) {
+      Timestamp.encode(toTimestamp(message.periodEnd), writer.uint32(18).fork()).join();
+    }
+    for (const v of message.days) {
+      DailyUsage.encode(v!, writer.uint32(26).fork()).join();
+    }
+    for (const v of message.recent) {
+      Charge.encode(v!, writer.uint32(34).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetUsageHistoryResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetUsageHistoryResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.periodStart = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.periodEnd = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.days.push(DailyUsage.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.recent.push(Charge.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<GetUsageHistoryResponse>, I>>(base?: I): GetUsageHistoryResponse {
+    return GetUsageHistoryResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetUsageHistoryResponse>, I>>(object: I): GetUsageHistoryResponse {
+    const message = createBaseGetUsageHistoryResponse();
+    message.periodStart = object.periodStart ?? undefined;
+    message.periodEnd = object.periodEnd ?? undefined;
+    message.days = object.days?.map((e) => DailyUsage.fromPartial(e)) || [];
+    message.recent = object.recent?.map((e) => Charge.fromPartial(e)) || [];
+    return message;
+  },
+};
+
 /**
  * BillingService owns plans, AI Credit balances, spending caps, the ledger and the AI rate
  * limit. Credits are whole numbers; money is int64 cents. Monthly credits are spent before
@@ -3029,6 +3413,22 @@ export const BillingServiceService = {
       Buffer.from(ListLedgerEntriesResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListLedgerEntriesResponse => ListLedgerEntriesResponse.decode(value),
   },
+  /**
+   * GetUsageHistory answers what a user's AI calls cost this period: credits per UTC day from
+   * the period's first day to today (days without calls included, as zero) and the most recent
+   * charged calls, newest first. Only committed charges count; released holds cost nothing.
+   */
+  getUsageHistory: {
+    path: "/murmur.billing.v1.BillingService/GetUsageHistory" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetUsageHistoryRequest): Buffer =>
+      Buffer.from(GetUsageHistoryRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetUsageHistoryRequest => GetUsageHistoryRequest.decode(value),
+    responseSerialize: (value: GetUsageHistoryResponse): Buffer =>
+      Buffer.from(GetUsageHistoryResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetUsageHistoryResponse => GetUsageHistoryResponse.decode(value),
+  },
 } as const;
 
 export interface BillingServiceServer extends UntypedServiceImplementation {
@@ -3073,6 +3473,12 @@ export interface BillingServiceServer extends UntypedServiceImplementation {
   renewReservation: handleUnaryCall<RenewReservationRequest, RenewReservationResponse>;
   /** ListLedgerEntries pages through a user's ledger, newest first. */
   listLedgerEntries: handleUnaryCall<ListLedgerEntriesRequest, ListLedgerEntriesResponse>;
+  /**
+   * GetUsageHistory answers what a user's AI calls cost this period: credits per UTC day from
+   * the period's first day to today (days without calls included, as zero) and the most recent
+   * charged calls, newest first. Only committed charges count; released holds cost nothing.
+   */
+  getUsageHistory: handleUnaryCall<GetUsageHistoryRequest, GetUsageHistoryResponse>;
 }
 
 export interface BillingServiceClient extends Client {
@@ -3298,6 +3704,26 @@ export interface BillingServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListLedgerEntriesResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * GetUsageHistory answers what a user's AI calls cost this period: credits per UTC day from
+   * the period's first day to today (days without calls included, as zero) and the most recent
+   * charged calls, newest first. Only committed charges count; released holds cost nothing.
+   */
+  getUsageHistory(
+    request: GetUsageHistoryRequest,
+    callback: (error: ServiceError | null, response: GetUsageHistoryResponse) => void,
+  ): ClientUnaryCall;
+  getUsageHistory(
+    request: GetUsageHistoryRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetUsageHistoryResponse) => void,
+  ): ClientUnaryCall;
+  getUsageHistory(
+    request: GetUsageHistoryRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetUsageHistoryResponse) => void,
   ): ClientUnaryCall;
 }
 

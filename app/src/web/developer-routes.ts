@@ -1,0 +1,143 @@
+/**
+ * Settings → Developer: the user's API keys (list, create with a name and expiry and see it
+ * once, revoke after a confirmation) and their webhook signing secret and default endpoint.
+ * Every call names the signed-in user, so another user's key id is simply not found.
+ */
+import { Router, type Request, type Response } from 'express';
+import type { Clients } from '@murmur/gateway';
+import { MurmurError } from '@murmur/kit';
+import { EXPIRY } from '../admin/commands';
+import { message, render, signedIn, signedInOf, type GuardOptions } from './pages';
+import { DEFAULT_EXPIRY, EXPIRY_CHOICES, shownDate, shownKey } from './present';
+
+export interface DeveloperPageOptions extends GuardOptions {
+  clients: Clients;
+  apiUrl: string;
+  now: () => Date;
+}
+
+interface DeveloperView {
+  notice?: string;
+  created?: { key: string; name: string };
+  createError?: string;
+  form?: { name: string; expires: string };
+  webhookSecret?: string;
+  endpointError?: string;
+  endpointValue?: string;
+}
+
+const NOTICES: Record<string, string> = {
+  'key-revoked': 'The key was revoked. Calls with it now fail with invalid_api_key.',
+  'endpoint-saved': 'The default endpoint was saved.',
+  'endpoint-cleared': 'The default endpoint was cleared.',
+};
+
+/** A form field as one string ('' when absent or sent twice). */
+function field(req: Request, name: string): string {
+  const v = (req.body as Record<string, unknown> | undefined)?.[name];
+  return typeof v === 'string' ? v : '';
+}
+
+export function developerRoutes(opts: DeveloperPageOptions): Router {
+  const router = Router();
+  const { clients } = opts;
+  const guard = signedIn(opts, 'developer');
+
+  async function show(req: Request, res: Response, status: number, view: DeveloperView): Promise<void> {
+    const userId = signedInOf(res).userId;
+    const now = opts.now();
+    const [{ apiKeys }, { settings }] = await Promise.all([clients.auth.listApiKeys({ userId }), clients.transcription.getWebhookSettings({ userId })]);
+    const notice = view.notice ?? (typeof req.query.notice === 'string' ? NOTICES[req.query.notice] : undefined);
+    render(res, status, 'developer', {
+      title: 'Developer settings',
+      apiUrl: opts.apiUrl,
+      notice,
+      created: view.created,
+      createError: view.createError,
+      form: view.form ?? { name: '', expires: DEFAULT_EXPIRY },
+      expiryChoices: EXPIRY_CHOICES,
+      keys: apiKeys.map((k) => shownKey(k, now)),
+      webhookSecret: view.webhookSecret,
+      endpointError: view.endpointError,
+      webhooks: {
+        hasSecret: settings?.hasSecret ?? false,
+        secretHint: settings?.secretHint ?? '',
+        previousValidUntil: settings?.previousValidUntil && settings.previousValidUntil > now ? shownDate(settings.previousValidUntil) : null,
+        defaultUrl: view.endpointValue ?? settings?.defaultUrl ?? '',
+      },
+    });
+  }
+
+  /** The user's key with this id, or a 404 page (another user's key is as unknown as a made-up id). */
+  async function ownKey(res: Response, keyId: string) {
+    const { apiKeys } = await clients.auth.listApiKeys({ userId: signedInOf(res).userId });
+    return apiKeys.find((k) => k.id === keyId);
+  }
+
+  router.get('/settings/developer', guard, async (req, res) => show(req, res, 200, {}));
+
+  router.post('/settings/developer/keys', guard, async (req, res) => {
+    const name = field(req, 'name');
+    const expires = field(req, 'expires') || DEFAULT_EXPIRY;
+    const expiry = EXPIRY[expires];
+    if (expiry === undefined) return show(req, res, 400, { createError: 'Choose one of the offered expirations.', form: { name, expires: DEFAULT_EXPIRY } });
+    try {
+      const created = await clients.auth.createApiKey({ userId: signedInOf(res).userId, name, expiry });
+      await show(req, res, 201, { created: { key: created.key, name: created.apiKey?.name ?? name } });
+    } catch (err) {
+      if (!(err instanceof MurmurError && err.code === 'invalid_request')) throw err;
+      await show(req, res, 400, { createError: err.message, form: { name, expires } });
+    }
+  });
+
+  router.get('/settings/developer/keys/:id/revoke', guard, async (req, res) => {
+    const key = await ownKey(res, String(req.params.id));
+    if (!key || key.revokedAt) return void message(res, 404, 'No such key', ['This key does not exist, is not yours, or was already revoked.'], { link: { href: '/settings/developer', text: 'Back to Developer settings' } });
+    render(res, 200, 'confirm', {
+      title: `Revoke “${key.name}”?`,
+      lines: [`Key ${key.hint} stops working at once: every program that uses it gets invalid_api_key on its next call. This cannot be undone.`],
+      action: `/settings/developer/keys/${key.id}/revoke`,
+      confirmText: 'Revoke key',
+    });
+  });
+
+  router.post('/settings/developer/keys/:id/revoke', guard, async (req, res) => {
+    try {
+      await clients.auth.revokeApiKey({ keyId: String(req.params.id), userId: signedInOf(res).userId });
+    } catch (err) {
+      if (!(err instanceof MurmurError && (err.code === 'not_found' || err.code === 'invalid_request'))) throw err;
+      return void message(res, 404, 'No such key', ['This key does not exist or is not yours. Nothing was revoked.'], { link: { href: '/settings/developer', text: 'Back to Developer settings' } });
+    }
+    res.redirect(303, '/settings/developer?notice=key-revoked');
+  });
+
+  router.get('/settings/developer/webhook-secret/rotate', guard, (_req, res) => {
+    render(res, 200, 'confirm', {
+      title: 'Rotate your webhook signing secret?',
+      lines: [
+        'A new secret is made and shown once. For the next 24 hours deliveries are signed with both the new and the old one, so you can update your receiver without losing any.',
+        'After that, only the new secret verifies.',
+      ],
+      action: '/settings/developer/webhook-secret',
+      confirmText: 'Rotate secret',
+    });
+  });
+
+  router.post('/settings/developer/webhook-secret', guard, async (req, res) => {
+    const { secret } = await clients.transcription.rotateWebhookSecret({ userId: signedInOf(res).userId });
+    await show(req, res, 201, { webhookSecret: secret });
+  });
+
+  router.post('/settings/developer/webhook-endpoint', guard, async (req, res) => {
+    const url = field(req, 'url').trim();
+    try {
+      await clients.transcription.setWebhookEndpoint({ userId: signedInOf(res).userId, url });
+    } catch (err) {
+      if (!(err instanceof MurmurError && err.code === 'invalid_request')) throw err;
+      return show(req, res, 400, { endpointError: err.message, endpointValue: url });
+    }
+    res.redirect(303, `/settings/developer?notice=${url ? 'endpoint-saved' : 'endpoint-cleared'}`);
+  });
+
+  return router;
+}

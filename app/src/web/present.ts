@@ -1,0 +1,106 @@
+/**
+ * How the pages show keys, money, credits and times: one place, so every page says a key's
+ * status, a date or an amount the same way.
+ */
+import { billing, type auth } from '@murmur/proto';
+
+const DAY_MS = 86_400_000;
+const dateFormat = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeZone: 'UTC' });
+const dateTimeFormat = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' });
+const relative = new Intl.RelativeTimeFormat('en', { numeric: 'auto' });
+
+/** The expiry choices of a new key, as the form offers them (values are admin EXPIRY keys). */
+export const EXPIRY_CHOICES = [
+  { value: '30', label: '30 days' },
+  { value: '90', label: '90 days (recommended)' },
+  { value: '365', label: '1 year' },
+  { value: 'never', label: 'No expiration' },
+] as const;
+export const DEFAULT_EXPIRY = '90';
+
+export interface ShownTime {
+  iso: string;
+  text: string;
+  title: string;
+}
+
+/** A time as `<time datetime title>text</time>` wants it: a date, and the exact UTC time on hover. */
+export function shownDate(at: Date): ShownTime {
+  return { iso: at.toISOString(), text: dateFormat.format(at), title: `${dateTimeFormat.format(at)} UTC` };
+}
+
+/** "3 minutes ago", "yesterday": for last use. */
+export function ago(at: Date, now: Date): ShownTime {
+  const seconds = Math.round((at.getTime() - now.getTime()) / 1000);
+  const abs = Math.abs(seconds);
+  const text =
+    abs < 60 ? 'just now'
+    : abs < 3600 ? relative.format(Math.round(seconds / 60), 'minute')
+    : abs < DAY_MS / 1000 ? relative.format(Math.round(seconds / 3600), 'hour')
+    : relative.format(Math.round(seconds / 86400), 'day');
+  return { iso: at.toISOString(), text, title: `${dateTimeFormat.format(at)} UTC` };
+}
+
+export type KeyStatus = 'active' | 'expiring' | 'expired' | 'revoked';
+
+export interface ShownKey {
+  id: string;
+  name: string;
+  hint: string;
+  created: ShownTime;
+  lastUsed: ShownTime | null;
+  expires: ShownTime | null;
+  status: KeyStatus;
+  statusText: string;
+  /** Still callable, so it can be revoked. */
+  revocable: boolean;
+}
+
+/** A key as the list shows it; "expiring" within 7 days. */
+export function shownKey(k: auth.ApiKey, now: Date): ShownKey {
+  const expiresAt = k.expiresAt ?? null;
+  let status: KeyStatus = 'active';
+  let statusText = 'Active';
+  if (k.revokedAt) {
+    status = 'revoked';
+    statusText = `Revoked ${dateFormat.format(k.revokedAt)}`;
+  } else if (expiresAt && expiresAt <= now) {
+    status = 'expired';
+    statusText = 'Expired';
+  } else if (expiresAt && expiresAt.getTime() - now.getTime() < 7 * DAY_MS) {
+    status = 'expiring';
+    statusText = `Expires ${relative.format(Math.ceil((expiresAt.getTime() - now.getTime()) / DAY_MS), 'day')}`;
+  }
+  return {
+    id: k.id,
+    name: k.name,
+    hint: k.hint,
+    created: shownDate(k.createdAt ?? now),
+    lastUsed: k.lastUsedAt ? ago(k.lastUsedAt, now) : null,
+    expires: expiresAt ? shownDate(expiresAt) : null,
+    status,
+    statusText,
+    revocable: status === 'active' || status === 'expiring',
+  };
+}
+
+/** Cents as dollars: "$12.34". */
+export function dollars(cents: number): string {
+  return new Intl.NumberFormat('en', { style: 'currency', currency: 'USD' }).format(cents / 100);
+}
+
+export function count(n: number): string {
+  return new Intl.NumberFormat('en').format(n);
+}
+
+/** The name people know an AI call's kind by. */
+export function operationName(op: billing.Operation): string {
+  switch (op) {
+    case billing.Operation.OPERATION_TRANSCRIBE:
+      return 'Transcription';
+    case billing.Operation.OPERATION_CONVERT:
+      return 'Conversion';
+    default:
+      return 'AI call';
+  }
+}

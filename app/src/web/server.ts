@@ -1,0 +1,98 @@
+/**
+ * The app's web server: Settings → Developer and Usage for signed-in people, over the services'
+ * internal RPCs with the app's admin identity (like the admin CLI), every call naming the
+ * signed-in user. Pages are rendered on the server; the only scripts are our two small files
+ * and Chart.js, all from this origin, under a strict Content-Security-Policy.
+ */
+import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import helmet from 'helmet';
+import type { Clients } from '@murmur/gateway';
+import type { Logger } from '@murmur/kit';
+import { developerRoutes } from './developer-routes';
+import { errorPage, message } from './pages';
+import type { SessionSource } from './session';
+import { signInRoutes } from './sign-in-routes';
+import { usageRoutes } from './usage-routes';
+import { CHART_JS_FILE, STATIC_DIR } from './views';
+
+/** Largest form accepted: names and URLs only. */
+export const MAX_FORM_BYTES = 16 * 1024;
+
+export interface AppServerOptions {
+  /** Clients with the app's admin identity. */
+  clients: Clients;
+  sessions: SessionSource;
+  log: Logger;
+  /** The public API's address, for the pages' examples. */
+  apiUrl: string;
+  /** Served over TLS (directly or behind a proxy): Secure, `__Host-` cookies and HSTS. */
+  secureCookies: boolean;
+  now?: () => Date;
+}
+
+export function createAppServer(opts: AppServerOptions): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', 'loopback');
+  app.use(
+    helmet({
+      contentSecurityPolicy: {
+        useDefaults: false,
+        directives: {
+          defaultSrc: ["'none'"],
+          scriptSrc: ["'self'"],
+          styleSrc: ["'self'"],
+          imgSrc: ["'self'", 'data:'],
+          connectSrc: ["'self'"],
+          formAction: ["'self'"],
+          frameAncestors: ["'none'"],
+          baseUri: ["'none'"],
+          objectSrc: ["'none'"],
+        },
+      },
+      frameguard: { action: 'deny' },
+      // Same-origin only: the sign-in page's URL (its token) never leaves in a Referer, and our
+      // own form posts keep their Origin header for the cross-site check.
+      referrerPolicy: { policy: 'same-origin' },
+      strictTransportSecurity: opts.secureCookies,
+      crossOriginEmbedderPolicy: false,
+    }),
+  );
+  // Requests are logged by method, path and status only: never a query (a sign-in token) or a body.
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    const started = Date.now();
+    res.on('finish', () => opts.log.info({ method: req.method, path: req.path, status: res.statusCode, ms: Date.now() - started }, 'app request'));
+    next();
+  });
+  app.get('/healthz', (_req, res) => void res.type('text').send('ok'));
+  app.get('/static/chart.umd.min.js', (_req, res) => res.sendFile(CHART_JS_FILE, { maxAge: '1h' }));
+  app.use('/static', express.static(STATIC_DIR, { maxAge: '10m', index: false }));
+  // Pages: never cached, anywhere (they can show a key or secret once).
+  app.use((_req, res, next) => {
+    res.set('Cache-Control', 'no-store');
+    next();
+  });
+  app.use(express.urlencoded({ extended: false, limit: MAX_FORM_BYTES, parameterLimit: 20 }));
+
+  const emailCache = new Map<string, string>();
+  const guard = {
+    sessions: opts.sessions,
+    secureCookies: opts.secureCookies,
+    emailOf: async (userId: string) => {
+      const known = emailCache.get(userId);
+      if (known) return known;
+      const { user } = await opts.clients.auth.getUser({ lookup: { $case: 'userId', value: userId } });
+      const email = user?.email ?? '';
+      if (emailCache.size > 10_000) emailCache.clear();
+      emailCache.set(userId, email);
+      return email;
+    },
+  };
+  app.get('/', (_req, res) => res.redirect(303, '/settings/developer'));
+  app.use(signInRoutes(guard));
+  app.use(developerRoutes({ ...guard, clients: opts.clients, apiUrl: opts.apiUrl, now: opts.now ?? (() => new Date()) }));
+  app.use(usageRoutes({ ...guard, clients: opts.clients }));
+  app.use((_req: Request, res: Response) => message(res, 404, 'Page not found', ['There is nothing at this address.'], { link: { href: '/settings/developer', text: 'Go to Developer settings' } }));
+  app.use(errorPage(opts.log));
+  return app;
+}

@@ -1,0 +1,66 @@
+/**
+ * The app's web server on loopback over a whole test system, and real headless Chromium
+ * (Debian's /usr/bin/chromium, driven by playwright-core; no browser is downloaded). Screenshots
+ * go to $MURMUR_SCREENSHOT_DIR or the temp folder, never into the repo.
+ */
+import * as fs from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { Server } from 'node:http';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { createLogger } from '@murmur/kit';
+import { createAppServer } from '../../src/web/server';
+import { authSessions } from '../../src/web/session';
+import type { TestSystem } from '../../../gateway/test/support/system';
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const SCREENSHOT_DIR = process.env.MURMUR_SCREENSHOT_DIR ?? path.join(os.tmpdir(), 'murmur-screenshots');
+
+export interface TestApp {
+  url: string;
+  browser: Browser;
+  /** Every line the app's server logged (at debug level), to check what never appears in them. */
+  logLines: string[];
+  stop(): Promise<void>;
+}
+
+export async function startApp(sys: TestSystem): Promise<TestApp> {
+  const logLines: string[] = [];
+  const app = createAppServer({
+    clients: sys.admin,
+    sessions: authSessions(sys.admin),
+    log: createLogger('app', 'debug', { write: (line: string) => void logLines.push(line) }),
+    apiUrl: sys.baseUrl,
+    secureCookies: false,
+  });
+  const server = await new Promise<Server>((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+  fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    browser,
+    logLines,
+    async stop() {
+      await browser.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** A full-page screenshot to look at while building (see the module comment). */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
+}
+
+/** Console messages of a page that report Content-Security-Policy violations. */
+export function cspViolations(page: Page): string[] {
+  const seen: string[] = [];
+  page.on('console', (m) => {
+    if (/Content Security Policy/i.test(m.text())) seen.push(m.text());
+  });
+  return seen;
+}
