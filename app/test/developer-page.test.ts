@@ -166,6 +166,10 @@ describe('the app: Settings → Developer and Usage in Chromium', () => {
     expect((await post({ name: 'cross site', expires: '90', _csrf: csrf }, { 'sec-fetch-site': 'cross-site' })).status).toBe(403);
     expect((await post({ name: 'other origin', expires: '90', _csrf: csrf }, { origin: 'https://evil.example' })).status).toBe(403);
     expect((await sys.admin.auth.listApiKeys({ userId: user.id })).apiKeys.map((k) => k.name)).toEqual(['test']);
+    // A form the parser refuses (too many fields, too large) is the sender's error, not a 500.
+    const many = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`f${i}`, 'x']));
+    expect((await post({ ...many, _csrf: csrf })).status).toBe(413);
+    expect((await post({ name: 'x'.repeat(20_000), _csrf: csrf })).status).toBe(413);
     // The same post with the token is accepted: the refusals above were the token's doing.
     expect((await post({ name: 'with token', expires: '90', _csrf: csrf })).status).toBe(201);
     expect((await sys.admin.auth.listApiKeys({ userId: user.id })).apiKeys).toHaveLength(2);

@@ -64,7 +64,11 @@ export function errorPage(log: Logger) {
     if (err instanceof MurmurError && err.code === 'not_found') {
       return void message(res, 404, 'Not found', [err.message], { link: { href: '/settings/developer', text: 'Back to Developer settings' } });
     }
-    if ((err as { type?: string }).type === 'entity.too.large') return void message(res, 413, 'That was too much to send', ['Shorten what you typed and try again.']);
+    // The form parser's refusals (too large, too many fields, an unknown charset) are the sender's.
+    const status = (err as { status?: unknown; expose?: unknown }).status;
+    if (typeof status === 'number' && status >= 400 && status < 500 && (err as { expose?: unknown }).expose === true) {
+      return void message(res, status, 'This form could not be read', ['It was too large or not a form this page sends. Go back, reload the page and try again.']);
+    }
     log.error({ err, method: req.method, path: req.path }, 'app page failed');
     message(res, 500, 'Something went wrong', ['Nothing was changed that you were not told about. Try again; if it keeps happening, tell us.']);
   };
