@@ -49,6 +49,14 @@ code=$(curl -sS -o /dev/null -w '%{http_code}' -c "$jar" --data-urlencode "token
 page=$(curl -sS -b "$jar" "http://localhost:$APP_PORT/settings/developer")
 echo "app: POST /sign-in → $code; Settings → Developer lists $(grep -c 'data-key-id=' <<<"$page") key(s)"
 [ "$code" = 303 ] && grep -q 'quick start' <<<"$page" || { echo "$page" | head -40; tail -50 "$log"; exit 1; }
+# MCP by URL (docs/oauth.md): the MCP server names the app as its authorization server, whose
+# metadata offers the code flow with PKCE S256.
+prm=$(curl -sS "http://localhost:$port/.well-known/oauth-protected-resource/mcp")
+grep -q "\"resource\":\"http://localhost:$port/mcp\"" <<<"$prm" && grep -q "\"authorization_servers\":\[\"http://localhost:$APP_PORT\"\]" <<<"$prm" \
+  || { echo "protected resource metadata: $prm"; exit 1; }
+asm=$(curl -sS "http://localhost:$APP_PORT/.well-known/oauth-authorization-server")
+grep -q '"code_challenge_methods_supported":\["S256"\]' <<<"$asm" || { echo "authorization server metadata: $asm"; exit 1; }
+echo "oauth: /mcp names http://localhost:$APP_PORT, whose metadata offers PKCE S256"
 list=$(curl -sS "http://localhost:$port/api/v1/recordings?limit=3" -H "Authorization: Bearer $key")
 grep -q '"object":"list"' <<<"$list" || { echo "$list"; exit 1; }
 # A transcription job on the embedded defaults: queued, then completed by the worker.

@@ -10,6 +10,7 @@ import { openApiRouter } from './openapi/route';
 import { errorHandler } from './http/errors';
 import { requestContext } from './http/request-context';
 import { apiRouter, notFound } from './rest/routes';
+import { PROTECTED_RESOURCE_METADATA_PATHS, protectedResourceMetadataHandler, type OAuthResourceOptions } from './oauth/protected-resource';
 
 export interface AppDeps {
   clients: Clients;
@@ -26,6 +27,8 @@ export interface AppDeps {
   spoolDir?: string;
   /** Where an `audio_url` may point (MURMUR_AUDIO_URL_*); default public http(s) on 80/443 only. */
   audioUrlPolicy?: AudioUrlPolicy;
+  /** The MCP server as an OAuth protected resource: public URL and authorization server (read per request). */
+  oauth?: OAuthResourceOptions;
 }
 
 /** Reported to MCP clients as the server version. */
@@ -40,9 +43,12 @@ export function createApp(deps: AppDeps): Express {
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
+  const oauth = deps.oauth ?? {};
+  // No key needed: how to get a token (RFC 9728).
+  for (const path of PROTECTED_RESOURCE_METADATA_PATHS) app.get(path, protectedResourceMetadataHandler(oauth));
   app.use('/api/v1', openApiRouter(MURMUR_VERSION)); // before the API router: no key needed
-  app.use('/api/v1', apiRouter(deps.clients, deps.idempotency, deps.log, deps.keyCache, { bodyIdleTimeoutMs: deps.bodyIdleTimeoutMs, spoolDir: deps.spoolDir, audioUrlPolicy: deps.audioUrlPolicy }));
-  const mcp = mcpHandlers({ clients: deps.clients, log: deps.log, allowedOrigins: deps.mcpAllowedOrigins ?? [], version: MURMUR_VERSION, keyCache: deps.keyCache, bodyIdleTimeoutMs: deps.bodyIdleTimeoutMs, audioUrlPolicy: deps.audioUrlPolicy });
+  app.use('/api/v1', apiRouter(deps.clients, deps.idempotency, deps.log, deps.keyCache, { bodyIdleTimeoutMs: deps.bodyIdleTimeoutMs, spoolDir: deps.spoolDir, audioUrlPolicy: deps.audioUrlPolicy }, oauth));
+  const mcp = mcpHandlers({ clients: deps.clients, log: deps.log, allowedOrigins: deps.mcpAllowedOrigins ?? [], version: MURMUR_VERSION, keyCache: deps.keyCache, bodyIdleTimeoutMs: deps.bodyIdleTimeoutMs, audioUrlPolicy: deps.audioUrlPolicy, oauth });
   app.post('/mcp', mcp.checkOrigin, mcp.requireKey, mcp.post);
   app.all('/mcp', mcp.checkOrigin, mcp.requireKey, mcp.notAllowed);
   app.use(() => notFound());

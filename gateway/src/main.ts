@@ -5,7 +5,7 @@
  * in-process otherwise). Listens on PORT (default 8080); service addresses come from *_ADDR.
  */
 import './tracing';
-import { commonSchema, connectRedis, createLogger, exitStartFailure, identityDirOf, listenOn, loadConfig, loadWorkloadIdentity, onShutdown, RevocationListener, serviceAddressSchema, storageSchema, systemClock, z } from '@murmur/kit';
+import { appPublicUrl, commonSchema, connectRedis, publicApiUrl, publicUrlsSchema, createLogger, exitStartFailure, identityDirOf, listenOn, loadConfig, loadWorkloadIdentity, onShutdown, RevocationListener, serviceAddressSchema, storageSchema, systemClock, z } from '@murmur/kit';
 import { createApp } from './app';
 import { createHttpServer } from './http/server';
 import { closeClients, createClients } from './clients';
@@ -26,6 +26,7 @@ async function main(): Promise<void> {
     /** A request body that stops arriving for this long answers 408 request_timeout and frees what it held. */
     MURMUR_BODY_IDLE_TIMEOUT_MS: z.coerce.number().int().min(1).default(DEFAULT_BODY_IDLE_TIMEOUT_MS),
     ...audioUrlConfigSchema,
+    ...publicUrlsSchema,
   });
   const log = createLogger('gateway', cfg.LOG_LEVEL);
   const redis = cfg.REDIS_URL ? await connectRedis(cfg.REDIS_URL, log) : undefined;
@@ -48,6 +49,8 @@ async function main(): Promise<void> {
     mcpAllowedOrigins: cfg.MCP_ALLOWED_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean),
     keyCache,
     bodyIdleTimeoutMs: cfg.MURMUR_BODY_IDLE_TIMEOUT_MS,
+    // The MCP server's resource identifier and where clients get tokens for it (docs/oauth.md).
+    oauth: { publicUrl: publicApiUrl(cfg), authorizationServer: appPublicUrl(cfg) },
     audioUrlPolicy: audioUrlPolicyOf(cfg),
   });
   const server = createHttpServer(app, log);

@@ -96,7 +96,7 @@ describe('authentication over REST', () => {
       expect([a.status, b.status]).toEqual([401, 401]);
       expect([a.body.error.code, b.body.error.code]).toEqual(['invalid_api_key', 'invalid_api_key']);
       expect(await authCalls()).toBe(warm + 3); // RevokeApiKey, then one VerifyKey per replica
-      expect((await failure(sys.clients.auth.verifyKey({ authorization: `Bearer ${k}` }))).code).toBe('invalid_api_key');
+      expect((await failure(sys.clients.auth.verifyKey({ authorization: `Bearer ${k}`, resource: '' }))).code).toBe('invalid_api_key');
     });
   });
 

@@ -109,7 +109,7 @@ describe('an unexpected exception', () => {
       // The gateway's workload token: the call passes the access check and reaches the buggy handler.
       metadata.set('x-murmur-workload', await testMinter('gateway').workloadToken('auth'));
       const err = await new Promise<grpc.ServiceError>((resolve, reject) =>
-        raw.verifyKey({ authorization: 'x' }, metadata, (e) => (e ? resolve(e) : reject(new Error('the call succeeded')))),
+        raw.verifyKey({ authorization: 'x', resource: '' }, metadata, (e) => (e ? resolve(e) : reject(new Error('the call succeeded')))),
       );
       expect(err.code).toBe(grpc.status.INTERNAL);
       expect(err.details).toBe('internal error');

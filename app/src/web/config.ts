@@ -1,25 +1,33 @@
 /**
  * The app's web server settings: where it listens and the address people reach it at (the
- * sign-in links the admin CLI prints point there). Shared by the server and the CLI's `login`.
+ * sign-in links the admin CLI prints point there, and it is the OAuth authorization server's
+ * issuer). Shared by the server and the CLI's `login`; the public addresses are the kit's, read
+ * the same way by the gateway.
  */
-import { z } from '@murmur/kit';
+import { outboundConfigSchema, outboundPolicyOf, publicUrlsSchema, z } from '@murmur/kit';
+import type { ClientMetadataPolicy } from './oauth/client-metadata';
 
-export const DEFAULT_APP_PORT = 8081;
+export { appPublicUrl, DEFAULT_APP_PORT, publicApiUrl } from '@murmur/kit';
 
 export const appWebSchema = {
-  APP_PORT: z.coerce.number().int().min(0).max(65535).default(DEFAULT_APP_PORT),
+  ...publicUrlsSchema,
   /** Loopback by default: the app's pages are for the person at this machine unless opened up. */
   APP_HOST: z.string().default('127.0.0.1'),
-  /** The app's public address, for sign-in links (default http://localhost:APP_PORT). https here means Secure cookies. */
-  APP_PUBLIC_URL: z.string().url().optional(),
-  /** The public API's address, shown in the pages' examples (default http://localhost:PORT). */
-  PUBLIC_API_URL: z.string().url().optional(),
   PORT: z.coerce.number().int().min(1).max(65535).default(8080),
 };
 
-/** The app's own address without a trailing slash. */
-export function appPublicUrl(cfg: { APP_PUBLIC_URL?: string | undefined; APP_PORT: number }): string {
-  return (cfg.APP_PUBLIC_URL ?? `http://localhost:${cfg.APP_PORT}`).replace(/\/+$/, '');
+/** The prefix of the Client ID Metadata Document fetching rules (MURMUR_CIMD_ALLOW_PRIVATE, …). */
+export const CIMD_ENV_PREFIX = 'MURMUR_CIMD';
+
+/**
+ * Where the authorization server may fetch Client ID Metadata Documents from (always https): the
+ * kit's outbound rules, public addresses on port 443 unless opened up (MURMUR_CIMD_ALLOW_PRIVATE,
+ * MURMUR_CIMD_ALLOW_CIDRS, MURMUR_CIMD_PORTS).
+ */
+export const clientMetadataSchema = outboundConfigSchema(CIMD_ENV_PREFIX);
+
+export function clientMetadataPolicyOf(cfg: Record<string, unknown>): ClientMetadataPolicy {
+  return outboundPolicyOf(CIMD_ENV_PREFIX, cfg);
 }
 
 /** The link a person opens to sign in with a one-time token. */

@@ -1,14 +1,15 @@
 /**
  * Settings → Developer: the user's API keys (list, create with a name and expiry and see it
- * once, revoke after a confirmation) and their webhook signing secret and default endpoint.
- * Every call names the signed-in user, so another user's key id is simply not found.
+ * once, revoke after a confirmation), the MCP clients they connected over OAuth (Connected apps:
+ * list, revoke after a confirmation), and their webhook signing secret and default endpoint.
+ * Every call names the signed-in user, so another user's key or connection id is simply not found.
  */
 import { Router, type Request, type Response } from 'express';
 import type { Clients } from '@murmur/gateway';
-import { MurmurError } from '@murmur/kit';
+import { mcpResourceUrl, MurmurError } from '@murmur/kit';
 import { EXPIRY } from '../admin/commands';
 import { message, render, signedIn, signedInOf, type GuardOptions } from './pages';
-import { DEFAULT_EXPIRY, EXPIRY_CHOICES, shownDate, shownKey } from './present';
+import { DEFAULT_EXPIRY, EXPIRY_CHOICES, shownConnection, shownDate, shownKey } from './present';
 
 export interface DeveloperPageOptions extends GuardOptions {
   clients: Clients;
@@ -28,6 +29,7 @@ interface DeveloperView {
 
 const NOTICES: Record<string, string> = {
   'key-revoked': 'The key was revoked. Calls with it now fail with invalid_api_key.',
+  'connection-revoked': "The app's access was revoked. Its tokens no longer work; to use it again, connect it again.",
   'endpoint-saved': 'The default endpoint was saved.',
   'endpoint-cleared': 'The default endpoint was cleared.',
 };
@@ -46,7 +48,11 @@ export function developerRoutes(opts: DeveloperPageOptions): Router {
   async function show(req: Request, res: Response, status: number, view: DeveloperView): Promise<void> {
     const userId = signedInOf(res).userId;
     const now = opts.now();
-    const [{ apiKeys }, { settings }] = await Promise.all([clients.auth.listApiKeys({ userId }), clients.transcription.getWebhookSettings({ userId })]);
+    const [{ apiKeys }, { connections }, { settings }] = await Promise.all([
+      clients.auth.listApiKeys({ userId }),
+      clients.auth.listOAuthConnections({ userId }),
+      clients.transcription.getWebhookSettings({ userId }),
+    ]);
     const notice = view.notice ?? (typeof req.query.notice === 'string' ? NOTICES[req.query.notice] : undefined);
     render(res, status, 'developer', {
       title: 'Developer settings',
@@ -57,6 +63,8 @@ export function developerRoutes(opts: DeveloperPageOptions): Router {
       form: view.form ?? { name: '', expires: DEFAULT_EXPIRY },
       expiryChoices: EXPIRY_CHOICES,
       keys: apiKeys.map((k) => shownKey(k, now)),
+      mcpUrl: mcpResourceUrl(opts.apiUrl),
+      connections: connections.map((c) => shownConnection(c, now)),
       webhookSecret: view.webhookSecret,
       endpointError: view.endpointError,
       webhooks: {
@@ -109,6 +117,32 @@ export function developerRoutes(opts: DeveloperPageOptions): Router {
       return void message(res, 404, 'No such key', ['This key does not exist or is not yours. Nothing was revoked.'], { link: { href: '/settings/developer', text: 'Back to Developer settings' } });
     }
     res.redirect(303, '/settings/developer?notice=key-revoked');
+  });
+
+  const noSuchConnection = (res: Response, line: string) =>
+    message(res, 404, 'No such connected app', [line], { link: { href: '/settings/developer', text: 'Back to Developer settings' } });
+
+  router.get('/settings/developer/connections/:id/revoke', guard, async (req, res) => {
+    const { connections } = await clients.auth.listOAuthConnections({ userId: signedInOf(res).userId });
+    const connection = connections.find((c) => c.id === String(req.params.id));
+    if (!connection) return void noSuchConnection(res, 'This app is not connected to your account, or its access was already revoked.');
+    const name = connection.clientName || connection.clientId;
+    render(res, 200, 'confirm', {
+      title: `Revoke access of “${name}”?`,
+      lines: [`${name} stops working with your account at once: its tokens are refused on its next call. To use it again, connect it again and approve it.`],
+      action: `/settings/developer/connections/${connection.id}/revoke`,
+      confirmText: 'Revoke access',
+    });
+  });
+
+  router.post('/settings/developer/connections/:id/revoke', guard, async (req, res) => {
+    try {
+      await clients.auth.revokeOAuthConnection({ connectionId: String(req.params.id), userId: signedInOf(res).userId });
+    } catch (err) {
+      if (!(err instanceof MurmurError && (err.code === 'not_found' || err.code === 'invalid_request'))) throw err;
+      return void noSuchConnection(res, 'This app is not connected to your account. Nothing was revoked.');
+    }
+    res.redirect(303, '/settings/developer?notice=connection-revoked');
   });
 
   router.get('/settings/developer/webhook-secret/rotate', guard, (_req, res) => {

@@ -1,28 +1,37 @@
 /**
  * The app's web server process (`npm start` runs it beside the services): Settings → Developer
- * and Usage on APP_PORT (8081), loopback unless APP_HOST says otherwise. It talks to auth,
- * billing and transcription over their internal RPCs with the app's admin workload identity.
- * Sign-in is the stand-in of session.ts: `npm run admin -- login --email E` prints a link.
+ * and Usage, and the OAuth authorization server of MCP clients (issuer APP_PUBLIC_URL), on
+ * APP_PORT (8081), loopback unless APP_HOST says otherwise. It talks to auth, billing and
+ * transcription over their internal RPCs with the app's admin workload identity. Sign-in is the
+ * stand-in of session.ts: `npm run admin -- login --email E` prints a link.
  */
 import type { AddressInfo } from 'node:net';
-import { commonSchema, createLogger, EXIT_CANNOT_BIND, loadConfig, serviceAddressSchema, storageSchema } from '@murmur/kit';
+import type { Express } from 'express';
+import { commonSchema, createLogger, EXIT_CANNOT_BIND, exitStartFailure, loadConfig, serviceAddressSchema, storageSchema } from '@murmur/kit';
 import { closeClients, createClients } from '@murmur/gateway';
 import { adminIdentity } from '../admin/identity';
-import { appPublicUrl, appWebSchema } from './config';
+import { appPublicUrl, appWebSchema, clientMetadataPolicyOf, clientMetadataSchema, publicApiUrl } from './config';
 import { createAppServer } from './server';
 import { authSessions } from './session';
 
-const cfg = loadConfig({ ...serviceAddressSchema, ...storageSchema, ...commonSchema, ...appWebSchema });
+const cfg = loadConfig({ ...serviceAddressSchema, ...storageSchema, ...commonSchema, ...appWebSchema, ...clientMetadataSchema });
 const log = createLogger('app', cfg.LOG_LEVEL);
 const clients = createClients(cfg, cfg.GRPC_DEADLINE_MS, adminIdentity(cfg));
 const appUrl = appPublicUrl(cfg);
-const app = createAppServer({
-  clients,
-  sessions: authSessions(clients),
-  log,
-  apiUrl: (cfg.PUBLIC_API_URL ?? `http://localhost:${cfg.PORT}`).replace(/\/+$/, ''),
-  secureCookies: appUrl.startsWith('https:'),
-});
+let app: Express;
+try {
+  app = createAppServer({
+    clients,
+    sessions: authSessions(clients),
+    log,
+    apiUrl: publicApiUrl(cfg),
+    appUrl,
+    clientMetadataPolicy: clientMetadataPolicyOf(cfg),
+    secureCookies: appUrl.startsWith('https:'),
+  });
+} catch (err) {
+  exitStartFailure('app', err, 'APP_PORT');
+}
 const server = app.listen(cfg.APP_PORT, cfg.APP_HOST);
 server.on('listening', () => log.info({ address: `${cfg.APP_HOST}:${(server.address() as AddressInfo).port}`, url: appUrl }, 'app web server listening'));
 server.on('error', (err: NodeJS.ErrnoException) => {

@@ -32,14 +32,19 @@ export interface GuardOptions {
   emailOf: (userId: string) => Promise<string>;
 }
 
+/** The live session of a request's cookie, if any. */
+export async function sessionOf(req: Request, opts: Pick<GuardOptions, 'sessions' | 'secureCookies'>): Promise<SignedIn | undefined> {
+  const token = cookieValue(req.headers.cookie, sessionCookieName(opts.secureCookies));
+  return token ? opts.sessions.resolve(token) : undefined;
+}
+
 /**
  * Pages behind sign-in: a request without a live session is sent to sign in again (GET) or
  * refused (POST); every POST must carry the session's CSRF token and not come from another site.
  */
 export function signedIn(opts: GuardOptions, section: PageContext['section']) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
-    const token = cookieValue(req.headers.cookie, sessionCookieName(opts.secureCookies));
-    const session = token ? await opts.sessions.resolve(token) : undefined;
+    const session = await sessionOf(req, opts);
     if (!session) {
       if (req.method === 'GET') return void res.redirect(303, '/signed-out?expired=1');
       return void message(res, 401, 'Your session has ended', ['Sign in again with a new sign-in link, then repeat what you were doing.'], { command: LOGIN_COMMAND });

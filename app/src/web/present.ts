@@ -1,6 +1,6 @@
 /**
- * How the pages show keys, money, credits and times: one place, so every page says a key's
- * status, a date or an amount the same way.
+ * How the pages show keys, connected apps, money, credits and times: one place, so every page
+ * says a key's status, a date or an amount the same way.
  */
 import { billing, type auth } from '@murmur/proto';
 
@@ -81,6 +81,26 @@ export function shownKey(k: auth.ApiKey, now: Date): ShownKey {
     status,
     statusText,
     revocable: status === 'active' || status === 'expiring',
+  };
+}
+
+export interface ShownConnection {
+  id: string;
+  name: string;
+  /** The scopes granted, as the consent page named them: "read, ai". */
+  scopes: string;
+  connected: ShownTime;
+  lastUsed: ShownTime | null;
+}
+
+/** An MCP client the user approved, as Connected apps lists it. */
+export function shownConnection(c: auth.OAuthConnection, now: Date): ShownConnection {
+  return {
+    id: c.id,
+    name: c.clientName || c.clientId,
+    scopes: c.scopes.join(', '),
+    connected: shownDate(c.createdAt ?? now),
+    lastUsed: c.lastUsedAt ? ago(c.lastUsedAt, now) : null,
   };
 }
 

@@ -1,14 +1,18 @@
 /**
  * The app's web server: Settings → Developer and Usage for signed-in people, over the services'
  * internal RPCs with the app's admin identity (like the admin CLI), every call naming the
- * signed-in user. Pages are rendered on the server; the only scripts are our two small files
+ * signed-in user; and the OAuth 2.1 authorization server MCP clients connect through
+ * (oauth/routes.ts). Pages are rendered on the server; the only scripts are our two small files
  * and Chart.js, all from this origin, under a strict Content-Security-Policy.
  */
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import helmet from 'helmet';
 import type { Clients } from '@murmur/gateway';
-import type { Logger } from '@murmur/kit';
+import { DEFAULT_OUTBOUND_POLICY, type Logger } from '@murmur/kit';
+import { CSP_DIRECTIVES } from './content-security';
 import { developerRoutes } from './developer-routes';
+import type { ClientMetadataPolicy } from './oauth/client-metadata';
+import { OAUTH_BODY_PATHS, oauthRoutes, unreadableOAuthBody } from './oauth/routes';
 import { errorPage, message } from './pages';
 import type { SessionSource } from './session';
 import { signInRoutes } from './sign-in-routes';
@@ -23,8 +27,12 @@ export interface AppServerOptions {
   clients: Clients;
   sessions: SessionSource;
   log: Logger;
-  /** The public API's address, for the pages' examples. */
+  /** The public API's address, for the pages' examples; its /mcp is the resource OAuth tokens are for. */
   apiUrl: string;
+  /** The app's public address (APP_PUBLIC_URL): the OAuth authorization server's issuer. */
+  appUrl: string;
+  /** Where Client ID Metadata Documents may be fetched from (MURMUR_CIMD_*); default public addresses only. */
+  clientMetadataPolicy?: ClientMetadataPolicy;
   /** Served over TLS (directly or behind a proxy): Secure, `__Host-` cookies and HSTS. */
   secureCookies: boolean;
   now?: () => Date;
@@ -38,17 +46,7 @@ export function createAppServer(opts: AppServerOptions): Express {
     helmet({
       contentSecurityPolicy: {
         useDefaults: false,
-        directives: {
-          defaultSrc: ["'none'"],
-          scriptSrc: ["'self'"],
-          styleSrc: ["'self'"],
-          imgSrc: ["'self'", 'data:'],
-          connectSrc: ["'self'"],
-          formAction: ["'self'"],
-          frameAncestors: ["'none'"],
-          baseUri: ["'none'"],
-          objectSrc: ["'none'"],
-        },
+        directives: CSP_DIRECTIVES,
       },
       frameguard: { action: 'deny' },
       // Same-origin only: the sign-in page's URL (its token) never leaves in a Referer, and our
@@ -61,7 +59,9 @@ export function createAppServer(opts: AppServerOptions): Express {
   // Requests are logged by method, path and status only: never a query (a sign-in token) or a body.
   app.use((req: Request, res: Response, next: NextFunction) => {
     const started = Date.now();
-    res.on('finish', () => opts.log.info({ method: req.method, path: req.path, status: res.statusCode, ms: Date.now() - started }, 'app request'));
+    // Read now: routers mounted at a path (the OAuth endpoints') shorten it while they answer.
+    const path = req.path;
+    res.on('finish', () => opts.log.info({ method: req.method, path, status: res.statusCode, ms: Date.now() - started }, 'app request'));
     next();
   });
   app.get('/healthz', (_req, res) => void res.type('text').send('ok'));
@@ -88,11 +88,24 @@ export function createAppServer(opts: AppServerOptions): Express {
       return email;
     },
   };
+  const now = opts.now ?? (() => new Date());
   app.get('/', (_req, res) => res.redirect(303, '/settings/developer'));
   app.use(signInRoutes(guard));
-  app.use(developerRoutes({ ...guard, clients: opts.clients, apiUrl: opts.apiUrl, now: opts.now ?? (() => new Date()) }));
+  app.use(
+    oauthRoutes({
+      ...guard,
+      clients: opts.clients,
+      issuer: opts.appUrl,
+      apiUrl: opts.apiUrl,
+      clientMetadataPolicy: opts.clientMetadataPolicy ?? DEFAULT_OUTBOUND_POLICY,
+      log: opts.log,
+      now,
+    }),
+  );
+  app.use(developerRoutes({ ...guard, clients: opts.clients, apiUrl: opts.apiUrl, now }));
   app.use(usageRoutes({ ...guard, clients: opts.clients }));
   app.use((_req: Request, res: Response) => message(res, 404, 'Page not found', ['There is nothing at this address.'], { link: { href: '/settings/developer', text: 'Go to Developer settings' } }));
+  app.use(OAUTH_BODY_PATHS, unreadableOAuthBody);
   app.use(errorPage(opts.log));
   return app;
 }

@@ -7,10 +7,10 @@ import * as fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { Server } from 'node:http';
+import { createServer } from 'node:http';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { createLogger } from '@murmur/kit';
-import { createAppServer } from '../../src/web/server';
+import { createAppServer, type AppServerOptions } from '../../src/web/server';
 import { authSessions } from '../../src/web/session';
 import type { TestSystem } from '../../../gateway/test/support/system';
 
@@ -25,22 +25,30 @@ export interface TestApp {
   stop(): Promise<void>;
 }
 
-export async function startApp(sys: TestSystem): Promise<TestApp> {
+/**
+ * The app on a free loopback port, its own URL the OAuth issuer (the server listens first, so the
+ * app is made knowing its address). `options` overrides the defaults, such as the policy of
+ * Client ID Metadata Documents.
+ */
+export async function startApp(sys: TestSystem, options: Partial<Pick<AppServerOptions, 'clientMetadataPolicy' | 'now'>> = {}): Promise<TestApp> {
   const logLines: string[] = [];
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const app = createAppServer({
     clients: sys.admin,
     sessions: authSessions(sys.admin),
     log: createLogger('app', 'debug', { write: (line: string) => void logLines.push(line) }),
     apiUrl: sys.baseUrl,
+    appUrl: url,
     secureCookies: false,
+    ...options,
   });
-  const server = await new Promise<Server>((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
-  });
+  server.on('request', app);
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
   fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    url,
     browser,
     logLines,
     async stop() {

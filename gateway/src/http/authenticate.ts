@@ -26,9 +26,10 @@ export function authorizationOf(req: Request): string | undefined {
   return all?.[0];
 }
 
-export function requireKey(clients: Clients, keyCache?: VerifiedKeyCache) {
+/** `resourceOf` names what an OAuth access token must be for on this request (see authenticate). */
+export function requireKey(clients: Clients, keyCache?: VerifiedKeyCache, resourceOf: (req: Request) => string = () => '') {
   return async (req: Request, _res: Response, next: NextFunction): Promise<void> => {
-    const principal = await authenticate(clients, authorizationOf(req), keyCache);
+    const principal = await authenticate(clients, authorizationOf(req), keyCache, resourceOf(req));
     req.principal = principal;
     // Every service call of this request from here on carries a principal assertion for this user.
     runWithContext({ requestId: currentContext()?.requestId ?? req.requestId, principal: { userId: principal.userId, keyId: principal.keyId } }, () => next());

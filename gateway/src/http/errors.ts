@@ -1,20 +1,37 @@
 /**
  * The HTTP rendering of the one error model, for both front ends (a /mcp request refused before
  * any JSON-RPC — origin, key, body — is answered here too): status and body from the code table
- * in kit, plus the headers some codes carry (WWW-Authenticate on 401, Retry-After on 429, Allow on 405).
+ * in kit, plus the headers some codes carry (WWW-Authenticate on 401 and on 403 insufficient_scope, Retry-After on 429, Allow on 405).
  */
 import type { NextFunction, Request, Response } from 'express';
 import { asPublicError, MurmurError, toErrorBody, type Logger } from '@murmur/kit';
 
 const AUTH_CODES_WITH_TOKEN = new Set(['invalid_api_key', 'expired_api_key']);
 
-export function sendError(req: Request, res: Response, err: MurmurError): void {
-  if (err.httpStatus === 401) {
-    res.setHeader(
-      'WWW-Authenticate',
-      AUTH_CODES_WITH_TOKEN.has(err.code) ? 'Bearer realm="murmur", error="invalid_token"' : 'Bearer realm="murmur"',
-    );
+/**
+ * Where a route wants more in its bearer challenge (RFC 6750 §3): /mcp adds its Protected
+ * Resource Metadata URL and scopes (gateway/src/oauth/protected-resource.ts).
+ */
+export const BEARER_CHALLENGE_LOCAL = 'bearerChallenge';
+
+function bearerChallenge(res: Response, err: MurmurError): string | null {
+  const extra = res.locals[BEARER_CHALLENGE_LOCAL] as string | undefined;
+  const parts = ['Bearer realm="murmur"'];
+  if (err.code === 'insufficient_scope') {
+    parts.push('error="insufficient_scope"', `scope="${String(err.meta.scope ?? '')}"`);
+    if (extra) parts.push(extra.replace(/,?\s*scope="[^"]*"/, ''));
+  } else if (err.httpStatus === 401) {
+    if (AUTH_CODES_WITH_TOKEN.has(err.code)) parts.push('error="invalid_token"');
+    if (extra) parts.push(extra);
+  } else {
+    return null;
   }
+  return parts.join(', ');
+}
+
+export function sendError(req: Request, res: Response, err: MurmurError): void {
+  const challenge = bearerChallenge(res, err);
+  if (challenge) res.setHeader('WWW-Authenticate', challenge);
   if (err.meta.retry_after) res.setHeader('Retry-After', err.meta.retry_after);
   if (err.meta.allow) res.setHeader('Allow', err.meta.allow);
   res.status(err.httpStatus).json(toErrorBody(err, req.requestId));

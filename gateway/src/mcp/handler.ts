@@ -2,7 +2,8 @@
  * The hosted MCP server at /mcp: the Streamable HTTP transport of the MCP SDK in stateless
  * mode (a fresh server and transport per request, so any gateway replica answers any request).
  * Before any JSON-RPC handling: Origin validation (DNS-rebinding protection), then the bearer
- * key (401 with the contract's body and WWW-Authenticate). GET (no server-initiated stream in
+ * key or OAuth access token (401 with the contract's body and a WWW-Authenticate that points at
+ * the Protected Resource Metadata), then the token's scope for the method (403 insufficient_scope). GET (no server-initiated stream in
  * stateless mode) and DELETE (no sessions) answer 405.
  */
 import type { NextFunction, Request, Response } from 'express';
@@ -18,6 +19,9 @@ import { readJsonBody } from '../http/json-body';
 import { MCP_MAX_BODY_BYTES, mcpAudioTooLarge } from './body-limit';
 import { jobTaskStore, TASK_CAPABILITIES, TASK_POLL_INTERVAL_MS } from './tasks';
 import { registerTools } from './tools';
+import { BEARER_CHALLENGE_LOCAL } from '../http/errors';
+import { mcpChallenge, publicUrlOf, resourceOf, type OAuthResourceOptions } from '../oauth/protected-resource';
+import { requireScope } from './scopes';
 
 export interface McpOptions {
   clients: Clients;
@@ -33,6 +37,8 @@ export interface McpOptions {
   bodyIdleTimeoutMs?: number;
   /** Where the transcribe tool's `audio_url` may point (as on /api/v1). */
   audioUrlPolicy?: AudioUrlPolicy;
+  /** The MCP server as an OAuth protected resource (its URL, its authorization server). */
+  oauth?: OAuthResourceOptions;
 }
 
 /** Pages served from this machine (local tools, the MCP Inspector) may call the server. */
@@ -61,7 +67,10 @@ export function mcpHandlers(opts: McpOptions) {
   // One validator for every request's server (each would otherwise build its own Ajv).
   const jsonSchemaValidator = new AjvJsonSchemaValidator();
 
-  const checkOrigin = (req: Request, _res: Response, next: NextFunction) => {
+  const oauth = opts.oauth ?? {};
+  const checkOrigin = (req: Request, res: Response, next: NextFunction) => {
+    // Every refusal from here on tells the client where to get a token (RFC 9728 §5.1).
+    if (oauth.authorizationServer) res.locals[BEARER_CHALLENGE_LOCAL] = mcpChallenge(req, oauth);
     const origin = req.get('origin');
     if (origin !== undefined && !opts.allowedOrigins.includes(origin) && !isLoopbackOrigin(origin)) {
       throw new MurmurError('forbidden_origin', `Origin ${origin.slice(0, 200)} may not call this MCP server. Call it from a server or an allowed origin.`);
@@ -69,7 +78,7 @@ export function mcpHandlers(opts: McpOptions) {
     next();
   };
 
-  const requireKey = requireKeyMiddleware(opts.clients, opts.keyCache);
+  const requireKey = requireKeyMiddleware(opts.clients, opts.keyCache, (req) => resourceOf(req, oauth));
 
   const post = async (req: Request, res: Response) => {
     let body: unknown;
@@ -85,6 +94,7 @@ export function mcpHandlers(opts: McpOptions) {
       jsonRpcError(res, 400, -32600, 'Invalid Request: JSON-RPC batches are not supported; send one message per request.');
       return;
     }
+    requireScope(req.principal!, body);
     const ctx = { principal: req.principal!, clients: opts.clients, audioUrlPolicy: opts.audioUrlPolicy };
     const server = new McpServer(
       { name: 'murmur', version: opts.version },
@@ -96,7 +106,7 @@ export function mcpHandlers(opts: McpOptions) {
         defaultTaskPollInterval: TASK_POLL_INTERVAL_MS,
       },
     );
-    registerTools(server, ctx, opts.log);
+    registerTools(server, ctx, opts.log, publicUrlOf(req, oauth));
     // One JSON answer, unless the call asked for progress: then an SSE response carries the
     // notifications/progress messages before the result (clients reset their timeout on each).
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !wantsProgress(body) });

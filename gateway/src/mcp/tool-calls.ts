@@ -13,7 +13,7 @@ import type { z } from 'zod';
 import { asPublicError, MurmurError, type Logger } from '@murmur/kit';
 import type { presentJob } from '../operations';
 import { taskCreationError, taskOf } from './tasks';
-import { toolError, toolSuccess, type ToolResult } from './tool-result';
+import { toolError, toolSuccess, type ResourceLink, type ToolResult } from './tool-result';
 
 /** What a running call may use besides its arguments. */
 export interface ToolCall {
@@ -30,6 +30,8 @@ export interface CallableTool {
   outputSchema: z.ZodObject;
   /** Runs the tool on arguments its input schema accepted; resolves to its structured result. */
   run(args: unknown, call: ToolCall): Promise<object>;
+  /** Resource links of what the result names (recordings), after its text. */
+  links?(value: object): ResourceLink[];
   /** A tool that may run as an MCP task: starts its job on accepted arguments (tasks.ts). */
   submitTask?(args: unknown, call: ToolCall): Promise<ReturnType<typeof presentJob>>;
 }
@@ -46,7 +48,7 @@ export async function callTool(tool: CallableTool | undefined, name: string, arg
     // A result its own schema refuses is our bug, not the caller's.
     const output = tool.outputSchema.safeParse(value);
     if (!output.success) throw new Error(`Output validation error: tool ${name}: ${getParseErrorMessage(output.error)}`);
-    return toolSuccess(value);
+    return toolSuccess(value, tool.links?.(value) ?? []);
   } catch (err) {
     return toolError(asPublicError(err, log, { tool: name }));
   }

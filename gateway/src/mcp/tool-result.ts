@@ -7,9 +7,21 @@
  */
 import { MurmurError, toErrorBody, currentContext } from '@murmur/kit';
 
+/**
+ * A link to one of the user's recordings in a tool result: its REST URL (GET with the same
+ * credentials answers it), so a client can show or fetch it.
+ */
+export interface ResourceLink {
+  type: 'resource_link';
+  uri: string;
+  name: string;
+  title?: string;
+  mimeType: string;
+}
+
 export interface ToolResult {
   [key: string]: unknown;
-  content: Array<{ type: 'text'; text: string }>;
+  content: Array<{ type: 'text'; text: string } | ResourceLink>;
   structuredContent?: Record<string, unknown>;
   isError?: boolean;
   _meta?: Record<string, unknown>;
@@ -18,8 +30,19 @@ export interface ToolResult {
 /** Where an error result carries the contract's error body. */
 export const ERROR_META_KEY = 'dev.murmur/error';
 
-export function toolSuccess(value: object): ToolResult {
-  return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value as Record<string, unknown> };
+export function toolSuccess(value: object, links: ResourceLink[] = []): ToolResult {
+  return { content: [{ type: 'text', text: JSON.stringify(value) }, ...links], structuredContent: value as Record<string, unknown> };
+}
+
+/** The resource link of a recording, under the API's public URL. */
+export function recordingLink(publicUrl: string, recording: { id: string; title: string }): ResourceLink {
+  return {
+    type: 'resource_link',
+    uri: `${publicUrl}/api/v1/recordings/${encodeURIComponent(recording.id)}`,
+    name: recording.id,
+    title: recording.title,
+    mimeType: 'application/json',
+  };
 }
 
 /** The error result of a public error (kit's `asPublicError` makes one of anything). */

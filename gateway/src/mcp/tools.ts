@@ -13,6 +13,7 @@ import * as ops from '../operations';
 import { readAudioArgument } from './audio-argument';
 import { MCP_AUDIO_LIMIT_TEXT, MCP_MAX_BASE64_CHARS } from './body-limit';
 import { callTool, handleToolCalls, type CallableTool, type ToolCall } from './tool-calls';
+import { recordingLink } from './tool-result';
 
 const page = {
   limit: z.number().int().min(1).max(ops.MAX_PAGE_LIMIT).optional().describe(`Items per page, 1–${ops.MAX_PAGE_LIMIT} (default ${ops.DEFAULT_PAGE_LIMIT}).`),
@@ -232,8 +233,17 @@ const TOOLS: readonly ToolDefinition[] = [
   ),
 ];
 
-/** Registers every tool on a request's server, bound to that request's caller; tools/call is tool-calls.ts's. */
-export function registerTools(server: McpServer, ctx: ops.OperationContext, log: Logger): void {
+/** The tools whose results name recordings, and how to find them there (for resource links). */
+const RECORDINGS_IN: Readonly<Record<string, (value: object) => Array<{ id: string; title: string }>>> = {
+  list_recordings: (value) => (value as { data: Array<{ id: string; title: string }> }).data,
+  get_recording: (value) => [value as { id: string; title: string }],
+};
+
+/**
+ * Registers every tool on a request's server, bound to that request's caller; tools/call is
+ * tool-calls.ts's. `publicUrl` is the API's public address, for the results' resource links.
+ */
+export function registerTools(server: McpServer, ctx: ops.OperationContext, log: Logger, publicUrl: string): void {
   const tools = new Map<string, CallableTool>();
   for (const tool of TOOLS) {
     const submitTask = tool.submitTask;
@@ -242,6 +252,7 @@ export function registerTools(server: McpServer, ctx: ops.OperationContext, log:
       inputSchema: tool.config.inputSchema,
       outputSchema: tool.config.outputSchema,
       run: (args, call) => tool.run(ctx, args, call),
+      ...(RECORDINGS_IN[tool.name] ? { links: (value: object) => RECORDINGS_IN[tool.name]!(value).map((r) => recordingLink(publicUrl, r)) } : {}),
       ...(submitTask ? { submitTask: (args: unknown, call: ToolCall) => submitTask(ctx, args, call) } : {}),
     });
     const registered = server.registerTool(tool.name, tool.config, (args: unknown) => callTool(tools.get(tool.name), tool.name, args, log));

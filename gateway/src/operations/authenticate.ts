@@ -10,14 +10,20 @@ import type { auth } from '@murmur/proto';
 import type { Clients } from '../clients';
 import type { VerifiedKeyCache } from '../key-cache';
 
-export async function authenticate(clients: Clients, authorization: string | undefined, cache?: VerifiedKeyCache): Promise<auth.Principal> {
+/**
+ * `resource` is what an OAuth access token must have been issued for (RFC 8707): the MCP
+ * server's URL on /mcp, REST's own on /api/v1 (so MCP tokens never work there). API keys work
+ * on both. The cache slot covers the resource too, so a verification for one never answers the other.
+ */
+export async function authenticate(clients: Clients, authorization: string | undefined, cache?: VerifiedKeyCache, resource = ''): Promise<auth.Principal> {
   const header = authorization ?? '';
   const parsed = parseAuthorization(header);
   if (!parsed.ok) throw new MurmurError(parsed.code);
-  const cached = header ? cache?.get(header) : undefined;
+  const slot = `${resource}\n${header}`;
+  const cached = cache?.get(slot);
   if (cached) return cached;
-  const res = await clients.auth.verifyKey({ authorization: header });
+  const res = await clients.auth.verifyKey({ authorization: header, resource });
   if (!res.principal) throw new Error('auth service returned no principal');
-  cache?.set(header, res.principal);
+  cache?.set(slot, res.principal);
   return res.principal;
 }

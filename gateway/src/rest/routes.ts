@@ -47,6 +47,7 @@ const ROUTES: Route[] = [
 
 /** How the AI routes read bodies. */
 import type { AudioUrlPolicy } from '../audio-url/fetch-audio';
+import { resourceOf, type OAuthResourceOptions } from '../oauth/protected-resource';
 
 export interface BodyOptions {
   /** MURMUR_BODY_IDLE_TIMEOUT_MS: a body that stops arriving this long answers 408 `request_timeout`. */
@@ -57,9 +58,10 @@ export interface BodyOptions {
   audioUrlPolicy?: AudioUrlPolicy;
 }
 
-export function apiRouter(clients: Clients, idempotency: IdempotencyStore, log: Logger, keyCache?: VerifiedKeyCache, body: BodyOptions = {}): Router {
+export function apiRouter(clients: Clients, idempotency: IdempotencyStore, log: Logger, keyCache?: VerifiedKeyCache, body: BodyOptions = {}, oauth: OAuthResourceOptions = {}): Router {
   const router = Router({ strict: false, caseSensitive: true });
-  const authenticate = requireKey(clients, keyCache);
+  // REST's resource is not the MCP server's, so an access token issued to an MCP client is refused here.
+  const authenticate = requireKey(clients, keyCache, (req) => resourceOf(req, oauth));
   const allowed = new Map<string, string[]>([
     ['/convert', ['POST']],
     ['/transcribe', ['POST']],

@@ -11,6 +11,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Server } from 'node:http';
 import { auth } from '@murmur/proto';
+import type { OAuthResourceOptions } from '../../src/oauth/protected-resource';
 import {
   connectRedis,
   createLogger,
@@ -55,6 +56,8 @@ import { assertResponsesDocumented, recordResponses } from './openapi-check';
 
 export interface TestGateway {
   baseUrl: string;
+  /** Its protected-resource settings: the public URL is its own; a test sets the authorization server (the app's URL). */
+  oauth: OAuthResourceOptions;
   stop(): Promise<void>;
 }
 
@@ -79,13 +82,16 @@ export async function startGateway(
     keyCache = cache;
   }
   const idempotency = redis ? new RedisIdempotencyStore(redis, `${prefix}idem:`) : new MemoryIdempotencyStore();
-  const app = createApp({ clients, log, idempotency, keyCache, ...body });
+  const oauth: OAuthResourceOptions = {};
+  const app = createApp({ clients, log, idempotency, keyCache, ...body, oauth });
   const server: Server = await new Promise((resolve) => {
     // Every response is checked against the OpenAPI document (see openapi-check.ts).
     const s = createHttpServer(recordResponses(app)).listen(0, '127.0.0.1', () => resolve(s));
   });
+  oauth.publicUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
-    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    baseUrl: oauth.publicUrl,
+    oauth,
     async stop() {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
@@ -98,6 +104,8 @@ export async function startGateway(
 
 export interface TestSystem {
   baseUrl: string;
+  /** The gateway's protected-resource settings (set `authorizationServer` to an app's URL for OAuth). */
+  oauth: OAuthResourceOptions;
   /** The gateway's clients (workload gateway: their calls for a user need a principal in context). */
   clients: Clients;
   /** The app's admin clients: users, keys, credits, seeding and reading anyone's data, as the admin CLI does. */
@@ -230,6 +238,7 @@ export async function startSystem(opts: SystemOptions = {}): Promise<TestSystem>
 
   return {
     baseUrl,
+    oauth: gateway.oauth,
     clients,
     admin,
     audioDir,

@@ -7,6 +7,9 @@
  * (gen-envoy/, made by scripts/gen-envoy-authz.js) and turned into (de)serializers by
  * @grpc/proto-loader: nothing of Envoy's is needed at run time beyond that file.
  *
+ * - Who: the key is verified as VerifyKey does, with the resource of the checked request
+ *   ({@link resourceOf}): an OAuth access token passes only on the MCP path it was issued for,
+ *   so on the RPC paths this listener guards it is refused like an unknown key.
  * - Allow: status OK; the upstream request gets `x-murmur-principal`, a principal assertion for
  *   the key's user signed by auth and bound to the service the path names (kit access/tokens.ts),
  *   overwriting anything the caller sent under that name, so the service trusts the user without
@@ -59,6 +62,8 @@ export interface CheckRequest {
         method?: string;
         path?: string;
         host?: string;
+        /** "http" or "https", as Envoy saw the request. */
+        scheme?: string;
         /** Lower-cased header names → values (Envoy's default encoding). */
         headers?: Record<string, string>;
         header_map?: { headers?: EnvoyHeaderValue[] };
@@ -123,6 +128,22 @@ export function requestHeader(req: CheckRequest, name: string): string | undefin
   return undefined;
 }
 
+/** The path of the MCP server (kit mcpResourceUrl): the only path an OAuth access token is for. */
+const MCP_PATH = '/mcp';
+
+/**
+ * The resource (RFC 8707) a checked request is for: scheme + host + "/mcp" when its path is the
+ * MCP server's (query ignored), '' for any other path — every RPC path — so an OAuth access
+ * token, which is issued for the MCP server only, is refused there while API keys pass as
+ * always. VerifyKey normalises and compares it with the token's resource.
+ */
+export function resourceOf(req: CheckRequest): string {
+  const http = req.attributes?.request?.http;
+  const path = (http?.path ?? '').split('?')[0];
+  if (path !== MCP_PATH || !http?.scheme || !http.host) return '';
+  return `${http.scheme}://${http.host}${MCP_PATH}`;
+}
+
 /** The contract's request id for a request Envoy saw (its UUID becomes `req_<32 hex>`; see kit). */
 export const requestIdFor = acceptRequestId;
 
@@ -175,7 +196,7 @@ export function denyResponse(err: MurmurError, req: CheckRequest): CheckResponse
 export async function check(service: AuthService, minter: TokenMinter, req: CheckRequest): Promise<CheckResponse> {
   try {
     // Who first (401 for a missing or bad key, whatever the path), then may they (403).
-    const principal = await service.verifyKey(requestHeader(req, 'authorization') ?? '');
+    const principal = await service.verifyKey(requestHeader(req, 'authorization') ?? '', resourceOf(req));
     const path = req.attributes?.request?.http?.path ?? '';
     const audience = workloadOfPath(path);
     if (!audience || !usersMayCall(path)) {

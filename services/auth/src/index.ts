@@ -1,5 +1,6 @@
 /**
- * @murmur/auth — users, API keys, and the app's sign-in stand-in (sign-in links, sessions).
+ * @murmur/auth — users, API keys, the app's sign-in stand-in (sign-in links, sessions), and the
+ * storage and rules of OAuth 2.1 for MCP clients (clients, codes, tokens, connections).
  * `startAuthService` runs the gRPC service in-process (its own main.ts, this package's tests and
  * the gateway's integration tests all use it); the key helpers are exported for callers that
  * must recognise or fingerprint a key without a call.
@@ -7,6 +8,8 @@
 import * as path from 'node:path';
 import { commonSchema, type WorkloadIdentity, CursorCodec, MemoryCache, startGrpcServer, systemClock, type Clock, type Database, type KeyValueCache, type Logger } from '@murmur/kit';
 import { bindEnvoyAuthorization } from './ext-authz';
+import { OAuthGrants } from './oauth';
+import { PostgresOAuthStore } from './oauth-store';
 import { bindAuthService } from './server';
 import { AuthService } from './service';
 import { SignInService } from './sign-in';
@@ -42,7 +45,7 @@ export interface RunningAuthService {
   port: number;
   /** Stops taking calls, lets running ones finish, then waits for background writes. Leaves `db` open. */
   stop(): Promise<void>;
-  /** Resolves once background last_used_at writes have finished (tests read the row after it). */
+  /** Resolves once background last_used_at writes (keys' and connections') have finished (tests read the row after it). */
   idle(): Promise<void>;
 }
 
@@ -50,19 +53,27 @@ export interface RunningAuthService {
 export const AUTH_MIGRATIONS_DIR = path.resolve(__dirname, '../migrations');
 
 /**
- * Wires store, cache and service and starts the gRPC server (with health and reflection):
+ * Wires stores, cache and services and starts the gRPC server (with health and reflection):
  * murmur.auth.v1.AuthService and envoy.service.auth.v3.Authorization (ext-authz.ts).
  */
 export async function startAuthService(deps: AuthServiceDeps): Promise<RunningAuthService> {
   const clock = deps.clock ?? systemClock;
   const cache = deps.cache ?? new MemoryCache(10_000, () => clock.now().getTime());
   const store = new PostgresAuthStore(deps.db);
+  const oauth = new OAuthGrants({
+    store: new PostgresOAuthStore(deps.db),
+    users: store,
+    clock,
+    log: deps.log,
+    announceRevocation: deps.announceRevocation,
+  });
   const service = new AuthService({
     store,
     cache: new VerificationCache(cache, deps.log),
     clock,
     cursors: new CursorCodec(deps.cursorSecret ?? commonSchema.MURMUR_CURSOR_SECRET.parse(undefined)),
     log: deps.log,
+    accessTokens: oauth,
     announceRevocation: deps.announceRevocation,
   });
   const signIn = new SignInService({ store, clock, log: deps.log });
@@ -71,11 +82,12 @@ export async function startAuthService(deps: AuthServiceDeps): Promise<RunningAu
       name: 'auth',
       log: deps.log,
       // Envoy's ext_authz API on the same port: Envoy's internal gRPC listener asks it about every call.
-      services: [bindAuthService(service, signIn), bindEnvoyAuthorization(service, deps.identity.minter)],
+      services: [bindAuthService(service, signIn, oauth), bindEnvoyAuthorization(service, deps.identity.minter)],
       protoFiles: ['murmur/auth/v1/auth.proto'],
       // Auth verifies the keys of its direct callers itself, with the same cache as VerifyKey.
+      // No resource: an OAuth access token is for the MCP server only, never for auth's RPCs.
       access: deps.identity.accessControl(async (authorization) => {
-        const p = await service.verifyKey(authorization);
+        const p = await service.verifyKey(authorization, '');
         return { userId: p.userId, keyId: p.keyId };
       }),
     },
@@ -85,8 +97,10 @@ export async function startAuthService(deps: AuthServiceDeps): Promise<RunningAu
     port: server.port,
     async stop() {
       await server.shutdown();
-      await service.idle();
+      await Promise.all([service.idle(), oauth.idle()]);
     },
-    idle: () => service.idle(),
+    idle: async () => {
+      await Promise.all([service.idle(), oauth.idle()]);
+    },
   };
 }

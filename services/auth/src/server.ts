@@ -4,6 +4,8 @@
  */
 import { bindService, type BoundService } from '@murmur/kit';
 import { auth } from '@murmur/proto';
+import type { IssuedTokens, OAuthGrants } from './oauth';
+import type { OAuthClientRecord, OAuthConnectionRecord } from './oauth-store';
 import type { AuthService, Principal, UserLookup } from './service';
 import type { SignInService } from './sign-in';
 import type { ApiKeyRecord, SessionRecord, User } from './store';
@@ -32,7 +34,40 @@ function toSession(s: SessionRecord): auth.Session {
 }
 
 function toPrincipal(p: Principal): auth.Principal {
-  return { userId: p.userId, keyId: p.keyId, keyExpiresAt: p.expiresAt ?? undefined };
+  return { userId: p.userId, keyId: p.keyId, keyExpiresAt: p.expiresAt ?? undefined, scopes: p.scopes, clientId: p.clientId };
+}
+
+function toOAuthClient(c: OAuthClientRecord): auth.OAuthClient {
+  return {
+    clientId: c.id,
+    clientName: c.clientName,
+    redirectUris: c.redirectUris,
+    clientUri: c.clientUri,
+    logoUri: c.logoUri,
+    scope: c.scope,
+    createdAt: c.createdAt,
+    softwareId: c.softwareId,
+    softwareVersion: c.softwareVersion,
+  };
+}
+
+/** Field by field, like the others; the revocation reason has no field in the proto and stays in the database. */
+function toOAuthConnection(c: OAuthConnectionRecord): auth.OAuthConnection {
+  return {
+    id: c.id,
+    userId: c.userId,
+    clientId: c.clientId,
+    clientName: c.clientName,
+    scopes: c.scopes,
+    resource: c.resource,
+    createdAt: c.createdAt,
+    lastUsedAt: c.lastUsedAt ?? undefined,
+    revokedAt: c.revokedAt ?? undefined,
+  };
+}
+
+function toTokens(t: IssuedTokens): auth.OAuthTokens {
+  return { accessToken: t.accessToken, refreshToken: t.refreshToken, expiresIn: t.expiresIn, scopes: t.scopes, connectionId: t.connectionId };
 }
 
 function toLookup(lookup: auth.GetUserRequest['lookup']): UserLookup | undefined {
@@ -46,11 +81,14 @@ function toLookup(lookup: auth.GetUserRequest['lookup']): UserLookup | undefined
   }
 }
 
-/** The AuthService definition bound to `service` (users, keys) and `signIn` (links, sessions), ready for startGrpcServer. */
-export function bindAuthService(service: AuthService, signIn: SignInService): BoundService {
+/**
+ * The AuthService definition bound to `service` (users, keys), `signIn` (links, sessions) and
+ * `oauth` (clients, codes, tokens, connections), ready for startGrpcServer.
+ */
+export function bindAuthService(service: AuthService, signIn: SignInService, oauth: OAuthGrants): BoundService {
   return bindService(auth.AuthServiceService, {
     async verifyKey(req) {
-      return { principal: toPrincipal(await service.verifyKey(req.authorization)) };
+      return { principal: toPrincipal(await service.verifyKey(req.authorization, req.resource)) };
     },
     async createUser(req) {
       return { user: toUser(await service.createUser({ email: req.email, name: req.name })) };
@@ -86,6 +124,57 @@ export function bindAuthService(service: AuthService, signIn: SignInService): Bo
     async endSession(req) {
       await signIn.endSession(req.sessionToken);
       return {};
+    },
+    async registerOAuthClient(req) {
+      const client = await oauth.registerClient({
+        clientName: req.clientName,
+        redirectUris: req.redirectUris,
+        clientUri: req.clientUri,
+        logoUri: req.logoUri,
+        scope: req.scope,
+        softwareId: req.softwareId,
+        softwareVersion: req.softwareVersion,
+      });
+      return { client: toOAuthClient(client) };
+    },
+    async getOAuthClient(req) {
+      return { client: toOAuthClient(await oauth.getClient(req.clientId)) };
+    },
+    async createAuthorizationCode(req) {
+      const created = await oauth.createAuthorizationCode({
+        userId: req.userId,
+        clientId: req.clientId,
+        clientName: req.clientName,
+        redirectUri: req.redirectUri,
+        codeChallenge: req.codeChallenge,
+        scopes: req.scopes,
+        resource: req.resource,
+      });
+      return { code: created.code, expiresAt: created.expiresAt };
+    },
+    async exchangeAuthorizationCode(req) {
+      const tokens = await oauth.exchangeAuthorizationCode({
+        clientId: req.clientId,
+        code: req.code,
+        codeVerifier: req.codeVerifier,
+        redirectUri: req.redirectUri,
+        resource: req.resource,
+      });
+      return { tokens: toTokens(tokens) };
+    },
+    async exchangeRefreshToken(req) {
+      const tokens = await oauth.exchangeRefreshToken({ clientId: req.clientId, refreshToken: req.refreshToken, scopes: req.scopes, resource: req.resource });
+      return { tokens: toTokens(tokens) };
+    },
+    async revokeOAuthToken(req) {
+      await oauth.revokeToken({ clientId: req.clientId, token: req.token });
+      return {};
+    },
+    async listOAuthConnections(req) {
+      return { connections: (await oauth.listConnections(req.userId)).map(toOAuthConnection) };
+    },
+    async revokeOAuthConnection(req) {
+      return { connection: toOAuthConnection(await oauth.revokeConnection(req.connectionId, req.userId)) };
     },
   });
 }

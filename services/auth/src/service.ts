@@ -1,8 +1,9 @@
 /**
  * The auth domain: who a key acts for, and the management of users and keys. Throws only
  * MurmurError; knows nothing of gRPC or Postgres (the store and the cache are injected).
+ * VerifyKey also answers OAuth access tokens, by handing them to the OAuth grants (oauth.ts).
  */
-import { CursorCodec, MurmurError, newId, type Clock, type Logger } from '@murmur/kit';
+import { ACCESS_TOKEN_PATTERN, CursorCodec, MurmurError, newId, type Clock, type Logger } from '@murmur/kit';
 import { auth } from '@murmur/proto';
 import { expiresAtFor, generateApiKey, hashKey, isExpired, keyHint, sameHash } from './api-key';
 import { parseAuthorization } from '@murmur/kit';
@@ -10,12 +11,22 @@ import type { ApiKeyRecord, AuthStore, User, UserPosition } from './store';
 import { normalizeEmail, normalizeKeyName, normalizeUserName, requireId, resolvePageSize } from './validation';
 import type { VerificationCache } from './verification-cache';
 
-/** Who a verified key acts for. */
+/** Who a verified key or OAuth access token acts for. */
 export interface Principal {
   userId: string;
+  /** The API key's id, or the OAuth connection's (con_…): what a revocation names. */
   keyId: string;
-  /** null: the key never expires. */
+  /** null: the key never expires. An access token always does. */
   expiresAt: Date | null;
+  /** An access token's scopes; [] for an API key, which may do everything. */
+  scopes: string[];
+  /** The OAuth client an access token was issued to; '' for an API key. */
+  clientId: string;
+}
+
+/** Verifies OAuth access tokens for VerifyKey (OAuthGrants in oauth.ts). */
+export interface AccessTokenVerifier {
+  verifyAccessToken(token: string, resource: string): Promise<Principal>;
 }
 
 export type UserLookup = { by: 'id'; userId: string } | { by: 'email'; email: string };
@@ -26,6 +37,8 @@ export interface AuthDomainDeps {
   clock: Clock;
   cursors: CursorCodec;
   log: Logger;
+  /** Where an access token ("mat_…") goes; API keys never reach it. */
+  accessTokens: AccessTokenVerifier;
   /**
    * Tells caches outside this service (the gateways') that a key was revoked, resolving once
    * they dropped it; absent when there are none (no Redis).
@@ -58,17 +71,22 @@ export class AuthService {
    * Checks an Authorization header value in the order of DESIGN.md §2: missing → malformed
    * (no database, no cache) → unknown or revoked → expired. A valid key is cached for 60 s;
    * expiry is still checked against the clock on every cached hit.
+   *
+   * `resource` is the resource the call is for (RFC 8707). It matters only for an OAuth access
+   * token, which is accepted for exactly the resource it was issued for and is never cached
+   * (see OAuthGrants.verifyAccessToken); an API key is accepted whatever it says.
    */
-  async verifyKey(authorization: string): Promise<Principal> {
+  async verifyKey(authorization: string, resource: string): Promise<Principal> {
     const parsed = parseAuthorization(authorization);
     if (!parsed.ok) throw new MurmurError(parsed.code);
+    if (ACCESS_TOKEN_PATTERN.test(parsed.key)) return this.deps.accessTokens.verifyAccessToken(parsed.key, resource);
     const keyHash = hashKey(parsed.key);
     const now = this.deps.clock.now();
 
     const cached = await this.deps.cache.lookup(keyHash);
     if (cached) {
       if (isExpired(cached.expiresAt, now)) throw new MurmurError('expired_api_key');
-      return cached;
+      return { ...cached, scopes: [], clientId: '' };
     }
 
     const row = await this.deps.store.findApiKeyByHash(keyHash);
@@ -77,7 +95,7 @@ export class AuthService {
     if (!row || !sameHash(row.keyHash, keyHash) || row.revokedAt !== null) throw new MurmurError('invalid_api_key');
     if (isExpired(row.expiresAt, now)) throw new MurmurError('expired_api_key');
 
-    const principal: Principal = { userId: row.userId, keyId: row.id, expiresAt: row.expiresAt };
+    const principal: Principal = { userId: row.userId, keyId: row.id, expiresAt: row.expiresAt, scopes: [], clientId: '' };
     await this.deps.cache.remember(keyHash, principal);
     this.recordUse(row.id, now);
     return principal;

@@ -47,7 +47,7 @@ export function normalizeKeyName(name: string): string {
 }
 
 /** Checks an id's prefix and shape before any lookup, so junk is a bad parameter, not a 404. */
-export function requireId(prefix: 'usr' | 'key', value: string, param: string): string {
+export function requireId(prefix: 'usr' | 'key' | 'con' | 'mcl', value: string, param: string): string {
   if (value === '') throw invalidParam(param, `${param} is required.`);
   if (!isId(prefix, value)) throw invalidParam(param, `${param} must be an id starting with "${prefix}_".`);
   return value;

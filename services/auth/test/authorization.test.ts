@@ -2,6 +2,7 @@ import { parseAuthorization } from '@murmur/auth';
 
 const hex = 'a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90';
 const key = `svc_${hex}`;
+const token = `mat_${'Ab0_-'.repeat(8)}xyz`;
 
 describe('parseAuthorization', () => {
   it.each<[string, string | undefined, { ok: true; key: string } | { ok: false; code: string }]>([
@@ -25,6 +26,10 @@ describe('parseAuthorization', () => {
     ['rejects an uppercase prefix', `Bearer SVC_${hex}`, { ok: false, code: 'invalid_api_key' }],
     ['rejects another prefix', `Bearer sk_${hex}`, { ok: false, code: 'invalid_api_key' }],
     ['rejects the prefix alone', 'Bearer svc_', { ok: false, code: 'invalid_api_key' }],
+    ['accepts the shape of an OAuth access token', `Bearer ${token}`, { ok: true, key: token }],
+    ['rejects an access token one character short', `Bearer ${token.slice(0, -1)}`, { ok: false, code: 'invalid_api_key' }],
+    ['rejects a refresh token as a bearer token', `Bearer mrt_${token.slice(4)}`, { ok: false, code: 'invalid_api_key' }],
+    ['rejects an authorization code as a bearer token', `Bearer mac_${token.slice(4)}`, { ok: false, code: 'invalid_api_key' }],
   ])('%s', (_name, header, expected) => {
     expect(parseAuthorization(header)).toEqual(expected);
   });

@@ -199,7 +199,7 @@ describe('API keys', () => {
     h.clock.advance(5 * SECOND);
     const second = await h.client.revokeApiKey({ keyId: apiKey!.id, userId: '' });
     expect(second.apiKey).toEqual(first.apiKey);
-    expect((await failure(h.client.verifyKey({ authorization: `Bearer ${key}` }))).code).toBe('invalid_api_key');
+    expect((await failure(h.client.verifyKey({ authorization: `Bearer ${key}`, resource: '' }))).code).toBe('invalid_api_key');
   });
 
   it('revokes only a key of the given user when user_id is set; another user’s key is not_found', async () => {
@@ -207,7 +207,7 @@ describe('API keys', () => {
     const stranger = await newUser();
     const { apiKey, key } = await h.client.createApiKey({ userId: owner, name: 'k', expiry: 0 });
     await expectNotFound(h.client.revokeApiKey({ keyId: apiKey!.id, userId: stranger }));
-    expect((await h.client.verifyKey({ authorization: `Bearer ${key}` })).principal?.keyId).toBe(apiKey!.id);
+    expect((await h.client.verifyKey({ authorization: `Bearer ${key}`, resource: '' })).principal?.keyId).toBe(apiKey!.id);
     const revoked = await h.client.revokeApiKey({ keyId: apiKey!.id, userId: owner });
     expect(revoked.apiKey?.revokedAt).toBeDefined();
     await expectInvalid(h.client.revokeApiKey({ keyId: apiKey!.id, userId: 'nope' }), 'user_id');

@@ -61,7 +61,10 @@ export interface Harness {
   stop(): Promise<void>;
 }
 
-export async function startHarness(db: Database, opts: { clock?: ManualClock; cache?: KeyValueCache } = {}): Promise<Harness> {
+export async function startHarness(
+  db: Database,
+  opts: { clock?: ManualClock; cache?: KeyValueCache; announceRevocation?: (keyId: string) => Promise<void> } = {},
+): Promise<Harness> {
   const clock = opts.clock ?? new ManualClock('2026-01-15T12:00:00Z');
   const probe = probeDatabase(db);
   const logs = recordingLogger();
@@ -72,6 +75,7 @@ export async function startHarness(db: Database, opts: { clock?: ManualClock; ca
     address: '127.0.0.1:0',
     clock,
     cache: opts.cache,
+    announceRevocation: opts.announceRevocation,
     cursorSecret: 'auth-test-cursor-secret-0123456789',
   });
   const client = createPolicyClient(auth.AuthServiceClient, `127.0.0.1:${running.port}`, { deadlineMs: 5_000 });

@@ -26,7 +26,7 @@ async function newKey(client: AuthClient, userId: string, expiry = auth.KeyExpir
   return { key: res.key, id: res.apiKey!.id, expiresAt: res.apiKey!.expiresAt };
 }
 
-const verify = (client: AuthClient, authorization: string) => client.verifyKey({ authorization });
+const verify = (client: AuthClient, authorization: string, resource = '') => client.verifyKey({ authorization, resource });
 
 describe('VerifyKey over gRPC: the authentication matrix', () => {
   let h: Harness;
@@ -78,7 +78,15 @@ describe('VerifyKey over gRPC: the authentication matrix', () => {
     ['an uppercase scheme', 'BEARER'],
   ])('accepts %s and returns the principal', async (_name, scheme) => {
     const res = await verify(h.client, `${scheme} ${valid.key}`);
-    expect(res.principal).toEqual({ userId, keyId: valid.id, keyExpiresAt: new Date(Date.parse(T0) + 90 * DAY) });
+    expect(res.principal).toEqual({ userId, keyId: valid.id, keyExpiresAt: new Date(Date.parse(T0) + 90 * DAY), scopes: [], clientId: '' });
+  });
+
+  it.each([
+    ['the MCP resource', 'https://api.murmur.test/mcp'],
+    ['a resource that does not parse', 'not a url'],
+  ])('accepts an API key whatever the resource says (%s)', async (_name, resource) => {
+    const res = await verify(h.client, `Bearer ${valid.key}`, resource);
+    expect(res.principal).toMatchObject({ userId, keyId: valid.id, scopes: [], clientId: '' });
   });
 
   it('rejects an unknown well-formed key as invalid', async () => {
@@ -144,7 +152,7 @@ describe('VerifyKey over gRPC: expiry against the clock', () => {
     const k = await newKey(h.client, userId, auth.KeyExpiry.KEY_EXPIRY_NEVER);
     expect(k.expiresAt).toBeUndefined();
     h.clock.advance(3653 * DAY);
-    expect((await verify(h.client, `Bearer ${k.key}`)).principal).toEqual({ userId, keyId: k.id, keyExpiresAt: undefined });
+    expect((await verify(h.client, `Bearer ${k.key}`)).principal).toEqual({ userId, keyId: k.id, keyExpiresAt: undefined, scopes: [], clientId: '' });
   });
 
   it('reports a revoked key as invalid even after it expired', async () => {

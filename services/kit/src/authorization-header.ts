@@ -5,6 +5,7 @@
  * gateway both apply it, so a missing or malformed key is refused without asking auth (also
  * while auth is down).
  */
+import { ACCESS_TOKEN_PATTERN } from './oauth-rules';
 
 /** The only shape a Murmur API key has: "svc_" + 64 lowercase hex (256 random bits). */
 export const API_KEY_PATTERN = /^svc_[0-9a-f]{64}$/;
@@ -20,8 +21,8 @@ export type ParsedAuthorization = { ok: true; key: string } | { ok: false; code:
  * - empty or whitespace only → missing_api_key;
  * - "Bearer" with no token → missing_api_key (nothing that could be a key was sent, so the
  *   helpful answer is how to send one);
- * - any other scheme, extra parts, or a token that is not exactly `svc_` + 64 lowercase hex
- *   → invalid_api_key.
+ * - any other scheme, extra parts, or a token that is neither exactly `svc_` + 64 lowercase hex
+ *   nor an OAuth access token (`mat_` + 43 base64url) → invalid_api_key.
  */
 export function parseAuthorization(header: string | undefined | null): ParsedAuthorization {
   const value = (header ?? '').trim();
@@ -30,6 +31,6 @@ export function parseAuthorization(header: string | undefined | null): ParsedAut
   const [scheme, key, ...rest] = parts;
   if (scheme === undefined || scheme.toLowerCase() !== 'bearer') return { ok: false, code: 'invalid_api_key' };
   if (key === undefined) return { ok: false, code: 'missing_api_key' };
-  if (rest.length > 0 || !API_KEY_PATTERN.test(key)) return { ok: false, code: 'invalid_api_key' };
+  if (rest.length > 0 || (!API_KEY_PATTERN.test(key) && !ACCESS_TOKEN_PATTERN.test(key))) return { ok: false, code: 'invalid_api_key' };
   return { ok: true, key };
 }

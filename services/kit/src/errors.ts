@@ -83,6 +83,12 @@ export const ERROR_CODES = {
     http: 408, type: 'invalid_request_error', grpc: GrpcStatus.DEADLINE_EXCEEDED,
     message: 'The request body stopped arriving before it was complete; nothing was charged. Send the request again.',
   },
+  // OAuth 2.1 (RFC 6749 §5.2): a code or refresh token the token endpoint refuses. Answered by
+  // the app's token endpoint in the RFC's own error format, never by the REST API.
+  invalid_grant: {
+    http: 400, type: 'invalid_request_error', grpc: GrpcStatus.INVALID_ARGUMENT,
+    message: 'The authorization grant is invalid, expired, revoked, or was issued to another client. Start the authorization again.',
+  },
   not_found: {
     http: 404, type: 'invalid_request_error', grpc: GrpcStatus.NOT_FOUND,
     message: 'No such resource. Check the id or the path.',
@@ -90,6 +96,10 @@ export const ERROR_CODES = {
   method_not_allowed: {
     http: 405, type: 'invalid_request_error', grpc: GrpcStatus.UNIMPLEMENTED,
     message: 'This method is not allowed on this path. See the `Allow` header.',
+  },
+  insufficient_scope: {
+    http: 403, type: 'permission_error', grpc: GrpcStatus.PERMISSION_DENIED,
+    message: 'This OAuth access token lacks the scope this call needs. Connect the client again and allow it.',
   },
   forbidden_origin: {
     http: 403, type: 'invalid_request_error', grpc: GrpcStatus.PERMISSION_DENIED,

@@ -13,6 +13,8 @@ export * from './db';
 export * from './embedded-postgres';
 export * from './errors';
 export * from './authorization-header';
+export * from './oauth-rules';
+export * from './public-urls';
 export * from './grpc-client';
 export * from './bind-error';
 export * from './grpc-server';

@@ -24,7 +24,7 @@ describe('gRPC server and client factories', () => {
               seenRequestIds.push(currentContext()?.requestId ?? '');
               if (req.authorization === 'typed') throw new MurmurError('expired_api_key');
               if (req.authorization === 'bug') throw new Error('secret internals: relation "keys" does not exist');
-              return { principal: { userId: 'usr_1', keyId: 'key_1', keyExpiresAt: undefined } };
+              return { principal: { userId: 'usr_1', keyId: 'key_1', keyExpiresAt: undefined, scopes: [], clientId: '' } };
             },
           }),
         ],
@@ -41,17 +41,17 @@ describe('gRPC server and client factories', () => {
   });
 
   it('answers a unary call and propagates the request id in metadata', async () => {
-    const res = await runWithContext({ requestId: 'req_0123456789abcdef' }, () => client.verifyKey({ authorization: 'ok' }));
+    const res = await runWithContext({ requestId: 'req_0123456789abcdef' }, () => client.verifyKey({ authorization: 'ok', resource: '' }));
     expect(res.principal?.userId).toBe('usr_1');
     expect(seenRequestIds).toContain('req_0123456789abcdef');
   });
 
   it('turns a typed domain error into its code on the client side', async () => {
-    await expect(client.verifyKey({ authorization: 'typed' })).rejects.toMatchObject({ code: 'expired_api_key' });
+    await expect(client.verifyKey({ authorization: 'typed', resource: '' })).rejects.toMatchObject({ code: 'expired_api_key' });
   });
 
   it('hides an unexpected error behind internal_error', async () => {
-    const err = await client.verifyKey({ authorization: 'bug' }).catch((e: unknown) => e);
+    const err = await client.verifyKey({ authorization: 'bug', resource: '' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(MurmurError);
     expect((err as MurmurError).code).toBe('internal_error');
     expect((err as MurmurError).message).not.toContain('relation');
@@ -99,7 +99,7 @@ describe('gRPC server and client factories', () => {
   it('refuses a call without credentials before its handler runs', async () => {
     const anonymous = createClient(auth.AuthServiceClient, `127.0.0.1:${running.port}`, { deadlineMs: 2000 });
     const before = seenRequestIds.length;
-    await expect(runWithContext({ requestId: 'req_anonymous000000001' }, () => anonymous.verifyKey({ authorization: 'ok' }))).rejects.toMatchObject({ code: 'missing_api_key' });
+    await expect(runWithContext({ requestId: 'req_anonymous000000001' }, () => anonymous.verifyKey({ authorization: 'ok', resource: '' }))).rejects.toMatchObject({ code: 'missing_api_key' });
     expect(seenRequestIds).toHaveLength(before);
     anonymous.close();
   });
@@ -116,7 +116,7 @@ describe('gRPC server and client factories', () => {
     // A minter of its own: no token signed yet, so the call waits for one before it starts.
     const fresh = createClient(auth.AuthServiceClient, `127.0.0.1:${running.port}`, { deadlineMs: 2000, identity: new TokenMinter(testSigningKey('app'), ['admin']) });
     const controller = new AbortController();
-    const call = fresh.verifyKey({ authorization: 'ok' }, { signal: controller.signal });
+    const call = fresh.verifyKey({ authorization: 'ok', resource: '' }, { signal: controller.signal });
     controller.abort(); // before the (async) token step let the call start
     const outcome = await call.then(
       () => 'answered',
@@ -145,7 +145,7 @@ describe('gRPC server and client factories', () => {
 
   it('maps a dead peer to service_unavailable', async () => {
     const dead = createClient(auth.AuthServiceClient, '127.0.0.1:1', { deadlineMs: 500 });
-    await expect(dead.verifyKey({ authorization: 'x' })).rejects.toMatchObject({ code: 'service_unavailable' });
+    await expect(dead.verifyKey({ authorization: 'x', resource: '' })).rejects.toMatchObject({ code: 'service_unavailable' });
     dead.close();
   });
 });

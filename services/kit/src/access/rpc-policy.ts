@@ -57,6 +57,15 @@ export const AUTH_RULES: ServiceRules<typeof auth.AuthServiceService> = {
   startSession: ADMIN,
   getSession: ADMIN,
   endSession: ADMIN,
+  // OAuth for MCP clients: the app's authorization server endpoints and Connected apps page.
+  registerOAuthClient: ADMIN,
+  getOAuthClient: ADMIN,
+  createAuthorizationCode: ADMIN,
+  exchangeAuthorizationCode: ADMIN,
+  exchangeRefreshToken: ADMIN,
+  revokeOAuthToken: ADMIN,
+  listOAuthConnections: ADMIN,
+  revokeOAuthConnection: ADMIN,
 };
 
 export const BILLING_RULES: ServiceRules<typeof billing.BillingServiceService> = {

@@ -51,7 +51,7 @@ export function loadWorkloadIdentity(dir: string, workload: Workload, roles: rea
 /** Key verification through auth's VerifyKey (as the calling workload): what services other than auth use. */
 export function keyVerifierVia(client: Pick<PromiseClient<auth.AuthServiceClient>, 'verifyKey'>): KeyVerifier {
   return async (authorization) => {
-    const { principal } = await client.verifyKey({ authorization });
+    const { principal } = await client.verifyKey({ authorization, resource: '' });
     if (!principal) throw new MurmurError('internal_error', 'auth returned no principal');
     return { userId: principal.userId, keyId: principal.keyId };
   };

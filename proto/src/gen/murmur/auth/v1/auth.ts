@@ -36,8 +36,18 @@ export interface Principal {
   userId: string;
   /** key_… */
   keyId: string;
-  /** Absent for a key that never expires. */
-  keyExpiresAt: Date | undefined;
+  /** Absent for a key that never expires; for an OAuth access token, when the token expires. */
+  keyExpiresAt:
+    | Date
+    | undefined;
+  /**
+   * Empty for an API key (it may do everything). For an OAuth access token its scopes:
+   * "read" (the read tools) and/or "ai" (transcribe, convert). key_id is then the
+   * connection's id (con_…), so revoking the connection works like revoking a key.
+   */
+  scopes: string[];
+  /** For an OAuth access token, the client it was issued to; empty for an API key. */
+  clientId: string;
 }
 
 export interface User {
@@ -73,6 +83,12 @@ export interface ApiKey {
 export interface VerifyKeyRequest {
   /** The raw Authorization header value, e.g. "Bearer svc_…"; empty when absent. */
   authorization: string;
+  /**
+   * The resource the call is for (RFC 8707), e.g. "https://api.example.com/mcp". An OAuth
+   * access token ("mat_…") is accepted only when issued for exactly this resource, so it is
+   * refused (invalid_api_key) when empty. API keys are accepted whatever this says.
+   */
+  resource: string;
 }
 
 export interface VerifyKeyResponse {
@@ -194,8 +210,157 @@ export interface EndSessionRequest {
 export interface EndSessionResponse {
 }
 
+/** OAuthClient is an MCP client registered by Dynamic Client Registration. */
+export interface OAuthClient {
+  /** mcl_… */
+  clientId: string;
+  clientName: string;
+  /** Exact-match redirect URIs (loopback ones match on any port, RFC 8252 §7.3). */
+  redirectUris: string[];
+  /** optional */
+  clientUri: string;
+  /** optional */
+  logoUri: string;
+  /** space-separated scopes the client asked to be allowed; empty: all */
+  scope: string;
+  createdAt: Date | undefined;
+  softwareId: string;
+  softwareVersion: string;
+}
+
+export interface RegisterOAuthClientRequest {
+  clientName: string;
+  redirectUris: string[];
+  clientUri: string;
+  logoUri: string;
+  scope: string;
+  softwareId: string;
+  softwareVersion: string;
+}
+
+export interface RegisterOAuthClientResponse {
+  client: OAuthClient | undefined;
+}
+
+export interface GetOAuthClientRequest {
+  clientId: string;
+}
+
+export interface GetOAuthClientResponse {
+  client: OAuthClient | undefined;
+}
+
+export interface CreateAuthorizationCodeRequest {
+  /** the signed-in user who approved */
+  userId: string;
+  /** A DCR client's id (mcl_…) or a Client ID Metadata Document URL (https://…). */
+  clientId: string;
+  /** The name the consent screen showed (for Connected apps). */
+  clientName: string;
+  redirectUri: string;
+  /** S256 only: base64url(SHA-256(verifier)), 43 characters */
+  codeChallenge: string;
+  /** non-empty subset of read, ai */
+  scopes: string[];
+  /** the MCP server URL the tokens will be for */
+  resource: string;
+}
+
+export interface CreateAuthorizationCodeResponse {
+  /** mac_… (one time, 5 minutes) */
+  code: string;
+  expiresAt: Date | undefined;
+}
+
+export interface ExchangeAuthorizationCodeRequest {
+  clientId: string;
+  code: string;
+  /** required (PKCE S256) */
+  codeVerifier: string;
+  /** must equal the one the code was issued for */
+  redirectUri: string;
+  /** when given, must equal the code's resource */
+  resource: string;
+}
+
+export interface ExchangeRefreshTokenRequest {
+  clientId: string;
+  refreshToken: string;
+  /** Optional narrowing: a subset of the connection's scopes. */
+  scopes: string[];
+  /** when given, must equal the connection's resource */
+  resource: string;
+}
+
+/** OAuthTokens is what a code or refresh token is exchanged for. */
+export interface OAuthTokens {
+  /** mat_… (1 hour) */
+  accessToken: string;
+  /** mrt_… (rotating; 30 days) */
+  refreshToken: string;
+  /** seconds */
+  expiresIn: number;
+  scopes: string[];
+  /** con_… */
+  connectionId: string;
+}
+
+export interface ExchangeAuthorizationCodeResponse {
+  tokens: OAuthTokens | undefined;
+}
+
+export interface ExchangeRefreshTokenResponse {
+  tokens: OAuthTokens | undefined;
+}
+
+export interface RevokeOAuthTokenRequest {
+  clientId: string;
+  token: string;
+}
+
+export interface RevokeOAuthTokenResponse {
+}
+
+/** OAuthConnection is one client a user approved: its tokens act for the user. */
+export interface OAuthConnection {
+  /** con_… */
+  id: string;
+  userId: string;
+  clientId: string;
+  clientName: string;
+  scopes: string[];
+  resource: string;
+  createdAt:
+    | Date
+    | undefined;
+  /** Absent until first used; updated at most once a minute. */
+  lastUsedAt:
+    | Date
+    | undefined;
+  /** Absent unless revoked. */
+  revokedAt: Date | undefined;
+}
+
+export interface ListOAuthConnectionsRequest {
+  userId: string;
+}
+
+export interface ListOAuthConnectionsResponse {
+  connections: OAuthConnection[];
+}
+
+export interface RevokeOAuthConnectionRequest {
+  connectionId: string;
+  /** The connection must belong to this user (else not_found). */
+  userId: string;
+}
+
+export interface RevokeOAuthConnectionResponse {
+  connection: OAuthConnection | undefined;
+}
+
 function createBasePrincipal(): Principal {
-  return { userId: "", keyId: "", keyExpiresAt: undefined };
+  return { userId: "", keyId: "", keyExpiresAt: undefined, scopes: [], clientId: "" };
 }
 
 export const Principal: MessageFns<Principal> = {
@@ -208,6 +373,12 @@ export const Principal: MessageFns<Principal> = {
     }
     if (message.keyExpiresAt !== undefined) {
       Timestamp.encode(toTimestamp(message.keyExpiresAt), writer.uint32(26).fork()).join();
+    }
+    for (const v of message.scopes) {
+      writer.uint32(34).string(v!);
+    }
+    if (message.clientId !== "") {
+      writer.uint32(42).string(message.clientId);
     }
     return writer;
   },
@@ -249,6 +420,22 @@ export const Principal: MessageFns<Principal> = {
             message.keyExpiresAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.scopes.push(reader.string());
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.clientId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -269,6 +456,8 @@ export const Principal: MessageFns<Principal> = {
     message.userId = object.userId ?? "";
     message.keyId = object.keyId ?? "";
     message.keyExpiresAt = object.keyExpiresAt ?? undefined;
+    message.scopes = object.scopes?.map((e) => e) || [];
+    message.clientId = object.clientId ?? "";
     return message;
   },
 };
@@ -513,13 +702,16 @@ export const ApiKey: MessageFns<ApiKey> = {
 };
 
 function createBaseVerifyKeyRequest(): VerifyKeyRequest {
-  return { authorization: "" };
+  return { authorization: "", resource: "" };
 }
 
 export const VerifyKeyRequest: MessageFns<VerifyKeyRequest> = {
   encode(message: VerifyKeyRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.authorization !== "") {
       writer.uint32(10).string(message.authorization);
+    }
+    if (message.resource !== "") {
+      writer.uint32(18).string(message.resource);
     }
     return writer;
   },
@@ -545,6 +737,14 @@ export const VerifyKeyRequest: MessageFns<VerifyKeyRequest> = {
             message.authorization = reader.string();
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.resource = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -563,6 +763,7 @@ export const VerifyKeyRequest: MessageFns<VerifyKeyRequest> = {
   fromPartial<I extends Exact<DeepPartial<VerifyKeyRequest>, I>>(object: I): VerifyKeyRequest {
     const message = createBaseVerifyKeyRequest();
     message.authorization = object.authorization ?? "";
+    message.resource = object.resource ?? "";
     return message;
   },
 };
@@ -1945,6 +2146,1595 @@ export const EndSessionResponse: MessageFns<EndSessionResponse> = {
   },
 };
 
+function createBaseOAuthClient(): OAuthClient {
+  return {
+    clientId: "",
+    clientName: "",
+    redirectUris: [],
+    clientUri: "",
+    logoUri: "",
+    scope: "",
+    createdAt: undefined,
+    softwareId: "",
+    softwareVersion: "",
+  };
+}
+
+export const OAuthClient: MessageFns<OAuthClient> = {
+  encode(message: OAuthClient, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.clientId !== "") {
+      writer.uint32(10).string(message.clientId);
+    }
+    if (message.clientName !== "") {
+      writer.uint32(18).string(message.clientName);
+    }
+    for (const v of message.redirectUris) {
+      writer.uint32(26).string(v!);
+    }
+    if (message.clientUri !== "") {
+      writer.uint32(34).string(message.clientUri);
+    }
+    if (message.logoUri !== "") {
+      writer.uint32(42).string(message.logoUri);
+    }
+    if (message.scope !== "") {
+      writer.uint32(50).string(message.scope);
+    }
+    if (message.createdAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(58).fork()).join();
+    }
+    if (message.softwareId !== "") {
+      writer.uint32(66).string(message.softwareId);
+    }
+    if (message.softwareVersion !== "") {
+      writer.uint32(74).string(message.softwareVersion);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): OAuthClient {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseOAuthClient();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.clientId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.clientName = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.redirectUris.push(reader.string());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.clientUri = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.logoUri = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.scope = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.softwareId = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.softwareVersion = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<OAuthClient>, I>>(base?: I): OAuthClient {
+    return OAuthClient.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<OAuthClient>, I>>(object: I): OAuthClient {
+    const message = createBaseOAuthClient();
+    message.clientId = object.clientId ?? "";
+    message.clientName = object.clientName ?? "";
+    message.redirectUris = object.redirectUris?.map((e) => e) || [];
+    message.clientUri = object.clientUri ?? "";
+    message.logoUri = object.logoUri ?? "";
+    message.scope = object.scope ?? "";
+    message.createdAt = object.createdAt ?? undefined;
+    message.softwareId = object.softwareId ?? "";
+    message.softwareVersion = object.softwareVersion ?? "";
+    return message;
+  },
+};
+
+function createBaseRegisterOAuthClientRequest(): RegisterOAuthClientRequest {
+  return {
+    clientName: "",
+    redirectUris: [],
+    clientUri: "",
+    logoUri: "",
+    scope: "",
+    softwareId: "",
+    softwareVersion: "",
+  };
+}
+
+export const RegisterOAuthClientRequest: MessageFns<RegisterOAuthClientRequest> = {
+  encode(message: RegisterOAuthClientRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.clientName !== "") {
+      writer.uint32(10).string(message.clientName);
+    }
+    for (const v of message.redirectUris) {
+      writer.uint32(18).string(v!);
+    }
+    if (message.clientUri !== "") {
+      writer.uint32(26).string(message.clientUri);
+    }
+    if (message.logoUri !== "") {
+      writer.uint32(34).string(message.logoUri);
+    }
+    if (message.scope !== "") {
+      writer.uint32(42).string(message.scope);
+    }
+    if (message.softwareId !== "") {
+      writer.uint32(50).string(message.softwareId);
+    }
+    if (message.softwareVersion !== "") {
+      writer.uint32(58).string(message.softwareVersion);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RegisterOAuthClientRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRegisterOAuthClientRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.clientName = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.redirectUris.push(reader.string());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.clientUri = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.logoUri = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.scope = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.softwareId = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.softwareVersion = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<RegisterOAuthClientRequest>, I>>(base?: I): RegisterOAuthClientRequest {
+    return RegisterOAuthClientRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RegisterOAuthClientRequest>, I>>(object: I): RegisterOAuthClientRequest {
+    const message = createBaseRegisterOAuthClientRequest();
+    message.clientName = object.clientName ?? "";
+    message.redirectUris = object.redirectUris?.map((e) => e) || [];
+    message.clientUri = object.clientUri ?? "";
+    message.logoUri = object.logoUri ?? "";
+    message.scope = object.scope ?? "";
+    message.softwareId = object.softwareId ?? "";
+    message.softwareVersion = object.softwareVersion ?? "";
+    return message;
+  },
+};
+
+function createBaseRegisterOAuthClientResponse(): RegisterOAuthClientResponse {
+  return { client: undefined };
+}
+
+export const RegisterOAuthClientResponse: MessageFns<RegisterOAuthClientResponse> = {
+  encode(message: RegisterOAuthClientResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.client !== undefined) {
+      OAuthClient.encode(message.client, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RegisterOAuthClientResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRegisterOAuthClientResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.client = OAuthClient.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<RegisterOAuthClientResponse>, I>>(base?: I): RegisterOAuthClientResponse {
+    return RegisterOAuthClientResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RegisterOAuthClientResponse>, I>>(object: I): RegisterOAuthClientResponse {
+    const message = createBaseRegisterOAuthClientResponse();
+    message.client = (object.client !== undefined && object.client !== null)
+      ? OAuthClient.fromPartial(object.client)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseGetOAuthClientRequest(): GetOAuthClientRequest {
+  return { clientId: "" };
+}
+
+export const GetOAuthClientRequest: MessageFns<GetOAuthClientRequest> = {
+  encode(message: GetOAuthClientRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.clientId !== "") {
+      writer.uint32(10).string(message.clientId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetOAuthClientRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetOAuthClientRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.clientId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<GetOAuthClientRequest>, I>>(base?: I): GetOAuthClientRequest {
+    return GetOAuthClientRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetOAuthClientRequest>, I>>(object: I): GetOAuthClientRequest {
+    const message = createBaseGetOAuthClientRequest();
+    message.clientId = object.clientId ?? "";
+    return message;
+  },
+};
+
+function createBaseGetOAuthClientResponse(): GetOAuthClientResponse {
+  return { client: undefined };
+}
+
+export const GetOAuthClientResponse: MessageFns<GetOAuthClientResponse> = {
+  encode(message: GetOAuthClientResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.client !== undefined) {
+      OAuthClient.encode(message.client, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetOAuthClientResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetOAuthClientResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.client = OAuthClient.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<GetOAuthClientResponse>, I>>(base?: I): GetOAuthClientResponse {
+    return GetOAuthClientResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetOAuthClientResponse>, I>>(object: I): GetOAuthClientResponse {
+    const message = createBaseGetOAuthClientResponse();
+    message.client = (object.client !== undefined && object.client !== null)
+      ? OAuthClient.fromPartial(object.client)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseCreateAuthorizationCodeRequest(): CreateAuthorizationCodeRequest {
+  return { userId: "", clientId: "", clientName: "", redirectUri: "", codeChallenge: "", scopes: [], resource: "" };
+}
+
+export const CreateAuthorizationCodeRequest: MessageFns<CreateAuthorizationCodeRequest> = {
+  encode(message: CreateAuthorizationCodeRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.clientId !== "") {
+      writer.uint32(18).string(message.clientId);
+    }
+    if (message.clientName !== "") {
+      writer.uint32(26).string(message.clientName);
+    }
+    if (message.redirectUri !== "") {
+      writer.uint32(34).string(message.redirectUri);
+    }
+    if (message.codeChallenge !== "") {
+      writer.uint32(42).string(message.codeChallenge);
+    }
+    for (const v of message.scopes) {
+      writer.uint32(50).string(v!);
+    }
+    if (message.resource !== "") {
+      writer.uint32(58).string(message.resource);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateAuthorizationCodeRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateAuthorizationCodeRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.clientId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.clientName = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.redirectUri = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.codeChallenge = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.scopes.push(reader.string());
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.resource = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<CreateAuthorizationCodeRequest>, I>>(base?: I): CreateAuthorizationCodeRequest {
+    return CreateAuthorizationCodeRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CreateAuthorizationCodeRequest>, I>>(
+    object: I,
+  ): CreateAuthorizationCodeRequest {
+    const message = createBaseCreateAuthorizationCodeRequest();
+    message.userId = object.userId ?? "";
+    message.clientId = object.clientId ?? "";
+    message.clientName = object.clientName ?? "";
+    message.redirectUri = object.redirectUri ?? "";
+    message.codeChallenge = object.codeChallenge ?? "";
+    message.scopes = object.scopes?.map((e) => e) || [];
+    message.resource = object.resource ?? "";
+    return message;
+  },
+};
+
+function createBaseCreateAuthorizationCodeResponse(): CreateAuthorizationCodeResponse {
+  return { code: "", expiresAt: undefined };
+}
+
+export const CreateAuthorizationCodeResponse: MessageFns<CreateAuthorizationCodeResponse> = {
+  encode(message: CreateAuthorizationCodeResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.code !== "") {
+      writer.uint32(10).string(message.code);
+    }
+    if (message.expiresAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.expiresAt), writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateAuthorizationCodeResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateAuthorizationCodeResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.code = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.expiresAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<CreateAuthorizationCodeResponse>, I>>(base?: I): CreateAuthorizationCodeResponse {
+    return CreateAuthorizationCodeResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CreateAuthorizationCodeResponse>, I>>(
+    object: I,
+  ): CreateAuthorizationCodeResponse {
+    const message = createBaseCreateAuthorizationCodeResponse();
+    message.code = object.code ?? "";
+    message.expiresAt = object.expiresAt ?? undefined;
+    return message;
+  },
+};
+
+function createBaseExchangeAuthorizationCodeRequest(): ExchangeAuthorizationCodeRequest {
+  return { clientId: "", code: "", codeVerifier: "", redirectUri: "", resource: "" };
+}
+
+export const ExchangeAuthorizationCodeRequest: MessageFns<ExchangeAuthorizationCodeRequest> = {
+  encode(message: ExchangeAuthorizationCodeRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.clientId !== "") {
+      writer.uint32(10).string(message.clientId);
+    }
+    if (message.code !== "") {
+      writer.uint32(18).string(message.code);
+    }
+    if (message.codeVerifier !== "") {
+      writer.uint32(26).string(message.codeVerifier);
+    }
+    if (message.redirectUri !== "") {
+      writer.uint32(34).string(message.redirectUri);
+    }
+    if (message.resource !== "") {
+      writer.uint32(42).string(message.resource);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ExchangeAuthorizationCodeRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseExchangeAuthorizationCodeRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.clientId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.code = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.codeVerifier = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.redirectUri = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.resource = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<ExchangeAuthorizationCodeRequest>, I>>(
+    base?: I,
+  ): ExchangeAuthorizationCodeRequest {
+    return ExchangeAuthorizationCodeRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ExchangeAuthorizationCodeRequest>, I>>(
+    object: I,
+  ): ExchangeAuthorizationCodeRequest {
+    const message = createBaseExchangeAuthorizationCodeRequest();
+    message.clientId = object.clientId ?? "";
+    message.code = object.code ?? "";
+    message.codeVerifier = object.codeVerifier ?? "";
+    message.redirectUri = object.redirectUri ?? "";
+    message.resource = object.resource ?? "";
+    return message;
+  },
+};
+
+function createBaseExchangeRefreshTokenRequest(): ExchangeRefreshTokenRequest {
+  return { clientId: "", refreshToken: "", scopes: [], resource: "" };
+}
+
+export const ExchangeRefreshTokenRequest: MessageFns<ExchangeRefreshTokenRequest> = {
+  encode(message: ExchangeRefreshTokenRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.clientId !== "") {
+      writer.uint32(10).string(message.clientId);
+    }
+    if (message.refreshToken !== "") {
+      writer.uint32(18).string(message.refreshToken);
+    }
+    for (const v of message.scopes) {
+      writer.uint32(26).string(v!);
+    }
+    if (message.resource !== "") {
+      writer.uint32(34).string(message.resource);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ExchangeRefreshTokenRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseExchangeRefreshTokenRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.clientId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.refreshToken = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.scopes.push(reader.string());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.resource = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<ExchangeRefreshTokenRequest>, I>>(base?: I): ExchangeRefreshTokenRequest {
+    return ExchangeRefreshTokenRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ExchangeRefreshTokenRequest>, I>>(object: I): ExchangeRefreshTokenRequest {
+    const message = createBaseExchangeRefreshTokenRequest();
+    message.clientId = object.clientId ?? "";
+    message.refreshToken = object.refreshToken ?? "";
+    message.scopes = object.scopes?.map((e) => e) || [];
+    message.resource = object.resource ?? "";
+    return message;
+  },
+};
+
+function createBaseOAuthTokens(): OAuthTokens {
+  return { accessToken: "", refreshToken: "", expiresIn: 0, scopes: [], connectionId: "" };
+}
+
+export const OAuthTokens: MessageFns<OAuthTokens> = {
+  encode(message: OAuthTokens, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.accessToken !== "") {
+      writer.uint32(10).string(message.accessToken);
+    }
+    if (message.refreshToken !== "") {
+      writer.uint32(18).string(message.refreshToken);
+    }
+    if (message.expiresIn !== 0) {
+      writer.uint32(24).int32(message.expiresIn);
+    }
+    for (const v of message.scopes) {
+      writer.uint32(34).string(v!);
+    }
+    if (message.connectionId !== "") {
+      writer.uint32(42).string(message.connectionId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): OAuthTokens {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseOAuthTokens();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.accessToken = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.refreshToken = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.expiresIn = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.scopes.push(reader.string());
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.connectionId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<OAuthTokens>, I>>(base?: I): OAuthTokens {
+    return OAuthTokens.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<OAuthTokens>, I>>(object: I): OAuthTokens {
+    const message = createBaseOAuthTokens();
+    message.accessToken = object.accessToken ?? "";
+    message.refreshToken = object.refreshToken ?? "";
+    message.expiresIn = object.expiresIn ?? 0;
+    message.scopes = object.scopes?.map((e) => e) || [];
+    message.connectionId = object.connectionId ?? "";
+    return message;
+  },
+};
+
+function createBaseExchangeAuthorizationCodeResponse(): ExchangeAuthorizationCodeResponse {
+  return { tokens: undefined };
+}
+
+export const ExchangeAuthorizationCodeResponse: MessageFns<ExchangeAuthorizationCodeResponse> = {
+  encode(message: ExchangeAuthorizationCodeResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.tokens !== undefined) {
+      OAuthTokens.encode(message.tokens, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ExchangeAuthorizationCodeResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseExchangeAuthorizationCodeResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.tokens = OAuthTokens.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<ExchangeAuthorizationCodeResponse>, I>>(
+    base?: I,
+  ): ExchangeAuthorizationCodeResponse {
+    return ExchangeAuthorizationCodeResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ExchangeAuthorizationCodeResponse>, I>>(
+    object: I,
+  ): ExchangeAuthorizationCodeResponse {
+    const message = createBaseExchangeAuthorizationCodeResponse();
+    message.tokens = (object.tokens !== undefined && object.tokens !== null)
+      ? OAuthTokens.fromPartial(object.tokens)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseExchangeRefreshTokenResponse(): ExchangeRefreshTokenResponse {
+  return { tokens: undefined };
+}
+
+export const ExchangeRefreshTokenResponse: MessageFns<ExchangeRefreshTokenResponse> = {
+  encode(message: ExchangeRefreshTokenResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.tokens !== undefined) {
+      OAuthTokens.encode(message.tokens, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ExchangeRefreshTokenResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseExchangeRefreshTokenResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.tokens = OAuthTokens.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<ExchangeRefreshTokenResponse>, I>>(base?: I): ExchangeRefreshTokenResponse {
+    return ExchangeRefreshTokenResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ExchangeRefreshTokenResponse>, I>>(object: I): ExchangeRefreshTokenResponse {
+    const message = createBaseExchangeRefreshTokenResponse();
+    message.tokens = (object.tokens !== undefined && object.tokens !== null)
+      ? OAuthTokens.fromPartial(object.tokens)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseRevokeOAuthTokenRequest(): RevokeOAuthTokenRequest {
+  return { clientId: "", token: "" };
+}
+
+export const RevokeOAuthTokenRequest: MessageFns<RevokeOAuthTokenRequest> = {
+  encode(message: RevokeOAuthTokenRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.clientId !== "") {
+      writer.uint32(10).string(message.clientId);
+    }
+    if (message.token !== "") {
+      writer.uint32(18).string(message.token);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RevokeOAuthTokenRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRevokeOAuthTokenRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.clientId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.token = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<RevokeOAuthTokenRequest>, I>>(base?: I): RevokeOAuthTokenRequest {
+    return RevokeOAuthTokenRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RevokeOAuthTokenRequest>, I>>(object: I): RevokeOAuthTokenRequest {
+    const message = createBaseRevokeOAuthTokenRequest();
+    message.clientId = object.clientId ?? "";
+    message.token = object.token ?? "";
+    return message;
+  },
+};
+
+function createBaseRevokeOAuthTokenResponse(): RevokeOAuthTokenResponse {
+  return {};
+}
+
+export const RevokeOAuthTokenResponse: MessageFns<RevokeOAuthTokenResponse> = {
+  encode(_: RevokeOAuthTokenResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RevokeOAuthTokenResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRevokeOAuthTokenResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<RevokeOAuthTokenResponse>, I>>(base?: I): RevokeOAuthTokenResponse {
+    return RevokeOAuthTokenResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RevokeOAuthTokenResponse>, I>>(_: I): RevokeOAuthTokenResponse {
+    const message = createBaseRevokeOAuthTokenResponse();
+    return message;
+  },
+};
+
+function createBaseOAuthConnection(): OAuthConnection {
+  return {
+    id: "",
+    userId: "",
+    clientId: "",
+    clientName: "",
+    scopes: [],
+    resource: "",
+    createdAt: undefined,
+    lastUsedAt: undefined,
+    revokedAt: undefined,
+  };
+}
+
+export const OAuthConnection: MessageFns<OAuthConnection> = {
+  encode(message: OAuthConnection, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.userId !== "") {
+      writer.uint32(18).string(message.userId);
+    }
+    if (message.clientId !== "") {
+      writer.uint32(26).string(message.clientId);
+    }
+    if (message.clientName !== "") {
+      writer.uint32(34).string(message.clientName);
+    }
+    for (const v of message.scopes) {
+      writer.uint32(42).string(v!);
+    }
+    if (message.resource !== "") {
+      writer.uint32(50).string(message.resource);
+    }
+    if (message.createdAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(58).fork()).join();
+    }
+    if (message.lastUsedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.lastUsedAt), writer.uint32(66).fork()).join();
+    }
+    if (message.revokedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.revokedAt), writer.uint32(74).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): OAuthConnection {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseOAuthConnection();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.clientId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.clientName = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.scopes.push(reader.string());
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.resource = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.lastUsedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.revokedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<OAuthConnection>, I>>(base?: I): OAuthConnection {
+    return OAuthConnection.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<OAuthConnection>, I>>(object: I): OAuthConnection {
+    const message = createBaseOAuthConnection();
+    message.id = object.id ?? "";
+    message.userId = object.userId ?? "";
+    message.clientId = object.clientId ?? "";
+    message.clientName = object.clientName ?? "";
+    message.scopes = object.scopes?.map((e) => e) || [];
+    message.resource = object.resource ?? "";
+    message.createdAt = object.createdAt ?? undefined;
+    message.lastUsedAt = object.lastUsedAt ?? undefined;
+    message.revokedAt = object.revokedAt ?? undefined;
+    return message;
+  },
+};
+
+function createBaseListOAuthConnectionsRequest(): ListOAuthConnectionsRequest {
+  return { userId: "" };
+}
+
+export const ListOAuthConnectionsRequest: MessageFns<ListOAuthConnectionsRequest> = {
+  encode(message: ListOAuthConnectionsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListOAuthConnectionsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListOAuthConnectionsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<ListOAuthConnectionsRequest>, I>>(base?: I): ListOAuthConnectionsRequest {
+    return ListOAuthConnectionsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListOAuthConnectionsRequest>, I>>(object: I): ListOAuthConnectionsRequest {
+    const message = createBaseListOAuthConnectionsRequest();
+    message.userId = object.userId ?? "";
+    return message;
+  },
+};
+
+function createBaseListOAuthConnectionsResponse(): ListOAuthConnectionsResponse {
+  return { connections: [] };
+}
+
+export const ListOAuthConnectionsResponse: MessageFns<ListOAuthConnectionsResponse> = {
+  encode(message: ListOAuthConnectionsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.connections) {
+      OAuthConnection.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListOAuthConnectionsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListOAuthConnectionsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.connections.push(OAuthConnection.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<ListOAuthConnectionsResponse>, I>>(base?: I): ListOAuthConnectionsResponse {
+    return ListOAuthConnectionsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListOAuthConnectionsResponse>, I>>(object: I): ListOAuthConnectionsResponse {
+    const message = createBaseListOAuthConnectionsResponse();
+    message.connections = object.connections?.map((e) => OAuthConnection.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseRevokeOAuthConnectionRequest(): RevokeOAuthConnectionRequest {
+  return { connectionId: "", userId: "" };
+}
+
+export const RevokeOAuthConnectionRequest: MessageFns<RevokeOAuthConnectionRequest> = {
+  encode(message: RevokeOAuthConnectionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.connectionId !== "") {
+      writer.uint32(10).string(message.connectionId);
+    }
+    if (message.userId !== "") {
+      writer.uint32(18).string(message.userId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RevokeOAuthConnectionRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRevokeOAuthConnectionRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.connectionId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<RevokeOAuthConnectionRequest>, I>>(base?: I): RevokeOAuthConnectionRequest {
+    return RevokeOAuthConnectionRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RevokeOAuthConnectionRequest>, I>>(object: I): RevokeOAuthConnectionRequest {
+    const message = createBaseRevokeOAuthConnectionRequest();
+    message.connectionId = object.connectionId ?? "";
+    message.userId = object.userId ?? "";
+    return message;
+  },
+};
+
+function createBaseRevokeOAuthConnectionResponse(): RevokeOAuthConnectionResponse {
+  return { connection: undefined };
+}
+
+export const RevokeOAuthConnectionResponse: MessageFns<RevokeOAuthConnectionResponse> = {
+  encode(message: RevokeOAuthConnectionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.connection !== undefined) {
+      OAuthConnection.encode(message.connection, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RevokeOAuthConnectionResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRevokeOAuthConnectionResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.connection = OAuthConnection.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<RevokeOAuthConnectionResponse>, I>>(base?: I): RevokeOAuthConnectionResponse {
+    return RevokeOAuthConnectionResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RevokeOAuthConnectionResponse>, I>>(
+    object: I,
+  ): RevokeOAuthConnectionResponse {
+    const message = createBaseRevokeOAuthConnectionResponse();
+    message.connection = (object.connection !== undefined && object.connection !== null)
+      ? OAuthConnection.fromPartial(object.connection)
+      : undefined;
+    return message;
+  },
+};
+
 /**
  * AuthService owns users and API keys. VerifyKey is on the hot path of every public call;
  * the other RPCs are internal (the app's Settings → Developer page and the admin CLI) and are
@@ -2077,6 +3867,123 @@ export const AuthServiceService = {
     responseSerialize: (value: EndSessionResponse): Buffer => Buffer.from(EndSessionResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): EndSessionResponse => EndSessionResponse.decode(value),
   },
+  /**
+   * OAuth 2.1 for MCP clients (docs/oauth.md). The app's authorization server endpoints are the
+   * only caller; auth stores clients, codes and tokens (hashes only) and decides every grant.
+   * RegisterOAuthClient registers a client by Dynamic Client Registration (RFC 7591). Every
+   * client is public (token_endpoint_auth_method "none"): PKCE binds its codes.
+   */
+  registerOAuthClient: {
+    path: "/murmur.auth.v1.AuthService/RegisterOAuthClient" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RegisterOAuthClientRequest): Buffer =>
+      Buffer.from(RegisterOAuthClientRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RegisterOAuthClientRequest => RegisterOAuthClientRequest.decode(value),
+    responseSerialize: (value: RegisterOAuthClientResponse): Buffer =>
+      Buffer.from(RegisterOAuthClientResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RegisterOAuthClientResponse => RegisterOAuthClientResponse.decode(value),
+  },
+  /** GetOAuthClient answers a registered client; unknown → not_found. */
+  getOAuthClient: {
+    path: "/murmur.auth.v1.AuthService/GetOAuthClient" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetOAuthClientRequest): Buffer =>
+      Buffer.from(GetOAuthClientRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetOAuthClientRequest => GetOAuthClientRequest.decode(value),
+    responseSerialize: (value: GetOAuthClientResponse): Buffer =>
+      Buffer.from(GetOAuthClientResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetOAuthClientResponse => GetOAuthClientResponse.decode(value),
+  },
+  /**
+   * CreateAuthorizationCode records a user's consent and answers a one-time code (5 minutes),
+   * bound to the client, redirect URI, PKCE S256 challenge, scopes and resource.
+   */
+  createAuthorizationCode: {
+    path: "/murmur.auth.v1.AuthService/CreateAuthorizationCode" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CreateAuthorizationCodeRequest): Buffer =>
+      Buffer.from(CreateAuthorizationCodeRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CreateAuthorizationCodeRequest => CreateAuthorizationCodeRequest.decode(value),
+    responseSerialize: (value: CreateAuthorizationCodeResponse): Buffer =>
+      Buffer.from(CreateAuthorizationCodeResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CreateAuthorizationCodeResponse =>
+      CreateAuthorizationCodeResponse.decode(value),
+  },
+  /**
+   * ExchangeAuthorizationCode redeems a code once (PKCE S256 checked here) for an access token
+   * and a refresh token, opening a connection. A code redeemed twice revokes that connection.
+   * Refusals are invalid_grant (with the reason in the message).
+   */
+  exchangeAuthorizationCode: {
+    path: "/murmur.auth.v1.AuthService/ExchangeAuthorizationCode" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ExchangeAuthorizationCodeRequest): Buffer =>
+      Buffer.from(ExchangeAuthorizationCodeRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ExchangeAuthorizationCodeRequest =>
+      ExchangeAuthorizationCodeRequest.decode(value),
+    responseSerialize: (value: ExchangeAuthorizationCodeResponse): Buffer =>
+      Buffer.from(ExchangeAuthorizationCodeResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ExchangeAuthorizationCodeResponse =>
+      ExchangeAuthorizationCodeResponse.decode(value),
+  },
+  /**
+   * ExchangeRefreshToken rotates a refresh token: the presented one is spent, a new pair is
+   * issued. A spent refresh token presented again revokes its whole connection (reuse detection).
+   */
+  exchangeRefreshToken: {
+    path: "/murmur.auth.v1.AuthService/ExchangeRefreshToken" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ExchangeRefreshTokenRequest): Buffer =>
+      Buffer.from(ExchangeRefreshTokenRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ExchangeRefreshTokenRequest => ExchangeRefreshTokenRequest.decode(value),
+    responseSerialize: (value: ExchangeRefreshTokenResponse): Buffer =>
+      Buffer.from(ExchangeRefreshTokenResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ExchangeRefreshTokenResponse => ExchangeRefreshTokenResponse.decode(value),
+  },
+  /**
+   * RevokeOAuthToken (RFC 7009): a refresh token revokes its connection, an access token
+   * itself. Unknown tokens or another client's tokens are a no-op, as the RFC asks.
+   */
+  revokeOAuthToken: {
+    path: "/murmur.auth.v1.AuthService/RevokeOAuthToken" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RevokeOAuthTokenRequest): Buffer =>
+      Buffer.from(RevokeOAuthTokenRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RevokeOAuthTokenRequest => RevokeOAuthTokenRequest.decode(value),
+    responseSerialize: (value: RevokeOAuthTokenResponse): Buffer =>
+      Buffer.from(RevokeOAuthTokenResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RevokeOAuthTokenResponse => RevokeOAuthTokenResponse.decode(value),
+  },
+  /** ListOAuthConnections lists a user's live (unrevoked) connections, newest first. */
+  listOAuthConnections: {
+    path: "/murmur.auth.v1.AuthService/ListOAuthConnections" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListOAuthConnectionsRequest): Buffer =>
+      Buffer.from(ListOAuthConnectionsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListOAuthConnectionsRequest => ListOAuthConnectionsRequest.decode(value),
+    responseSerialize: (value: ListOAuthConnectionsResponse): Buffer =>
+      Buffer.from(ListOAuthConnectionsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListOAuthConnectionsResponse => ListOAuthConnectionsResponse.decode(value),
+  },
+  /** RevokeOAuthConnection revokes a user's connection: its tokens fail on the very next call. */
+  revokeOAuthConnection: {
+    path: "/murmur.auth.v1.AuthService/RevokeOAuthConnection" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RevokeOAuthConnectionRequest): Buffer =>
+      Buffer.from(RevokeOAuthConnectionRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RevokeOAuthConnectionRequest => RevokeOAuthConnectionRequest.decode(value),
+    responseSerialize: (value: RevokeOAuthConnectionResponse): Buffer =>
+      Buffer.from(RevokeOAuthConnectionResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RevokeOAuthConnectionResponse => RevokeOAuthConnectionResponse.decode(value),
+  },
 } as const;
 
 export interface AuthServiceServer extends UntypedServiceImplementation {
@@ -2112,6 +4019,40 @@ export interface AuthServiceServer extends UntypedServiceImplementation {
   getSession: handleUnaryCall<GetSessionRequest, GetSessionResponse>;
   /** EndSession signs a session out; ending an ended or unknown session is a no-op. */
   endSession: handleUnaryCall<EndSessionRequest, EndSessionResponse>;
+  /**
+   * OAuth 2.1 for MCP clients (docs/oauth.md). The app's authorization server endpoints are the
+   * only caller; auth stores clients, codes and tokens (hashes only) and decides every grant.
+   * RegisterOAuthClient registers a client by Dynamic Client Registration (RFC 7591). Every
+   * client is public (token_endpoint_auth_method "none"): PKCE binds its codes.
+   */
+  registerOAuthClient: handleUnaryCall<RegisterOAuthClientRequest, RegisterOAuthClientResponse>;
+  /** GetOAuthClient answers a registered client; unknown → not_found. */
+  getOAuthClient: handleUnaryCall<GetOAuthClientRequest, GetOAuthClientResponse>;
+  /**
+   * CreateAuthorizationCode records a user's consent and answers a one-time code (5 minutes),
+   * bound to the client, redirect URI, PKCE S256 challenge, scopes and resource.
+   */
+  createAuthorizationCode: handleUnaryCall<CreateAuthorizationCodeRequest, CreateAuthorizationCodeResponse>;
+  /**
+   * ExchangeAuthorizationCode redeems a code once (PKCE S256 checked here) for an access token
+   * and a refresh token, opening a connection. A code redeemed twice revokes that connection.
+   * Refusals are invalid_grant (with the reason in the message).
+   */
+  exchangeAuthorizationCode: handleUnaryCall<ExchangeAuthorizationCodeRequest, ExchangeAuthorizationCodeResponse>;
+  /**
+   * ExchangeRefreshToken rotates a refresh token: the presented one is spent, a new pair is
+   * issued. A spent refresh token presented again revokes its whole connection (reuse detection).
+   */
+  exchangeRefreshToken: handleUnaryCall<ExchangeRefreshTokenRequest, ExchangeRefreshTokenResponse>;
+  /**
+   * RevokeOAuthToken (RFC 7009): a refresh token revokes its connection, an access token
+   * itself. Unknown tokens or another client's tokens are a no-op, as the RFC asks.
+   */
+  revokeOAuthToken: handleUnaryCall<RevokeOAuthTokenRequest, RevokeOAuthTokenResponse>;
+  /** ListOAuthConnections lists a user's live (unrevoked) connections, newest first. */
+  listOAuthConnections: handleUnaryCall<ListOAuthConnectionsRequest, ListOAuthConnectionsResponse>;
+  /** RevokeOAuthConnection revokes a user's connection: its tokens fail on the very next call. */
+  revokeOAuthConnection: handleUnaryCall<RevokeOAuthConnectionRequest, RevokeOAuthConnectionResponse>;
 }
 
 export interface AuthServiceClient extends Client {
@@ -2300,6 +4241,152 @@ export interface AuthServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: EndSessionResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * OAuth 2.1 for MCP clients (docs/oauth.md). The app's authorization server endpoints are the
+   * only caller; auth stores clients, codes and tokens (hashes only) and decides every grant.
+   * RegisterOAuthClient registers a client by Dynamic Client Registration (RFC 7591). Every
+   * client is public (token_endpoint_auth_method "none"): PKCE binds its codes.
+   */
+  registerOAuthClient(
+    request: RegisterOAuthClientRequest,
+    callback: (error: ServiceError | null, response: RegisterOAuthClientResponse) => void,
+  ): ClientUnaryCall;
+  registerOAuthClient(
+    request: RegisterOAuthClientRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RegisterOAuthClientResponse) => void,
+  ): ClientUnaryCall;
+  registerOAuthClient(
+    request: RegisterOAuthClientRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RegisterOAuthClientResponse) => void,
+  ): ClientUnaryCall;
+  /** GetOAuthClient answers a registered client; unknown → not_found. */
+  getOAuthClient(
+    request: GetOAuthClientRequest,
+    callback: (error: ServiceError | null, response: GetOAuthClientResponse) => void,
+  ): ClientUnaryCall;
+  getOAuthClient(
+    request: GetOAuthClientRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetOAuthClientResponse) => void,
+  ): ClientUnaryCall;
+  getOAuthClient(
+    request: GetOAuthClientRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetOAuthClientResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * CreateAuthorizationCode records a user's consent and answers a one-time code (5 minutes),
+   * bound to the client, redirect URI, PKCE S256 challenge, scopes and resource.
+   */
+  createAuthorizationCode(
+    request: CreateAuthorizationCodeRequest,
+    callback: (error: ServiceError | null, response: CreateAuthorizationCodeResponse) => void,
+  ): ClientUnaryCall;
+  createAuthorizationCode(
+    request: CreateAuthorizationCodeRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CreateAuthorizationCodeResponse) => void,
+  ): ClientUnaryCall;
+  createAuthorizationCode(
+    request: CreateAuthorizationCodeRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CreateAuthorizationCodeResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * ExchangeAuthorizationCode redeems a code once (PKCE S256 checked here) for an access token
+   * and a refresh token, opening a connection. A code redeemed twice revokes that connection.
+   * Refusals are invalid_grant (with the reason in the message).
+   */
+  exchangeAuthorizationCode(
+    request: ExchangeAuthorizationCodeRequest,
+    callback: (error: ServiceError | null, response: ExchangeAuthorizationCodeResponse) => void,
+  ): ClientUnaryCall;
+  exchangeAuthorizationCode(
+    request: ExchangeAuthorizationCodeRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ExchangeAuthorizationCodeResponse) => void,
+  ): ClientUnaryCall;
+  exchangeAuthorizationCode(
+    request: ExchangeAuthorizationCodeRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ExchangeAuthorizationCodeResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * ExchangeRefreshToken rotates a refresh token: the presented one is spent, a new pair is
+   * issued. A spent refresh token presented again revokes its whole connection (reuse detection).
+   */
+  exchangeRefreshToken(
+    request: ExchangeRefreshTokenRequest,
+    callback: (error: ServiceError | null, response: ExchangeRefreshTokenResponse) => void,
+  ): ClientUnaryCall;
+  exchangeRefreshToken(
+    request: ExchangeRefreshTokenRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ExchangeRefreshTokenResponse) => void,
+  ): ClientUnaryCall;
+  exchangeRefreshToken(
+    request: ExchangeRefreshTokenRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ExchangeRefreshTokenResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * RevokeOAuthToken (RFC 7009): a refresh token revokes its connection, an access token
+   * itself. Unknown tokens or another client's tokens are a no-op, as the RFC asks.
+   */
+  revokeOAuthToken(
+    request: RevokeOAuthTokenRequest,
+    callback: (error: ServiceError | null, response: RevokeOAuthTokenResponse) => void,
+  ): ClientUnaryCall;
+  revokeOAuthToken(
+    request: RevokeOAuthTokenRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RevokeOAuthTokenResponse) => void,
+  ): ClientUnaryCall;
+  revokeOAuthToken(
+    request: RevokeOAuthTokenRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RevokeOAuthTokenResponse) => void,
+  ): ClientUnaryCall;
+  /** ListOAuthConnections lists a user's live (unrevoked) connections, newest first. */
+  listOAuthConnections(
+    request: ListOAuthConnectionsRequest,
+    callback: (error: ServiceError | null, response: ListOAuthConnectionsResponse) => void,
+  ): ClientUnaryCall;
+  listOAuthConnections(
+    request: ListOAuthConnectionsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListOAuthConnectionsResponse) => void,
+  ): ClientUnaryCall;
+  listOAuthConnections(
+    request: ListOAuthConnectionsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListOAuthConnectionsResponse) => void,
+  ): ClientUnaryCall;
+  /** RevokeOAuthConnection revokes a user's connection: its tokens fail on the very next call. */
+  revokeOAuthConnection(
+    request: RevokeOAuthConnectionRequest,
+    callback: (error: ServiceError | null, response: RevokeOAuthConnectionResponse) => void,
+  ): ClientUnaryCall;
+  revokeOAuthConnection(
+    request: RevokeOAuthConnectionRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RevokeOAuthConnectionResponse) => void,
+  ): ClientUnaryCall;
+  revokeOAuthConnection(
+    request: RevokeOAuthConnectionRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RevokeOAuthConnectionResponse) => void,
   ): ClientUnaryCall;
 }
 

@@ -1,0 +1,79 @@
+/**
+ * The rules of Murmur's OAuth 2.1 for MCP clients, in one place (docs/oauth.md): token shapes,
+ * lifetimes, scopes and which tool needs which scope, and the URLs the resource server and the
+ * authorization server publish. Auth (issuing, verifying), the app (authorization server
+ * endpoints, consent, Connected apps) and the gateway (protected resource) all read them here.
+ */
+
+/** What an OAuth token may do. API keys may do everything. */
+export const OAUTH_SCOPES = ['read', 'ai'] as const;
+export type OAuthScope = (typeof OAUTH_SCOPES)[number];
+
+/** What each scope means, for the consent screen and the metadata documents. */
+export const OAUTH_SCOPE_DESCRIPTIONS: Readonly<Record<OAuthScope, string>> = {
+  read: 'Read your profile, plan, usage, recordings, Thought Threads, folders and knowledge bases',
+  ai: 'Transcribe audio and convert transcripts, spending your AI Credits',
+};
+
+export function isOAuthScope(s: string): s is OAuthScope {
+  return (OAUTH_SCOPES as readonly string[]).includes(s);
+}
+
+/** The scope an MCP tool needs: the two AI tools need `ai`, the read tools `read`. */
+export function scopeForTool(tool: string): OAuthScope {
+  return tool === 'transcribe' || tool === 'convert' ? 'ai' : 'read';
+}
+
+/** "mat_" + 32 random bytes in unpadded base64url: an access token. */
+export const ACCESS_TOKEN_PATTERN = /^mat_[A-Za-z0-9_-]{43}$/;
+/** "mrt_" + 32 random bytes in unpadded base64url: a refresh token. */
+export const REFRESH_TOKEN_PATTERN = /^mrt_[A-Za-z0-9_-]{43}$/;
+/** "mac_" + 32 random bytes in unpadded base64url: an authorization code. */
+export const AUTHORIZATION_CODE_PATTERN = /^mac_[A-Za-z0-9_-]{43}$/;
+/** A PKCE S256 challenge: base64url of a SHA-256, unpadded. */
+export const CODE_CHALLENGE_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+/** A PKCE code verifier (RFC 7636 §4.1). */
+export const CODE_VERIFIER_PATTERN = /^[A-Za-z0-9._~-]{43,128}$/;
+
+const MINUTE_S = 60;
+/** An access token's lifetime: short, since only its hash is stored and each use is checked. */
+export const ACCESS_TOKEN_TTL_S = 60 * MINUTE_S;
+/** A refresh token's lifetime; each use spends it and issues the next. */
+export const REFRESH_TOKEN_TTL_S = 30 * 24 * 60 * MINUTE_S;
+/**
+ * How long a just-spent refresh token may be presented again by the same client without being
+ * treated as stolen. Clients refresh from every request that met a 401, so parallel requests
+ * present the same token at once (the MCP SDK does); within this window each gets a new pair of
+ * its own. After it, presenting a spent token revokes the connection (reuse detection). The
+ * window is short enough that a thief racing the client still has to win within seconds of the
+ * client's own refresh.
+ */
+export const REFRESH_REUSE_GRACE_S = 30;
+/** An authorization code's lifetime (RFC 6749 §4.1.2 recommends at most 10 minutes). */
+export const AUTHORIZATION_CODE_TTL_S = 5 * MINUTE_S;
+
+/** The MCP server's resource identifier (RFC 8707/9728): the public API origin + "/mcp". */
+export function mcpResourceUrl(publicApiUrl: string): string {
+  return `${publicApiUrl.replace(/\/+$/, '')}/mcp`;
+}
+
+/** Where the MCP server's Protected Resource Metadata is served (RFC 9728 §3.1: path-suffixed form). */
+export function protectedResourceMetadataUrl(publicApiUrl: string): string {
+  return `${publicApiUrl.replace(/\/+$/, '')}/.well-known/oauth-protected-resource/mcp`;
+}
+
+/**
+ * Resource identifiers compare after URL normalisation (scheme and host lower-cased, default
+ * port dropped, no trailing slash), so "HTTPS://Api.Example/mcp/" names the same resource.
+ * Anything that does not parse, or carries a fragment, names none (null).
+ */
+export function normalizeResource(resource: string): string | null {
+  let u: URL;
+  try {
+    u = new URL(resource);
+  } catch {
+    return null;
+  }
+  if (u.hash !== '' || (u.protocol !== 'https:' && u.protocol !== 'http:')) return null;
+  return `${u.protocol}//${u.host}${u.pathname.replace(/\/+$/, '')}${u.search}`;
+}
