@@ -240,7 +240,7 @@ export class ConversionService {
       }
       if (!replay) {
         try {
-          await this.opts.billing.commit({ reservationId: reservation.id, userId, credits: reservation.credits, usageSeconds: 0 });
+          await this.commit(userId, reservation.id, reservation.credits, signal);
         } catch (err) {
           // Not charged: the hold is released here or expires on its own.
           await this.release(userId, reservation.id, 'commit failed');
@@ -310,6 +310,29 @@ export class ConversionService {
   }
 
   /** Best effort: a release that fails leaves a hold that billing expires by itself. */
+  /**
+   * Charges a finished conversion. A commit that fails as service_unavailable may still have
+   * landed (billing's database went away between its COMMIT and the answer), so it is retried —
+   * billing's commit is idempotent — for up to half the hold's lease, while the lease keeps the
+   * hold alive, and while the caller waits: once billing answers, the caller gets the artifact and
+   * is charged exactly once.
+   * Only after that is the conversion refused as unavailable and its hold released, so a 503
+   * never comes with a charge unless billing stayed unreachable longer than that.
+   */
+  private async commit(userId: string, reservationId: string, credits: number, signal: AbortSignal): Promise<void> {
+    const deadline = Date.now() + (this.leaseSeconds * 1000) / 2;
+    for (let pause = 200; ; pause = Math.min(pause * 2, 2_000)) {
+      try {
+        await this.opts.billing.commit({ reservationId, userId, credits, usageSeconds: 0 });
+        return;
+      } catch (err) {
+        if (!(err instanceof MurmurError && err.code === 'service_unavailable') || signal.aborted || Date.now() + pause >= deadline) throw err;
+        this.opts.log.warn({ reservation_id: reservationId, err: err.message }, 'commit failed; retrying (it is idempotent)');
+        await new Promise((resolve) => setTimeout(resolve, pause));
+      }
+    }
+  }
+
   private async release(userId: string, reservationId: string, reason: string): Promise<void> {
     try {
       await this.opts.billing.release({ reservationId, userId, reason });
