@@ -75,5 +75,6 @@ describe('webhooks through a restart', () => {
     expect(arrivals.map((a) => a.headers['webhook-id'])).toEqual([first.webhook.id, first.webhook.id]);
     const event = new Webhook(secret).verify(arrivals[1]!.body, arrivals[1]!.headers) as Json;
     expect(event).toMatchObject({ type: 'transcription.completed', data: { id, status: 'completed' } });
-  });
+    // Two stack starts, one transcription and a 20 s retry wait: slow machines need more than jest's default.
+  }, 420_000);
 });
