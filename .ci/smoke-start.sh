@@ -73,6 +73,6 @@ done
 echo "POST /api/v1/transcriptions → $id, $status"
 [ "$status" = completed ] || { tail -50 "$log"; exit 1; }
 echo "MCP conformance suite (server scenarios) against /mcp:"
-MURMUR_BASE_URL="http://localhost:$port" MURMUR_API_KEY="$key" npm run --silent mcp:conformance > "$data/conformance.log" 2>&1 || { cat "$data/conformance.log"; exit 1; }
-grep -E '^(✓|✗)|Baseline check' "$data/conformance.log" || true
+MURMUR_BASE_URL="http://localhost:$port" MURMUR_API_KEY="$key" MURMUR_APP_URL="http://localhost:$APP_PORT" npm run --silent mcp:conformance > "$data/conformance.log" 2>&1 || { cat "$data/conformance.log"; exit 1; }
+grep -E '^(✓|✗|### |Passed: )|Baseline check' "$data/conformance.log" || true
 echo "smoke: ok"

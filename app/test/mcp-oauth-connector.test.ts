@@ -5,12 +5,13 @@
  * signed in), exchanges the code and calls the tools as that person — with the same isolation
  * as API keys (a two-user matrix run with OAuth tokens), scopes enforced per tool (403
  * insufficient_scope), the token refused on REST (another resource), an expired access token
- * refreshed by the SDK, and a revoked connection refused on its next call. API keys keep working.
+ * refreshed by the SDK, and a revoked connection refused on its next call. API keys keep working,
+ * and the same tokens work on the current revision (2026-07-28) through the v2 SDK line's client.
  */
 import type { BrowserContext, Page } from 'playwright-core';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { seedLibrary } from '../src/seed/seed-library';
-import { callTool } from '../../gateway/test/support/mcp-client';
+import { callTool, connectMcpAt } from '../../gateway/test/support/mcp-client';
 import { startSystem, type TestSystem } from '../../gateway/test/support/system';
 import { signInLink } from '../src/web/config';
 import { startApp, type TestApp } from './support/app-browser';
@@ -117,6 +118,14 @@ describe('MCP by URL with OAuth (SDK client, consent in Chromium)', () => {
     const after = (await callTool(client, 'get_usage')).data;
     expect(after.counters.credits_used).toBeGreaterThan(before.counters.credits_used);
     await client.close();
+
+    // The same access token on the current revision (2026-07-28, the v2 SDK line's client).
+    const current = await connectMcpAt('2026-07-28', sys.baseUrl, provider.saved!.access_token);
+    expect(current.getNegotiatedProtocolVersion?.()).toBe('2026-07-28');
+    const again = await current.callTool({ name: 'list_recordings', arguments: { limit: 10 } });
+    expect((again.structuredContent as Json).data.map((r: Json) => r.id)).toEqual(recordings.map((r) => r.id));
+    expect((again.content as Json[]).filter((c) => c.type === 'resource_link').map((l) => l.uri)).toEqual(links.map((l) => l.uri));
+    await current.close();
   });
 
   it('keeps two users apart exactly as keys do (the isolation matrix with OAuth tokens)', async () => {

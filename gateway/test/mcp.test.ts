@@ -1,25 +1,25 @@
 /**
- * The MCP server over real HTTP with the SDK's Client: tools and their schemas, the read tools
- * against seeded data, tenancy, errors as isError results with contract codes, and the HTTP
- * rules before JSON-RPC (401, 403 Origin, 405, batches).
+ * The MCP server over real HTTP with the SDK's Clients, on each protocol revision it serves
+ * (2025-11-25 through the v1 SDK line's client, 2026-07-28 through the v2 line's): tools and
+ * their schemas, the read tools against seeded data, tenancy, errors as isError results with
+ * contract codes; and the HTTP rules before JSON-RPC (401, 403 Origin, 405, batches).
  */
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { seedLibrary } from '@murmur/app';
-import { callTool as call, connectMcp, type Structured } from './support/mcp-client';
+import { callTool as call, connectMcpAt, MCP_REVISIONS, type McpClient, type Structured } from './support/mcp-client';
 import { startSystem, type TestSystem } from './support/system';
 
-describe('MCP server', () => {
+describe.each(MCP_REVISIONS)('MCP server on %s', (revision) => {
   let sys: TestSystem;
   let alice: { id: string; key: string };
   let bob: { id: string; key: string };
-  let client: Client;
+  let client: McpClient;
 
-  const connect = (key: string) => connectMcp(sys.baseUrl, key);
+  const connect = (key: string) => connectMcpAt(revision, sys.baseUrl, key);
 
   beforeAll(async () => {
     sys = await startSystem();
-    const a = await sys.newUser('mcp-alice@example.com');
-    const b = await sys.newUser('mcp-bob@example.com');
+    const a = await sys.newUser(`mcp-alice-${revision}@example.com`);
+    const b = await sys.newUser(`mcp-bob-${revision}@example.com`);
     alice = { id: a.user.id, key: a.key };
     bob = { id: b.user.id, key: b.key };
     await seedLibrary(sys.admin.library, alice.id, { recordings: 12, seed: 5 });
@@ -31,12 +31,17 @@ describe('MCP server', () => {
     await sys.stop();
   });
 
-  it('lists the eight tools with input and output schemas and explicit annotations', async () => {
+  it('speaks the revision its client asked for', () => {
+    expect(client.getNegotiatedProtocolVersion?.() ?? '2025-11-25').toBe(revision);
+  });
+
+  it('lists the eight tools with titles, input and output schemas and explicit annotations', async () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(
       ['convert', 'get_recording', 'get_thought_thread', 'get_usage', 'list_folders', 'list_recordings', 'list_thought_threads', 'transcribe'].sort(),
     );
     for (const tool of tools) {
+      expect(tool.title).toEqual(expect.any(String));
       expect(tool.description!.length).toBeGreaterThan(40);
       expect(tool.inputSchema.type).toBe('object');
       expect(tool.outputSchema?.type).toBe('object');
@@ -105,53 +110,62 @@ describe('MCP server', () => {
     expect(res.isError).toBe(true);
     expect(res.data.error.code).toBe('invalid_request');
   });
+});
 
-  describe('HTTP rules before JSON-RPC', () => {
-    const initialize = JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
-    });
-    const post = (headers: Record<string, string>, body = initialize) =>
-      fetch(`${sys.baseUrl}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body });
+describe('MCP HTTP rules before JSON-RPC', () => {
+  let sys: TestSystem;
+  let alice: { id: string; key: string };
+  beforeAll(async () => {
+    sys = await startSystem();
+    const a = await sys.newUser('mcp-http-alice@example.com');
+    alice = { id: a.user.id, key: a.key };
+  });
+  afterAll(async () => sys?.stop());
 
-    it.each([
-      ['no key', {}, 'missing_api_key', 'Bearer realm="murmur"'],
-      ['a malformed key', { authorization: 'Bearer nope' }, 'invalid_api_key', 'Bearer realm="murmur", error="invalid_token"'],
-      ['an unknown key', { authorization: `Bearer svc_${'0'.repeat(64)}` }, 'invalid_api_key', 'Bearer realm="murmur", error="invalid_token"'],
-    ])('answers %s with 401 and the contract body', async (_n, headers, code, challenge) => {
-      const res = await post(headers);
-      expect(res.status).toBe(401);
-      expect(res.headers.get('www-authenticate')).toBe(challenge);
-      expect(((await res.json()) as Structured).error.code).toBe(code);
-    });
+  const initialize = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+  });
+  const post = (headers: Record<string, string>, body = initialize) =>
+    fetch(`${sys.baseUrl}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body });
 
-    it('refuses a foreign Origin with 403 and allows a request without one', async () => {
-      const res = await post({ authorization: `Bearer ${alice.key}`, origin: 'https://evil.example' });
-      expect(res.status).toBe(403);
-      expect(((await res.json()) as Structured).error.code).toBe('forbidden_origin');
-      expect((await post({ authorization: `Bearer ${alice.key}` })).status).toBe(200);
-    });
+  it.each([
+    ['no key', {}, 'missing_api_key', 'Bearer realm="murmur"'],
+    ['a malformed key', { authorization: 'Bearer nope' }, 'invalid_api_key', 'Bearer realm="murmur", error="invalid_token"'],
+    ['an unknown key', { authorization: `Bearer svc_${'0'.repeat(64)}` }, 'invalid_api_key', 'Bearer realm="murmur", error="invalid_token"'],
+  ])('answers %s with 401 and the contract body', async (_n, headers, code, challenge) => {
+    const res = await post(headers);
+    expect(res.status).toBe(401);
+    expect(res.headers.get('www-authenticate')).toBe(challenge);
+    expect(((await res.json()) as Structured).error.code).toBe(code);
+  });
 
-    it('answers GET and DELETE with 405', async () => {
-      for (const method of ['GET', 'DELETE']) {
-        const res = await fetch(`${sys.baseUrl}/mcp`, { method, headers: { authorization: `Bearer ${alice.key}`, accept: 'text/event-stream' } });
-        expect(res.status).toBe(405);
-        expect(res.headers.get('allow')).toBe('POST');
-      }
-    });
+  it('refuses a foreign Origin with 403 and allows a request without one', async () => {
+    const res = await post({ authorization: `Bearer ${alice.key}`, origin: 'https://evil.example' });
+    expect(res.status).toBe(403);
+    expect(((await res.json()) as Structured).error.code).toBe('forbidden_origin');
+    expect((await post({ authorization: `Bearer ${alice.key}` })).status).toBe(200);
+  });
 
-    it('rejects a JSON-RPC batch as an invalid request', async () => {
-      const res = await post({ authorization: `Bearer ${alice.key}` }, `[${initialize}]`);
-      expect(res.status).toBe(400);
-      expect(((await res.json()) as Structured).error.code).toBe(-32600);
-    });
+  it('answers GET and DELETE with 405', async () => {
+    for (const method of ['GET', 'DELETE']) {
+      const res = await fetch(`${sys.baseUrl}/mcp`, { method, headers: { authorization: `Bearer ${alice.key}`, accept: 'text/event-stream' } });
+      expect(res.status).toBe(405);
+      expect(res.headers.get('allow')).toBe('POST');
+    }
+  });
 
-    it('rejects an unsupported MCP-Protocol-Version header', async () => {
-      const list = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} });
-      const res = await post({ authorization: `Bearer ${alice.key}`, 'mcp-protocol-version': '1999-01-01' }, list);
-      expect(res.status).toBe(400);
-    });
+  it('rejects a JSON-RPC batch as an invalid request', async () => {
+    const res = await post({ authorization: `Bearer ${alice.key}` }, `[${initialize}]`);
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as Structured).error.code).toBe(-32600);
+  });
+
+  it('rejects an unsupported MCP-Protocol-Version header', async () => {
+    const list = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} });
+    const res = await post({ authorization: `Bearer ${alice.key}`, 'mcp-protocol-version': '1999-01-01' }, list);
+    expect(res.status).toBe(400);
   });
 });

@@ -1,15 +1,15 @@
 /**
- * The hosted MCP server at /mcp: the Streamable HTTP transport of the MCP SDK in stateless
- * mode (a fresh server and transport per request, so any gateway replica answers any request).
- * Before any JSON-RPC handling: Origin validation (DNS-rebinding protection), then the bearer
- * key or OAuth access token (401 with the contract's body and a WWW-Authenticate that points at
- * the Protected Resource Metadata), then the token's scope for the method (403 insufficient_scope). GET (no server-initiated stream in
- * stateless mode) and DELETE (no sessions) answer 405.
+ * The hosted MCP server at /mcp, stateless (a fresh server per request, so any gateway replica
+ * answers any request). Before any JSON-RPC handling: Origin validation (DNS-rebinding
+ * protection), then the bearer key or OAuth access token (401 with the contract's body and a
+ * WWW-Authenticate that points at the Protected Resource Metadata), then the token's scope for
+ * the method (403 insufficient_scope). Then the message goes to the era it is of, as the v2 SDK
+ * classifies it: a 2026-07-28 request (its `_meta` envelope) to modern-server.ts, a 2025-era
+ * one (initialize first, no envelope) to legacy-server.ts. GET (no server-initiated stream)
+ * and DELETE (no sessions) answer 405.
  */
 import type { NextFunction, Request, Response } from 'express';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
+import { isLegacyRequest } from '@modelcontextprotocol/server';
 import { MurmurError, type Logger } from '@murmur/kit';
 import type { AudioUrlPolicy } from '../audio-url/fetch-audio';
 import type { Clients } from '../clients';
@@ -17,8 +17,9 @@ import type { VerifiedKeyCache } from '../key-cache';
 import { requireKey as requireKeyMiddleware } from '../http/authenticate';
 import { readJsonBody } from '../http/json-body';
 import { MCP_MAX_BODY_BYTES, mcpAudioTooLarge } from './body-limit';
-import { jobTaskStore, TASK_CAPABILITIES, TASK_POLL_INTERVAL_MS } from './tasks';
-import { registerTools } from './tools';
+import { legacyMcp } from './legacy-server';
+import { modernMcp } from './modern-server';
+import { webRequest } from './web-exchange';
 import { BEARER_CHALLENGE_LOCAL } from '../http/errors';
 import { mcpChallenge, publicUrlOf, resourceOf, type OAuthResourceOptions } from '../oauth/protected-resource';
 import { requireScope } from './scopes';
@@ -51,12 +52,6 @@ function isLoopbackOrigin(origin: string): boolean {
   }
 }
 
-/** A tools/call that passed `_meta.progressToken`. */
-function wantsProgress(body: unknown): boolean {
-  const params = (body as { method?: unknown; params?: { _meta?: { progressToken?: unknown } } } | null)?.params;
-  return (body as { method?: unknown } | null)?.method === 'tools/call' && params?._meta?.progressToken !== undefined;
-}
-
 function jsonRpcError(res: Response, status: number, code: number, message: string): void {
   res.status(status).json({ jsonrpc: '2.0', error: { code, message }, id: null });
 }
@@ -64,8 +59,8 @@ function jsonRpcError(res: Response, status: number, code: number, message: stri
 export function mcpHandlers(opts: McpOptions) {
   // The transcribe tool's base64 audio is the only argument that can fill a body this size.
   const bodyOptions = { limit: MCP_MAX_BODY_BYTES, idleTimeoutMs: opts.bodyIdleTimeoutMs, anyContentType: true, tooLarge: mcpAudioTooLarge };
-  // One validator for every request's server (each would otherwise build its own Ajv).
-  const jsonSchemaValidator = new AjvJsonSchemaValidator();
+  const serveLegacy = legacyMcp(opts.version, opts.log);
+  const serveModern = modernMcp(opts.version, opts.log);
 
   const oauth = opts.oauth ?? {};
   const checkOrigin = (req: Request, res: Response, next: NextFunction) => {
@@ -96,26 +91,8 @@ export function mcpHandlers(opts: McpOptions) {
     }
     requireScope(req.principal!, body);
     const ctx = { principal: req.principal!, clients: opts.clients, audioUrlPolicy: opts.audioUrlPolicy };
-    const server = new McpServer(
-      { name: 'murmur', version: opts.version },
-      {
-        capabilities: { tools: {}, logging: {}, tasks: TASK_CAPABILITIES },
-        jsonSchemaValidator,
-        // Tasks are the caller's transcription jobs (tasks.ts); tasks/result waits polling this often.
-        taskStore: jobTaskStore(ctx, opts.log),
-        defaultTaskPollInterval: TASK_POLL_INTERVAL_MS,
-      },
-    );
-    registerTools(server, ctx, opts.log, publicUrlOf(req, oauth));
-    // One JSON answer, unless the call asked for progress: then an SSE response carries the
-    // notifications/progress messages before the result (clients reset their timeout on each).
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !wantsProgress(body) });
-    res.on('close', () => {
-      void transport.close();
-      void server.close();
-    });
-    await server.connect(transport);
-    await transport.handleRequest(req, res, body);
+    const serve = (await isLegacyRequest(webRequest(req), body)) ? serveLegacy : serveModern;
+    await serve(req, res, body, ctx, publicUrlOf(req, oauth));
   };
 
   const notAllowed = () => {

@@ -3,16 +3,15 @@
  * route: same validation limits, same data, same credits and rate limit, same error codes.
  * No tool creates or revokes keys, and none reads the profile or knowledge bases.
  */
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { billing } from '@murmur/proto';
-import { invalidParam, MAX_LANGUAGE_CHARS, MAX_TITLE_CHARS, type Logger } from '@murmur/kit';
+import { invalidParam, MAX_LANGUAGE_CHARS, MAX_TITLE_CHARS } from '@murmur/kit';
 import { DEFAULT_AUDIO_URL_POLICY, fetchAudioUrl, parseAudioUrl } from '../audio-url/fetch-audio';
 import * as ops from '../operations';
 import { readAudioArgument } from './audio-argument';
 import { MCP_AUDIO_LIMIT_TEXT, MCP_MAX_BASE64_CHARS } from './body-limit';
-import { callTool, handleToolCalls, type CallableTool, type ToolCall } from './tool-calls';
+import type { CallableTool, ToolCall } from './tool-calls';
 import { recordingLink } from './tool-result';
 
 const page = {
@@ -25,7 +24,7 @@ const READ = { readOnlyHint: true, destructiveHint: false, idempotentHint: true,
 const AI = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false } as const;
 
 /** A tool, built once: its schemas and annotations (what tools/list shows) and its body. */
-interface ToolDefinition {
+export interface ToolDefinition {
   name: string;
   config: { title: string; description: string; inputSchema: z.ZodObject; outputSchema: z.ZodObject; annotations: ToolAnnotations };
   /** Runs on arguments the input schema accepted. */
@@ -89,7 +88,7 @@ async function prepareTranscription(ctx: ops.OperationContext, args: TranscribeA
 }
 
 /** Every tool, built once: the schemas are made at load time, not per request. */
-const TOOLS: readonly ToolDefinition[] = [
+export const TOOLS: readonly ToolDefinition[] = [
   defineTool(
     'list_recordings',
     {
@@ -240,24 +239,22 @@ const RECORDINGS_IN: Readonly<Record<string, (value: object) => Array<{ id: stri
 };
 
 /**
- * Registers every tool on a request's server, bound to that request's caller; tools/call is
- * tool-calls.ts's. `publicUrl` is the API's public address, for the results' resource links.
+ * Every tool bound to one request's caller, as tools/call runs it (tool-calls.ts), in both
+ * protocol eras. `publicUrl` is the API's public address, for the results' resource links.
  */
-export function registerTools(server: McpServer, ctx: ops.OperationContext, log: Logger, publicUrl: string): void {
+export function callableTools(ctx: ops.OperationContext, publicUrl: string): Map<string, CallableTool> {
   const tools = new Map<string, CallableTool>();
   for (const tool of TOOLS) {
     const submitTask = tool.submitTask;
+    const recordings = RECORDINGS_IN[tool.name];
     tools.set(tool.name, {
       name: tool.name,
       inputSchema: tool.config.inputSchema,
       outputSchema: tool.config.outputSchema,
       run: (args, call) => tool.run(ctx, args, call),
-      ...(RECORDINGS_IN[tool.name] ? { links: (value: object) => RECORDINGS_IN[tool.name]!(value).map((r) => recordingLink(publicUrl, r)) } : {}),
+      ...(recordings ? { links: (value: object) => recordings(value).map((r) => recordingLink(publicUrl, r)) } : {}),
       ...(submitTask ? { submitTask: (args: unknown, call: ToolCall) => submitTask(ctx, args, call) } : {}),
     });
-    const registered = server.registerTool(tool.name, tool.config, (args: unknown) => callTool(tools.get(tool.name), tool.name, args, log));
-    // tools/list shows which tools a client may call as a task (the SDK's registerTool says forbidden).
-    if (submitTask) registered.execution = { taskSupport: 'optional' };
   }
-  handleToolCalls(server, tools, log);
+  return tools;
 }

@@ -4,6 +4,7 @@
  * streams it into Transcribe, and the job is read, listed, canceled and watched through the
  * service. Every call is the key owner's: another user's job id is not_found.
  */
+import { AsyncResource } from 'node:async_hooks';
 import type { Readable } from 'node:stream';
 import { invalidParam, isErrorCode, MurmurError } from '@murmur/kit';
 import { transcription } from '@murmur/proto';
@@ -121,7 +122,9 @@ export async function transcribeAsJob(
   progress: (done: number, total: number, message: string) => Promise<void>,
 ) {
   const submitted = await submitTranscription(ctx, audio, file, options, charge);
-  const cancel = () => void cancelTranscription(ctx, submitted.id).catch(() => undefined);
+  // Bound to this call's async context: the abort fires from the socket's close, outside it, and
+  // the cancel must still travel with the caller's credentials and trace (kit's call context).
+  const cancel = AsyncResource.bind(() => void cancelTranscription(ctx, submitted.id).catch(() => undefined));
   charge.signal.addEventListener('abort', cancel, { once: true });
   try {
     let job = submitted;

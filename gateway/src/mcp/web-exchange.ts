@@ -1,0 +1,32 @@
+/**
+ * Between express and the v2 MCP SDK's web-standard face: a `Request` carrying the headers of
+ * the express one (the body is already read and handed over parsed), and a web `Response` written
+ * back with backpressure. A client that goes away aborts the request's signal.
+ */
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { Request as ExpressRequest, Response as ExpressResponse } from 'express';
+
+export function webRequest(req: ExpressRequest, signal?: AbortSignal): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined) continue;
+    for (const one of Array.isArray(value) ? value : [value]) headers.append(name, one);
+  }
+  return new Request(`http://localhost${req.originalUrl}`, { method: req.method, headers, signal });
+}
+
+export async function writeWebResponse(res: ExpressResponse, response: Response): Promise<void> {
+  res.status(response.status);
+  response.headers.forEach((value, name) => res.setHeader(name, value));
+  if (!response.body) {
+    res.end();
+    return;
+  }
+  try {
+    await pipeline(Readable.fromWeb(response.body as import('node:stream/web').ReadableStream), res);
+  } catch (err) {
+    // The client went away mid-stream: nothing left to answer.
+    if (!res.destroyed && !res.writableEnded) throw err;
+  }
+}
