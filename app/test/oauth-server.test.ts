@@ -21,6 +21,8 @@ import * as path from 'node:path';
 import * as tls from 'node:tls';
 import type { BrowserContext, Page } from 'playwright-core';
 import { MurmurError, OAUTH_SCOPE_DESCRIPTIONS, REFRESH_REUSE_GRACE_S } from '@murmur/kit';
+import { testMinter } from '@murmur/kit/testing';
+import { closeClients, createClients } from '@murmur/gateway';
 import { startSystem, type TestSystem } from '../../gateway/test/support/system';
 import { signInLink } from '../src/web/config';
 import { formActionSourceOf } from '../src/web/content-security';
@@ -587,6 +589,32 @@ describe('the app as the OAuth authorization server of MCP clients', () => {
     expect([many.status, many.body.error]).toEqual([413, 'invalid_request']);
     const unknown = await token({ grant_type: 'refresh_token', client_id: 'mcl_nobody', refresh_token: `mrt_${'A'.repeat(43)}` });
     expect([unknown.status, unknown.body.error]).toEqual([400, 'invalid_client']);
+  });
+
+  it('answers 503 temporarily_unavailable, never a 500, at /token, /register and /revoke while auth is not answering', async () => {
+    const clientId = await newClient('Outage Client');
+    // An app whose auth address has nothing listening: every auth call fails as unavailable.
+    const closed = createHttpServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', () => resolve()));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const down = createClients({ ...sys.addresses, AUTH_ADDR: `127.0.0.1:${port}` }, 2_000, testMinter('app'));
+    const outage = await startApp(sys, { clients: down });
+    try {
+      const form = (path: string, fields: Record<string, string>) =>
+        fetch(`${outage.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields) });
+      const answers = [
+        await form('/token', { grant_type: 'refresh_token', client_id: clientId, refresh_token: `mrt_${'A'.repeat(43)}` }),
+        await form('/revoke', { client_id: clientId, token: `mrt_${'A'.repeat(43)}` }),
+        await fetch(`${outage.url}/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ client_name: 'X', redirect_uris: ['http://127.0.0.1:9/cb'] }) }),
+      ];
+      for (const res of answers) {
+        expect([res.status, ((await res.json()) as Json).error]).toEqual([503, 'temporarily_unavailable']);
+      }
+    } finally {
+      await outage.stop();
+      closeClients(down);
+    }
   });
 });
 

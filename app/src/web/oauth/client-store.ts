@@ -54,9 +54,8 @@ export function oauthClients(authClient: Clients['auth'], documents: ClientMetad
       } catch (err) {
         const code = murmurCodeOf(err);
         if (code === 'not_found' || code === 'invalid_request') return undefined;
-        // The SDK's handlers answer server_error without logging: say here what went wrong.
-        if (code !== 'service_unavailable') log.error({ code, err: { message: (err as Error).message, stack: (err as Error).stack } }, 'oauth client lookup failed');
-        throw err;
+        // An outage is temporarily_unavailable (503); anything else is logged once, as server_error.
+        throw oauthErrorOf(err, log, 'client lookup');
       }
     },
 

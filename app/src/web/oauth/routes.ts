@@ -24,6 +24,7 @@ import { oauthClients } from './client-store';
 import { consentPage } from './consent-page';
 import { consentRoutes } from './consent-routes';
 import { authorizationServerMetadata } from './metadata';
+import { outageIsUnavailable } from './oauth-errors';
 import { murmurOAuthProvider } from './provider';
 
 /** Largest client registration accepted (a name, a few URIs). */
@@ -76,6 +77,7 @@ export function oauthRoutes(opts: OAuthServerOptions): Router {
   router.use('/.well-known/oauth-authorization-server', metadataHandler(authorizationServerMetadata(opts.issuer, provider)));
   router.use('/authorize', authorizeResponses(opts.issuer));
   router.use('/register', express.json({ limit: MAX_REGISTRATION_BYTES }));
+  router.use([...OAUTH_BODY_PATHS, '/authorize'], outageIsUnavailable);
   router.use(
     mcpAuthRouter({
       provider,
