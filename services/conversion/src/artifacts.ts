@@ -21,6 +21,8 @@ export interface SummaryArtifact {
   sentences: string[];
   /** Bullets instead of paragraphs (asked for in the instructions). */
   bullets: boolean;
+  /** What happens next, when the summary's sentences leave the assignments out (the local engine). */
+  nextSteps?: ActionItem[];
 }
 
 export interface KeyPointsArtifact {

@@ -112,7 +112,9 @@ export function renderArtifact(artifact: Artifact, format: OutputFormatName): st
   switch (artifact.kind) {
     case 'summary': {
       const body = artifact.bullets ? bullets(artifact.sentences, md) : paragraphs(artifact.sentences.map((s) => (md ? escapeMarkdown(s) : s))).join('\n\n');
-      return md ? `## ${escapeMarkdown(artifact.title)}\n\n${body}\n` : `${artifact.title}\n\n${body}\n`;
+      const next = artifact.nextSteps ?? [];
+      const steps = next.length === 0 ? '' : md ? `\n\n**Next steps**\n\n${next.map((i) => actionLineMarkdown(i, false)).join('\n')}` : `\n\nNext steps:\n${next.map(actionLinePlain).join('\n')}`;
+      return md ? `## ${escapeMarkdown(artifact.title)}\n\n${body}${steps}\n` : `${artifact.title}\n\n${body}${steps}\n`;
     }
     case 'key_points':
       return md ? `## ${escapeMarkdown(artifact.title)}\n\n${bullets(artifact.points, true)}\n` : `${artifact.title}\n\n${bullets(artifact.points, false)}\n`;

@@ -104,9 +104,15 @@ describe.each(FIXTURES.map((f) => [f.name, f] as const))('%s: every kind in both
     expect(md('meeting_notes').content).toContain('\n### Decisions\n');
   });
 
-  it('summarises with sentences quoted from the transcript, never an action-item recap', () => {
+  it('summarises with sentences quoted from the transcript, never an action-item recap, then names the next steps', () => {
     for (const r of [md('summary'), plain('summary')]) {
-      const body = unescapeMarkdown(r.content).split('\n\n').slice(1).join(' ').trim();
+      const [said, next] = unescapeMarkdown(r.content).split(/\n\n(?:\*\*Next steps\*\*\n\n|Next steps:\n)/);
+      // What happens next is the action items, each as the action_items kind lists it.
+      for (const line of (next ?? '').split('\n').filter(Boolean)) {
+        const [, owner, task] = /^- (?:\*\*)?([^:*]+)(?:\*\*)?: (.+?)(?: \(due [^)]+\))?$/.exec(line)!;
+        expect(unescapeMarkdown(md('action_items').content)).toContain(`**${owner}**: ${task}`);
+      }
+      const body = said!.split('\n\n').slice(1).join(' ').trim();
       const sentences = body.split(/(?<=[.!?])\s+(?=[A-Z0-9])/).filter(Boolean);
       expect(sentences.length).toBeGreaterThanOrEqual(4);
       for (const s of sentences) expect([s, quotedFrom(s, f.text)]).toEqual([s, true]);

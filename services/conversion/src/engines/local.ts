@@ -129,11 +129,23 @@ function counterpart(r: Reading): string | null {
 
 const plainItem = (a: FoundAction): ActionItem => ({ owner: a.owner, task: a.task, due: a.due });
 
+/** At most this many next steps close a summary (the action_items kind lists them all). */
+const SUMMARY_NEXT_STEPS = 5;
+
 function summary(r: Reading, instr: LocalInstructions): Artifact {
   const k = pointCount(r.doc.sentences.length, { factor: 0.9, min: 2, max: 12 }, instr);
   const decided = new Set(findDecisions(r.doc.sentences).map((d) => d.sentence));
-  const sentences = r.points(k, (x) => x.score + (decided.has(x.sentence.index) ? 0.25 : 0), r.assignmentSentences());
-  return { kind: 'summary', title: 'Summary', sentences: sentences.length > 0 ? sentences : [tidySentence(r.doc.sentences[0]?.text ?? '')], bullets: instr.bullets };
+  const assignments = r.assignmentSentences();
+  const sentences = r.points(k, (x) => x.score + (decided.has(x.sentence.index) ? 0.25 : 0), assignments);
+  // The assignments the sentences leave out are still what happens next: named, briefly.
+  const nextSteps = r.actions.filter((a) => a.sentences.some((i) => assignments.has(i))).slice(0, SUMMARY_NEXT_STEPS).map(plainItem);
+  return {
+    kind: 'summary',
+    title: 'Summary',
+    sentences: sentences.length > 0 ? sentences : [tidySentence(r.doc.sentences[0]?.text ?? '')],
+    bullets: instr.bullets,
+    ...(nextSteps.length > 0 ? { nextSteps } : {}),
+  };
 }
 
 function keyPointsOf(r: Reading, instr: LocalInstructions, exclude?: ReadonlySet<number>): string[] {

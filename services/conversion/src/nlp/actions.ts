@@ -42,6 +42,10 @@ const ASK_BEFORE = new RegExp(String.raw`(?:^|[,;:]\s+|\s)(${NAME})\s*,?\s*(?:ca
 const ASK_AFTER = new RegExp(String.raw`(?:^|[,;:]\s+)(?:[Cc]an|[Cc]ould|[Ww]ould|[Ww]ill) you\s+(?:please\s+)?${ADVERBS}([a-z][^?]*?),\s*(${NAME})\s*\?`, 'g');
 const ASK_ANON = /(?:^|[,;:]\s+)(?:[Cc]an|[Cc]ould) you\s+(?:please\s+)?([a-z][^?]*)\?/g;
 const ACTION_LABEL = /^action items?(?:\s+for\s+(me|us|[A-Z][a-z'’-]+))?\s*:\s*(.+)$/i;
+/** Where one owner's part of a listed "Action items:" body ends and the next owner's begins. */
+const LIST_PART = new RegExp(String.raw`(?:,\s*(?:and\s+)?|;\s*|\s+and\s+)(?=(?:${SUBJECT})\s+(?:(?:${MODAL})\b|to\s|[a-z][a-z'’-]*s\b))`, 'g');
+/** One part: an owner, then a modal ("will send"), "to" ("Yuki to book"), or a verb in the present ("finishes"). */
+const LIST_ITEM = new RegExp(String.raw`^(${SUBJECT})\s+(?:(${MODAL}|to)\s+${ADVERBS})?([a-z][^.;!?]*)$`);
 
 /** Hedges between a task and its deadline ("…, let's say by Tuesday", "…, he said by Monday"). */
 const HEDGE = /,?\s*\b(?:let['’]s say|let us say|I['’]d say|I would say|say|he said|she said|they said|I think|I guess|hopefully|ideally|at the latest)\b\s*,?\s*(?=(?:by|before|on|until|no later than|next|tomorrow|today|this)\b)/gi;
@@ -76,6 +80,35 @@ function ownerOfSubject(subject: string, s: Sentence, people: People, recentPers
   if (/\bteam$/i.test(subject)) return subject;
   if (TEAM_WORDS.has(first)) return subject.split(' ').length === 1 && OWNER_TEAMS.has(first) ? subject : null;
   return people.canonical(subject);
+}
+
+/** "finishes" → "finish", "re-runs" → "re-run", "tries" → "try": the verb a task starts with, from a report of it. */
+export function baseVerb(word: string): string {
+  if (/ies$/.test(word)) return word.replace(/ies$/, 'y');
+  if (/(?:ss|sh|ch|x|z|o)es$/.test(word)) return word.replace(/es$/, '');
+  if (/[^s]s$/.test(word)) return word.replace(/s$/, '');
+  return word;
+}
+
+/**
+ * An "Action items:" body that lists several owners' tasks ("Maria finishes legal review by
+ * Thursday, Tom re-runs the mobile build today, and I will send the timeline tomorrow"): one
+ * item per part, each with its own owner and due date. Null unless every part has an owner.
+ */
+function listedItems(body: string, s: Sentence, people: People, reference: Date): FoundAction[] | null {
+  const parts = body.replace(/[.!]+$/, '').split(LIST_PART).map((p) => p.trim()).filter(Boolean);
+  if (parts.length < 2) return null;
+  const items: FoundAction[] = [];
+  for (const part of parts) {
+    const m = LIST_ITEM.exec(part);
+    const owner = m ? ownerOfSubject(m[1]!, s, people, null) : null;
+    if (!m || !owner) return null;
+    const [, , modal, said] = m as unknown as [string, string, string | undefined, string];
+    const [verb, ...rest] = said.split(/\s+/);
+    const region = modal !== undefined ? said : [baseVerb(verb!), ...rest].join(' ');
+    items.push(...itemsOf(owner, region, s, reference));
+  }
+  return items;
 }
 
 /** Turns "have the fix merged" into "Merge the fix"; otherwise capitalises. */
@@ -182,9 +215,11 @@ export function findActionItems(doc: TranscriptDoc, people: People, reference: D
       else if (who && /^us$/i.test(who)) items.push(...itemsOf(TEAM_OWNER, body, s, reference));
       else if (who) items.push(...itemsOf(people.canonical(who) ?? who, body, s, reference));
       else {
+        const listed = listedItems(body, s, people, reference);
         const named = new RegExp(String.raw`^(${NAME})\s+(?:to|will|should|needs to|is going to)\s+([a-z].*)$`).exec(body);
         const owner = named ? ownerOfSubject(named[1]!, s, people, null) : null;
-        if (named && owner) items.push(...itemsOf(owner, named[2]!, s, reference));
+        if (listed) items.push(...listed);
+        else if (named && owner) items.push(...itemsOf(owner, named[2]!, s, reference));
         else if (!/^(?:I|we)\b/i.test(body)) items.push(...itemsOf(UNASSIGNED_OWNER, body, s, reference));
         else text = body;
       }
