@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { Client } from 'pg';
-import { LocalEngine } from '@murmur/conversion';
+import { LocalEngine, renderArtifact } from '@murmur/conversion';
 import { newRequestId, runWithContext } from '@murmur/kit';
 import { billing, conversion } from '@murmur/proto';
 import { machineInfo, type Benchmark, type BenchmarkReport } from './benchmark';
@@ -119,7 +119,7 @@ async function measureOverhead(log: (line: string) => void): Promise<{ result: R
       // What the service does: relative dates are read against "now".
       const inProcess = async () => {
         const started = performance.now();
-        const content = await engine.convert({ transcript, kind, format: 'markdown', instructions: '', referenceTime: new Date(), signal });
+        const content = renderArtifact(await engine.convert({ transcript, kind, instructions: '', referenceTime: new Date(), signal }), 'markdown');
         return { ms: performance.now() - started, content };
       };
       for (let i = 0; i < OVERHEAD_SETTINGS.warmup; i += 1) {

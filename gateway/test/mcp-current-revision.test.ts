@@ -135,13 +135,21 @@ describe(`MCP on ${REVISION}`, () => {
     expect(usage.credits).toMatchObject({ monthly_remaining: 99, reserved: 0 });
   });
 
-  it('converts an inline transcript, charged once, and answers what the output schema promises', async () => {
-    const { client } = await newClient(sys, 'modern-convert@example.com');
+  it('converts an inline transcript, charged once, with the artifact as data, as on REST', async () => {
+    const { client, key } = await newClient(sys, 'modern-convert@example.com');
     const validators = await outputValidators(client);
-    const res = await callTool(client, 'convert', { transcript: 'Maria will send the revised budget to finance by Friday.', kind: 'action_items' });
+    const transcript = 'Maria will send the revised budget to finance by Friday.';
+    const res = await callTool(client, 'convert', { transcript, kind: 'action_items' });
     expect(res.isError).toBe(false);
     expectValidOutput(validators, 'convert', res.data);
     expect(res.data).toMatchObject({ object: 'artifact', kind: 'action_items', credits_charged: 1 });
+    expect(res.data.data).toEqual({ items: [{ task: 'Send the revised budget to finance', owner: 'Maria', due: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/) }] });
+    const rest = await fetch(`${sys.baseUrl}/api/v1/convert`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ transcript, kind: 'action_items' }),
+    });
+    expect(((await rest.json()) as Structured).data).toEqual(res.data.data);
   });
 
   describe.each(['2025-11-25', REVISION])('with no worker taking jobs, on %s', (revision) => {

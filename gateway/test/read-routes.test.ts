@@ -295,7 +295,7 @@ describe('read routes', () => {
       transcript: { text: 'A short note about artifact formats.', language: 'en', segments: [] },
     });
     const add = (format: library.ArtifactFormat, content: string) =>
-      sys.admin.library.addArtifact({ ownerId: carol.user.id, recordingId: recording!.id, kind: 'summary', format, content, creditsCharged: 0 });
+      sys.admin.library.addArtifact({ ownerId: carol.user.id, recordingId: recording!.id, kind: 'summary', format, content, creditsCharged: 0, data: undefined });
     const plain = (await add(library.ArtifactFormat.ARTIFACT_FORMAT_PLAIN, 'plain text')).artifact!;
     const markdown = (await add(library.ArtifactFormat.ARTIFACT_FORMAT_MARKDOWN, '# markdown')).artifact!;
     const res = await api(`/recordings/${recording!.id}`, carol.key);

@@ -64,6 +64,8 @@ export async function seedLibrary(client: LibraryClient, ownerId: string, opts: 
             format: a.format === 'plain' ? library.ArtifactFormat.ARTIFACT_FORMAT_PLAIN : library.ArtifactFormat.ARTIFACT_FORMAT_MARKDOWN,
             content: a.content,
             creditsCharged: 0,
+            // Seeded artifacts are text only, like those stored before data was kept.
+            data: undefined,
           });
           artifacts += 1;
         }

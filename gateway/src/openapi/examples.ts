@@ -63,7 +63,13 @@ const artifactExample = {
   object: 'artifact',
   kind: 'action_items',
   format: 'markdown',
-  content: '- [ ] **Marcus**: send the revised deck to the design team (due Fri, Mar 13)\n- [ ] **Elena**: review the analytics dashboard (due Tue, Mar 17)',
+  content: '## Action items\n\n- [ ] **Marcus**: Send the revised deck to the design team (due Fri 2026-03-13)\n- [ ] **Elena**: Review the analytics dashboard (due Tue 2026-03-17)\n',
+  data: {
+    items: [
+      { task: 'Send the revised deck to the design team', owner: 'Marcus', due: '2026-03-13' },
+      { task: 'Review the analytics dashboard', owner: 'Elena', due: '2026-03-17' },
+    ],
+  },
   credits_charged: 1,
   recording_id: REC_ID,
   created_at: '2026-03-12T14:36:02.317Z',
@@ -151,8 +157,8 @@ export const knowledgeBaseListExample = {
   next_cursor: null,
 };
 
-export const artifactFromTranscriptExample = { ...artifactExample, id: 'art_ec766tad3aasevjeh7us16n4', recording_id: null };
-export const artifactOnRecordingExample = artifactExample;
+export const conversionFromTranscriptExample = { ...artifactExample, id: 'art_ec766tad3aasevjeh7us16n4', recording_id: null };
+export const conversionOnRecordingExample = artifactExample;
 
 export const transcriptionExample = {
   id: 'trn_hlji62ro1puvlqsgoakvk0vn',

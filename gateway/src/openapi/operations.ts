@@ -251,14 +251,14 @@ function convertOperation(): Operation {
     },
     responses: {
       '200': {
-        description: 'The artifact.',
+        description: 'The artifact: its text in `content`, and its structure in `data` (per kind).',
         headers: { ...COMMON_HEADERS, ...rateLimitHeaders(true), 'Idempotent-Replayed': IDEMPOTENT_REPLAYED },
         content: {
           'application/json': {
             schema: ref('Artifact'),
             examples: {
-              transcript: { summary: 'From an inline transcript', value: ex.artifactFromTranscriptExample },
-              recording: { summary: 'Stored on a recording', value: ex.artifactOnRecordingExample },
+              transcript: { summary: 'From an inline transcript', value: ex.conversionFromTranscriptExample },
+              recording: { summary: 'Stored on a recording', value: ex.conversionOnRecordingExample },
             },
           },
         },

@@ -6,6 +6,8 @@
  */
 import { type auth, billing, conversion, library, transcription } from '@murmur/proto';
 import { ERROR_CODES } from '@murmur/kit';
+import type { z } from 'zod';
+import type { artifactDataShape } from './shapes';
 
 export function iso(d: Date | undefined): string | null {
   return d ? d.toISOString() : null;
@@ -39,7 +41,7 @@ const SOURCE_KIND: Record<number, string> = {
 };
 
 /** What a stored artifact and a conversion's answer have in common. */
-type ArtifactFields = Pick<library.Artifact, 'id' | 'kind' | 'content' | 'creditsCharged' | 'recordingId' | 'createdAt'>;
+type ArtifactFields = Pick<library.Artifact, 'id' | 'kind' | 'content' | 'data' | 'creditsCharged' | 'recordingId' | 'createdAt'>;
 
 function artifact(a: ArtifactFields, format: ArtifactFormatName) {
   return {
@@ -48,6 +50,8 @@ function artifact(a: ArtifactFields, format: ArtifactFormatName) {
     kind: a.kind,
     format,
     content: a.content,
+    // Made by conversion's artifact-data.ts in the shape artifactDataShape describes.
+    data: (a.data ?? null) as z.output<typeof artifactDataShape> | null,
     credits_charged: a.creditsCharged,
     recording_id: a.recordingId || null,
     created_at: iso(a.createdAt),

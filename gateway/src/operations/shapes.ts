@@ -8,12 +8,46 @@ import { z } from 'zod';
 const isoTime = z.string().describe('ISO-8601 UTC time');
 const nullableTime = isoTime.nullable();
 
+
+const actionItemDataShape = z.object({
+  task: z.string().describe('What to do, starting with a verb'),
+  owner: z.string().describe('A person named in the transcript, "Speaker" for the person talking, "Team" for "we", or "Unassigned"'),
+  due: z.string().nullable().describe('YYYY-MM-DD, or null when no deadline was said'),
+});
+
+/**
+ * An artifact as data (services/conversion/src/artifact-data.ts makes it), one shape per kind:
+ * what a program reads instead of parsing `content`.
+ */
+export const artifactDataShape = z.union([
+  z.object({ items: z.array(actionItemDataShape) }).describe('action_items'),
+  z
+    .object({ title: z.string(), columns: z.array(z.string()), rows: z.array(z.record(z.string(), z.string())) })
+    .describe('spreadsheet: each row keyed by its column name in snake_case ("Due date" → due_date); an action-item table is {owner, task, due}'),
+  z.object({ title: z.string(), sentences: z.array(z.string()), next_steps: z.array(actionItemDataShape) }).describe('summary'),
+  z.object({ title: z.string(), points: z.array(z.string()) }).describe('key_points'),
+  z.object({ subject: z.string(), body: z.string().describe('The message after its subject, as plain text') }).describe('email'),
+  z
+    .object({
+      title: z.string(),
+      date: z.string().nullable().describe('YYYY-MM-DD'),
+      attendees: z.array(z.string()),
+      people_mentioned: z.array(z.string()),
+      discussion: z.array(z.string()),
+      decisions: z.array(z.string()),
+      action_items: z.array(actionItemDataShape),
+    })
+    .describe('meeting_notes'),
+]);
+
+/** An artifact: what POST /convert and the `convert` tool answer, and what a recording lists. */
 export const artifactShape = z.object({
   id: z.string().describe('art_…'),
   object: z.literal('artifact'),
   kind: z.string(),
   format: z.enum(['markdown', 'plain']),
   content: z.string(),
+  data: artifactDataShape.nullable().describe('The artifact as data, by kind (what a program reads instead of parsing `content`); null for artifacts made before it was kept'),
   credits_charged: z.number().int(),
   recording_id: z.string().nullable(),
   created_at: nullableTime,

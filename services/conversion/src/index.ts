@@ -71,10 +71,11 @@ export { ConversionService, countCharacters, type BillingClient, type Conversion
 export { conversionConfigSchema, loadConversionConfig, type ConversionConfig } from './config';
 export {
   buildPrompt, condenseTranscript, createEngine, ggufHeaderProblem, EngineConfigError, EngineError, extractArtifact, LlamaEngine, llamaModelPath, LocalEngine, OpenAiEngine,
-  renderModelAnswer, schemaFor, strictSchema, type ConversionEngine, type EngineInput, type LlamaEngineOptions, type OpenAiEngineOptions,
+  modelArtifact, schemaFor, strictSchema, type ConversionEngine, type EngineInput, type LlamaEngineOptions, type OpenAiEngineOptions,
 } from './engines/index';
 export { isKindName, KIND_NAMES, KINDS, unknownKind, type KindName } from './kinds';
 export { escapeMarkdown, markdownCell, markdownTable, renderArtifact, type OutputFormatName } from './render';
+export { artifactData, columnKeys, type ActionItemData } from './artifact-data';
 export { csvField, parseCsv, toCsv } from './csv';
 export {
   artifactJsonSchema, parseArtifact, UnusableOutputError, type ActionItem, type ActionItemsArtifact, type Artifact, type EmailArtifact,

@@ -26,7 +26,9 @@ import {
 import { billing, conversion, library } from '@murmur/proto';
 import type { ConversionEngine } from './engines/engine';
 import { isKindName, KINDS, unknownKind, type KindName } from './kinds';
-import type { OutputFormatName } from './render';
+import { artifactData } from './artifact-data';
+import type { Artifact } from './artifacts';
+import { renderArtifact, type OutputFormatName } from './render';
 
 /** The billing RPCs conversion uses. */
 export type BillingClient = Pick<PromiseClient<billing.BillingServiceClient>, 'getUsage' | 'reserve' | 'commit' | 'release' | 'renewReservation'>;
@@ -197,7 +199,7 @@ export class ConversionService {
     const replay = reservation.state === billing.ReservationState.RESERVATION_STATE_COMMITTED;
     if (replay && source.recording) {
       const stored = this.storedArtifact(source.recording, kind, format);
-      if (stored) return this.response(stored.id, kind, format, stored.content, stored.creditsCharged, source.recording.id, stored.createdAt ?? this.clock.now());
+      if (stored) return this.response(stored.id, kind, format, stored.content, stored.data, stored.creditsCharged, source.recording.id, stored.createdAt ?? this.clock.now());
     }
 
     // A replay settles nothing: only a fresh hold is kept alive.
@@ -205,14 +207,18 @@ export class ConversionService {
       ? undefined
       : keepReservationHeld(this.opts.billing, { userId, reservationId: reservation.id }, { leaseSeconds: this.leaseSeconds, log: this.opts.log });
     let content: string;
+    let data: Record<string, unknown>;
     let artifactId = newId('art');
     let createdAt = this.clock.now();
     try {
       try {
-        content = await this.runEngine(
-          { transcript: source.engineText, kind, format, instructions: req.instructions, referenceTime: source.referenceTime },
+        const artifact = await this.runEngine(
+          { transcript: source.engineText, kind, instructions: req.instructions, referenceTime: source.referenceTime },
           lease ? AbortSignal.any([signal, lease.signal]) : signal,
         );
+        content = renderArtifact(artifact, format);
+        if (content.trim() === '') throw new Error('the engine produced no text');
+        data = artifactData(artifact);
       } catch (err) {
         if (!replay) await this.release(userId, reservation.id, lease?.lost ? 'hold lapsed' : 'conversion failed');
         if (lease?.lost) throw holdLapsedError();
@@ -229,6 +235,7 @@ export class ConversionService {
             format: LIBRARY_FORMAT[format],
             content,
             creditsCharged: reservation.credits,
+            data,
           });
           if (!artifact) throw new MurmurError('internal_error', 'internal error');
           artifactId = artifact.id;
@@ -254,7 +261,7 @@ export class ConversionService {
       { kind, format, engine: this.opts.engine.name, chars, credits: reservation.credits, stored: source.recording !== null, replay, ms: Date.now() - started },
       'converted',
     );
-    return this.response(artifactId, kind, format, content, reservation.credits, source.recording?.id ?? '', createdAt);
+    return this.response(artifactId, kind, format, content, data, reservation.credits, source.recording?.id ?? '', createdAt);
   }
 
   /** The transcript to convert and the time its relative dates are read against. */
@@ -295,11 +302,11 @@ export class ConversionService {
     }
   }
 
-  private async runEngine(input: { transcript: string; kind: KindName; format: OutputFormatName; instructions: string; referenceTime: Date }, callerSignal: AbortSignal): Promise<string> {
+  private async runEngine(input: { transcript: string; kind: KindName; instructions: string; referenceTime: Date }, callerSignal: AbortSignal): Promise<Artifact> {
     const signal = AbortSignal.any([callerSignal, AbortSignal.timeout(this.timeoutMs)]);
-    const content = await untilAborted(this.opts.engine.convert({ ...input, signal }), signal);
-    if (typeof content !== 'string' || content.trim() === '') throw new Error('the engine produced no text');
-    return content;
+    const artifact = await untilAborted(this.opts.engine.convert({ ...input, signal }), signal);
+    if (artifact?.kind !== input.kind) throw new Error(`the engine produced ${String(artifact?.kind)}, not ${input.kind}`);
+    return artifact;
   }
 
   /** The newest artifact of this kind and format on the recording (a replayed, committed key). */
@@ -341,7 +348,16 @@ export class ConversionService {
     }
   }
 
-  private response(id: string, kind: KindName, format: OutputFormatName, content: string, credits: number, recordingId: string, createdAt: Date): conversion.ConvertResponse {
-    return { id, kind, format: FORMAT_ENUM[format], content, creditsCharged: credits, recordingId, createdAt, engine: this.opts.engine.name };
+  private response(
+    id: string,
+    kind: KindName,
+    format: OutputFormatName,
+    content: string,
+    data: Record<string, unknown> | undefined,
+    credits: number,
+    recordingId: string,
+    createdAt: Date,
+  ): conversion.ConvertResponse {
+    return { id, kind, format: FORMAT_ENUM[format], content, data, creditsCharged: credits, recordingId, createdAt, engine: this.opts.engine.name };
   }
 }

@@ -5,7 +5,7 @@
  * validation before any charge, and engine failures returning the credits.
  */
 import { conversion, library } from '@murmur/proto';
-import { countCharacters, EngineError, KIND_NAMES, LocalEngine, parseCsv, type ConversionEngine, type EngineInput } from '../src/index';
+import { countCharacters, EngineError, KIND_NAMES, LocalEngine, parseCsv, type Artifact, type ConversionEngine, type EngineInput } from '../src/index';
 import { withWeekday } from '../src/nlp/dates';
 import { FIXTURES, INCIDENT_REVIEW, PRODUCT_SYNC, type Fixture } from './support/fixtures';
 import { convertRequest, failure, newUser, recordingSource, startHarness, transcriptSource, type Harness } from './support/harness';
@@ -328,12 +328,12 @@ describe('engine failures return the credits', () => {
     h.engine.current = new LocalEngine();
   });
 
-  const failing = (convert: (input: EngineInput) => Promise<string>): ConversionEngine => ({ name: 'test', convert });
+  const failing = (convert: (input: EngineInput) => Promise<Artifact>): ConversionEngine => ({ name: 'test', convert });
 
   it.each([
     ['throws', failing(async () => Promise.reject(new EngineError('model crashed')))],
-    ['answers with nothing', failing(async () => '  ')],
-    ['never answers (the engine timeout passes)', failing(() => new Promise<string>(() => undefined))],
+    ['answers another kind than asked', failing(async () => ({ kind: 'key_points', title: 'Key points', points: ['Something else.'] }))],
+    ['never answers (the engine timeout passes)', failing(() => new Promise<Artifact>(() => undefined))],
   ])('answers conversion_failed when the engine %s, and releases the reservation', async (_name, engine) => {
     h.engine.current = engine;
     const userId = newUser();

@@ -123,7 +123,7 @@ describe('a failing endpoint', () => {
     const engine = new OpenAiEngine({ baseUrl: api.baseUrl, model: 'test-model', timeoutMs: TIMEOUT_MS });
     const seen = api.requests.length;
     const err = await engine
-      .convert({ transcript: PRODUCT_SYNC.text, kind: 'summary', format: 'markdown', instructions: '', referenceTime: PRODUCT_SYNC.recordedAt, signal: new AbortController().signal })
+      .convert({ transcript: PRODUCT_SYNC.text, kind: 'summary', instructions: '', referenceTime: PRODUCT_SYNC.recordedAt, signal: new AbortController().signal })
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(EngineError);
     expect((err as Error).message).toBe(`openai endpoint: no answer within ${TIMEOUT_MS} ms`);

@@ -5,7 +5,7 @@
  * "tomorrow" the 24th); the spreadsheet is three rows (CSV under plain); the summary keeps the
  * build problem and names what happens next.
  */
-import { extractArtifact, parseCsv, renderArtifact, type ActionItemsArtifact, type KindName } from '../src/index';
+import { artifactData, columnKeys, extractArtifact, parseCsv, renderArtifact, type ActionItemsArtifact, type KindName } from '../src/index';
 import { parseMarkdownTable } from './support/markdown';
 
 const STAND_UP =
@@ -46,6 +46,23 @@ describe('the stand-up of issue #17', () => {
     expect(summary).toContain('The mobile build failed again last night because of the signing certificate.');
     const next = summary.split('Next steps:\n')[1]!.trim().split('\n');
     expect(next).toEqual(ITEMS.map((i) => expect.stringContaining(`${i.owner}: ${i.task}`)));
+  });
+
+  it('is the same as data in every kind: items, rows keyed by column, next steps, an email of subject and body', () => {
+    const data = (kind: KindName) => artifactData(extractArtifact(STAND_UP, kind, '', RECORDED)) as Record<string, any>;
+    const asData = ITEMS.map((i) => ({ task: i.task, owner: i.owner, due: i.due }));
+    expect(data('action_items')).toEqual({ items: asData });
+    expect(data('spreadsheet').rows).toEqual(ITEMS.map((i) => ({ owner: i.owner, task: i.task, due: i.due })));
+    expect(data('summary')).toMatchObject({ title: 'Summary', next_steps: asData });
+    expect(data('meeting_notes')).toMatchObject({ date: '2026-11-23', action_items: asData });
+    const email = data('email');
+    expect(email.subject).toEqual(expect.any(String));
+    expect(email.body).not.toMatch(/^Subject:/);
+    for (const i of ITEMS) expect(email.body).toContain(`${i.owner}: ${i.task}`);
+  });
+
+  it('keys spreadsheet rows by column name, apart when names repeat', () => {
+    expect(columnKeys(['Owner', 'Due date', 'Task', 'Due date', '—'])).toEqual(['owner', 'due_date', 'task', 'due_date_2', 'column_5']);
   });
 
   it('splits a listed body only where every part names its owner', () => {

@@ -28,6 +28,7 @@ export function artifactMessage(a: ArtifactRecord): library.Artifact {
     content: a.content,
     creditsCharged: a.creditsCharged,
     createdAt: a.createdAt,
+    data: a.data ?? undefined,
   };
 }
 

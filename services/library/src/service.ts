@@ -25,6 +25,7 @@ import { filterDigest, PageCursors, resolveLimit, type ListName, type PagePositi
 import { isMissing, type LibraryStore, type PageQuery } from './store';
 import {
   artifactContentOf,
+  artifactDataOf,
   artifactKindOf,
   createdAtOf,
   creditsOf,
@@ -206,6 +207,7 @@ export class LibraryService {
     const format = req.format === 0 ? 'markdown' : artifactFormatWord(req.format);
     if (!format) throw new MurmurError('invalid_request', 'format must be MARKDOWN or PLAIN (unspecified means MARKDOWN).', { param: 'format' });
     const content = artifactContentOf(req.content);
+    const data = artifactDataOf(req.data);
     const creditsCharged = creditsOf(req.creditsCharged);
     const recordingId = idOf('recording', req.recordingId, 'recording_id');
     const artifact = await this.store.addArtifact({
@@ -217,6 +219,7 @@ export class LibraryService {
       content,
       creditsCharged,
       createdAt: this.clock.now(),
+      data,
     });
     if (!artifact) throw notFound('recording', 'recording_id');
     return artifactMessage(artifact);

@@ -26,13 +26,14 @@ interface ArtifactRow {
   content: string;
   credits_charged: string;
   created_at: Date;
+  data: Record<string, unknown> | null;
 }
 
 /** The list columns: everything but the transcript itself, plus its opening for the preview. */
 const RECORDING_COLUMNS = `r.id, r.owner_id, r.title, r.folder_id, r.duration_seconds, r.created_at, r.updated_at,
   r.transcript IS NOT NULL AS has_transcript, left(r.transcript, ${PREVIEW_SOURCE_CHARS}) AS preview_source`;
 
-const ARTIFACT_COLUMNS = 'id, recording_id, kind, format, content, credits_charged, created_at';
+const ARTIFACT_COLUMNS = 'id, recording_id, kind, format, content, credits_charged, created_at, data';
 
 function toRecording(row: RecordingRow): RecordingRecord {
   return {
@@ -57,6 +58,7 @@ function toArtifact(row: ArtifactRow): ArtifactRecord {
     content: row.content,
     creditsCharged: toNumber(row.credits_charged),
     createdAt: row.created_at,
+    data: row.data,
   };
 }
 
@@ -148,10 +150,10 @@ export function postgresRecordingStore(db: Database): RecordingStore {
            WHERE owner_id = $2 AND id = $3
            RETURNING owner_id, id
          )
-         INSERT INTO artifacts (id, owner_id, recording_id, kind, format, content, credits_charged, created_at)
-         SELECT $1, rec.owner_id, rec.id, $4, $5, $6, $7::bigint, $8::timestamptz FROM rec
+         INSERT INTO artifacts (id, owner_id, recording_id, kind, format, content, credits_charged, created_at, data)
+         SELECT $1, rec.owner_id, rec.id, $4, $5, $6, $7::bigint, $8::timestamptz, $9::jsonb FROM rec
          RETURNING ${ARTIFACT_COLUMNS}`,
-        [input.id, input.ownerId, input.recordingId, input.kind, input.format, input.content, input.creditsCharged, input.createdAt],
+        [input.id, input.ownerId, input.recordingId, input.kind, input.format, input.content, input.creditsCharged, input.createdAt, input.data === null ? null : JSON.stringify(input.data)],
       );
       return row ? toArtifact(row) : null;
     },

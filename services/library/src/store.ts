@@ -47,6 +47,8 @@ export interface ArtifactRecord {
   content: string;
   creditsCharged: number;
   createdAt: Date;
+  /** The artifact as data; null for artifacts stored before it was kept. */
+  data: Record<string, unknown> | null;
 }
 
 export interface RecordingDetail {
@@ -91,6 +93,7 @@ export interface NewArtifact {
   content: string;
   creditsCharged: number;
   createdAt: Date;
+  data: Record<string, unknown> | null;
 }
 
 export interface RecordingStore {

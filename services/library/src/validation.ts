@@ -125,6 +125,13 @@ export function artifactContentOf(value: string): string {
   return value;
 }
 
+/** An artifact's data: a JSON object (what Struct carries) whose JSON fits the content's bound; absent → null. */
+export function artifactDataOf(value: Record<string, unknown> | undefined): Record<string, unknown> | null {
+  if (value === undefined) return null;
+  if (JSON.stringify(value).length > LIMITS.artifactContent) throw invalid('data', `data must be at most ${LIMITS.artifactContent.toLocaleString('en-US')} characters of JSON.`);
+  return value;
+}
+
 /** Credits charged for an artifact, as billing reported them: a whole number ≥ 0. */
 export function creditsOf(value: number): number {
   if (!Number.isSafeInteger(value) || value < 0) throw invalid('credits_charged', 'credits_charged must be a whole number ≥ 0.');

@@ -50,7 +50,7 @@ describe('library reads over gRPC', () => {
       const owner = newOwner();
       const folder = (await h.client.createFolder({ ownerId: owner, name: `${label} folder`, createdAt: undefined })).folder!.id;
       const rec = await recording(owner, { title: `${label} recording`, folderId: folder, transcript: transcript(`${label} private words`) });
-      await h.client.addArtifact({ ownerId: owner, recordingId: rec.id, kind: 'summary', format: 0, content: `${label} summary`, creditsCharged: 1 });
+      await h.client.addArtifact({ ownerId: owner, recordingId: rec.id, kind: 'summary', format: 0, content: `${label} summary`, creditsCharged: 1, data: undefined });
       const thread = (await h.client.createThoughtThread({ ownerId: owner, title: `${label} thread`, createdAt: undefined })).thread!.id;
       await h.client.addThreadItem({ ownerId: owner, threadId: thread, kind: ThreadItemKind.THREAD_ITEM_KIND_NOTE, text: 'a note', recordingId: '' });
       await h.client.addThreadContextSource({ ownerId: owner, threadId: thread, kind: ContextSourceKind.CONTEXT_SOURCE_KIND_RECORDING, refId: rec.id });
@@ -135,7 +135,7 @@ describe('library reads over gRPC', () => {
         ['UpdateRecording recording_id', (f) => h.client.updateRecording({ ownerId: a, recordingId: f ? bob.recording : newId('rec'), title: 'stolen' })],
         ['UpdateRecording folder_id', (f) => h.client.updateRecording({ ownerId: a, recordingId: alice.recording, folderId: f ? bob.folder : newId('fld') })],
         ['AttachTranscript', (f) => h.client.attachTranscript({ ownerId: a, recordingId: f ? bob.recording : newId('rec'), transcript: transcript('overwrite') })],
-        ['AddArtifact', (f) => h.client.addArtifact({ ownerId: a, recordingId: f ? bob.recording : newId('rec'), kind: 'summary', format: 0, content: 'x', creditsCharged: 0 })],
+        ['AddArtifact', (f) => h.client.addArtifact({ ownerId: a, recordingId: f ? bob.recording : newId('rec'), kind: 'summary', format: 0, content: 'x', creditsCharged: 0, data: undefined })],
         ['AddThreadItem thread_id', (f) => h.client.addThreadItem({ ownerId: a, threadId: f ? bob.thread : newId('thr'), kind: ThreadItemKind.THREAD_ITEM_KIND_NOTE, text: 'x', recordingId: '' })],
         ['AddThreadItem recording_id', (f) => h.client.addThreadItem({ ownerId: a, threadId: alice.thread, kind: ThreadItemKind.THREAD_ITEM_KIND_RECORDING, text: '', recordingId: f ? bob.recording : newId('rec') })],
         ['AddThreadContextSource thread_id', (f) => h.client.addThreadContextSource({ ownerId: a, threadId: f ? bob.thread : newId('thr'), kind: ContextSourceKind.CONTEXT_SOURCE_KIND_RECORDING, refId: alice.recording })],
@@ -174,7 +174,7 @@ describe('library reads over gRPC', () => {
         h.client.createRecording({ ownerId, title: 'x', folderId: '', durationSeconds: 0, transcript: undefined, createdAt: undefined }),
         h.client.updateRecording({ ownerId, recordingId: alice.recording, title: 'x' }),
         h.client.attachTranscript({ ownerId, recordingId: alice.recording, transcript: transcript('x') }),
-        h.client.addArtifact({ ownerId, recordingId: alice.recording, kind: 'summary', format: 0, content: 'x', creditsCharged: 0 }),
+        h.client.addArtifact({ ownerId, recordingId: alice.recording, kind: 'summary', format: 0, content: 'x', creditsCharged: 0, data: undefined }),
         h.client.createFolder({ ownerId, name: 'x', createdAt: undefined }),
         h.client.createThoughtThread({ ownerId, title: 'x', createdAt: undefined }),
         h.client.addThreadItem({ ownerId, threadId: alice.thread, kind: ThreadItemKind.THREAD_ITEM_KIND_NOTE, text: 'x', recordingId: '' }),
@@ -457,7 +457,7 @@ describe('library reads over gRPC', () => {
       const owner = newOwner();
       const long = Array.from({ length: 120 }, (_, i) => `word${i}`).join(' ');
       const rec = await recording(owner, { title: 'Long', transcript: transcript(long) });
-      await h.client.addArtifact({ ownerId: owner, recordingId: rec.id, kind: 'summary', format: 0, content: 'sum', creditsCharged: 2 });
+      await h.client.addArtifact({ ownerId: owner, recordingId: rec.id, kind: 'summary', format: 0, content: 'sum', creditsCharged: 2, data: undefined });
       const untranscribed = await recording(owner, { title: 'Silent', createdAt: new Date(T0) });
       const [listed, silent] = (await h.client.listRecordings({ ownerId: owner, page: page(), query: '', folderId: '', createdAfter: undefined, createdBefore: undefined })).recordings;
       expect(listed?.id).toBe(rec.id);
@@ -478,7 +478,7 @@ describe('library reads over gRPC', () => {
       });
       const kinds = ['summary', 'email', 'action_items'];
       for (const kind of kinds) {
-        await h.client.addArtifact({ ownerId: owner, recordingId: rec.id, kind, format: library.ArtifactFormat.ARTIFACT_FORMAT_PLAIN, content: `${kind} body`, creditsCharged: 3 });
+        await h.client.addArtifact({ ownerId: owner, recordingId: rec.id, kind, format: library.ArtifactFormat.ARTIFACT_FORMAT_PLAIN, content: `${kind} body`, creditsCharged: 3, data: undefined });
       }
       const got = (await h.client.getRecording({ ownerId: owner, recordingId: rec.id })).recording!;
       expect(got).toMatchObject({ id: rec.id, ownerId: owner, title: 'Planning', folderId: '', durationSeconds: 4.5, preview: 'First part. Second part.' });

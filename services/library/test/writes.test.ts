@@ -153,9 +153,29 @@ describe('library writes over gRPC', () => {
       const owner = newOwner();
       const rec = await create(owner);
       h.clock.advance(1000);
-      const art = (await h.client.addArtifact({ ownerId: owner, recordingId: rec.id, kind: 'meeting_notes', format: ArtifactFormat.ARTIFACT_FORMAT_UNSPECIFIED, content: '# Notes', creditsCharged: 7 })).artifact!;
+      const art = (
+        await h.client.addArtifact({ ownerId: owner, recordingId: rec.id, kind: 'meeting_notes', format: ArtifactFormat.ARTIFACT_FORMAT_UNSPECIFIED, content: '# Notes', creditsCharged: 7, data: undefined })
+      ).artifact!;
       expect(art).toMatchObject({ recordingId: rec.id, kind: 'meeting_notes', format: ArtifactFormat.ARTIFACT_FORMAT_MARKDOWN, content: '# Notes', creditsCharged: 7, createdAt: h.clock.now() });
+      expect(art.data).toBeUndefined();
       expect((await get(owner, rec.id)).updatedAt).toEqual(h.clock.now());
+    });
+
+    it('keeps the artifact as data beside its text, and answers it with the recording', async () => {
+      const owner = newOwner();
+      const rec = await create(owner);
+      const data = { items: [{ task: 'Finish legal review', owner: 'Maria', due: '2026-11-26' }, { task: 'Book the venue', owner: 'Sam', due: null }] };
+      const art = (await h.client.addArtifact({ ownerId: owner, recordingId: rec.id, kind: 'action_items', format: ArtifactFormat.ARTIFACT_FORMAT_PLAIN, content: 'x', creditsCharged: 1, data })).artifact!;
+      expect(art.data).toEqual(data);
+      expect((await get(owner, rec.id)).artifacts.map((a) => a.data)).toEqual([data]);
+    });
+
+    it('refuses data whose JSON is over 5,000,000 characters', async () => {
+      const owner = newOwner();
+      const rec = await create(owner);
+      const data = { points: ['p'.repeat(5_000_000)] };
+      const req = { ownerId: owner, recordingId: rec.id, kind: 'key_points', format: ArtifactFormat.ARTIFACT_FORMAT_PLAIN, content: 'x', creditsCharged: 0, data };
+      expect(await failure(h.client.addArtifact(req))).toMatchObject({ code: 'invalid_request', param: 'data' });
     });
 
     it.each<[string, Partial<library.AddArtifactRequest>, string]>([
@@ -168,7 +188,7 @@ describe('library writes over gRPC', () => {
     ])('rejects %s with invalid_request', async (_name, fields, param) => {
       const owner = newOwner();
       const rec = await create(owner);
-      const req = { ownerId: owner, recordingId: rec.id, kind: 'summary', format: ArtifactFormat.ARTIFACT_FORMAT_PLAIN, content: 'x', creditsCharged: 0, ...fields };
+      const req = { ownerId: owner, recordingId: rec.id, kind: 'summary', format: ArtifactFormat.ARTIFACT_FORMAT_PLAIN, content: 'x', creditsCharged: 0, data: undefined, ...fields };
       expect(await failure(h.client.addArtifact(req))).toMatchObject({ code: 'invalid_request', param });
       expect((await get(owner, rec.id)).artifacts).toEqual([]);
     });

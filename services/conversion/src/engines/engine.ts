@@ -1,15 +1,15 @@
 /**
  * The one interface every conversion engine implements. An engine turns a transcript into the
- * finished artifact text; it throws when it cannot (the service turns any throw into
+ * structured artifact (artifacts.ts), which the service renders (Markdown or plain text) and
+ * publishes as `data`; it throws when it cannot (the service turns any throw into
  * conversion_failed and returns the credits) and stops when `signal` aborts.
  */
+import type { Artifact } from '../artifacts';
 import type { KindName } from '../kinds';
-import type { OutputFormatName } from '../render';
 
 export interface EngineInput {
   transcript: string;
   kind: KindName;
-  format: OutputFormatName;
   /** Free text from the caller ("short", "formal, to Priya"); may be empty. */
   instructions: string;
   /** What relative dates ("by Thursday") are read against: the recording's time, or now. */
@@ -21,7 +21,7 @@ export interface EngineInput {
 export interface ConversionEngine {
   /** "local", "llama" or "openai": reported in ConvertResponse.engine. */
   readonly name: string;
-  convert(input: EngineInput): Promise<string>;
+  convert(input: EngineInput): Promise<Artifact>;
   /** Frees models, sockets or threads; called when the service stops. */
   close?(): Promise<void>;
 }

@@ -11,7 +11,7 @@ export { EngineError, type ConversionEngine, type EngineInput } from './engine';
 export { extractArtifact, LocalEngine } from './local';
 export { condenseTranscript, ggufHeaderProblem, LlamaEngine, type LlamaEngineOptions } from './llama';
 export { OpenAiEngine, strictSchema, type OpenAiEngineOptions } from './openai';
-export { buildPrompt, renderModelAnswer, schemaFor } from './structured';
+export { buildPrompt, modelArtifact, schemaFor } from './structured';
 
 /** Thrown at start-up when the configured engine cannot run (no model file, …). */
 export class EngineConfigError extends Error {

@@ -15,7 +15,8 @@ import type { KindName } from '../kinds';
 import { readTranscript } from '../nlp/document';
 import { rankSentences } from '../nlp/rank';
 import { EngineError, type ConversionEngine, type EngineInput } from './engine';
-import { buildPrompt, renderModelAnswer, schemaFor } from './structured';
+import type { Artifact } from '../artifacts';
+import { buildPrompt, modelArtifact, schemaFor } from './structured';
 
 /** The slice of node-llama-cpp's API this engine uses (the package is ESM; see esm.ts). */
 interface LlamaCppModule {
@@ -148,13 +149,13 @@ export class LlamaEngine implements ConversionEngine {
     return this.loading;
   }
 
-  async convert(input: EngineInput): Promise<string> {
+  async convert(input: EngineInput): Promise<Artifact> {
     const run = this.queue.then(() => this.convertNow(input));
     this.queue = run.catch(() => undefined);
     return run;
   }
 
-  private async convertNow(input: EngineInput): Promise<string> {
+  private async convertNow(input: EngineInput): Promise<Artifact> {
     input.signal.throwIfAborted();
     let loaded: Loaded;
     try {
@@ -192,7 +193,7 @@ export class LlamaEngine implements ConversionEngine {
     } finally {
       session.dispose({ disposeSequence: false });
     }
-    return renderModelAnswer(answer, input);
+    return modelArtifact(answer, input);
   }
 
   async close(): Promise<void> {

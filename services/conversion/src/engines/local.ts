@@ -16,7 +16,6 @@ import { parseInstructions, type LocalInstructions } from '../nlp/instructions';
 import { findPeople, type People } from '../nlp/people';
 import { rankSentences, selectDiverse, type Ranked } from '../nlp/rank';
 import { findTopics } from '../nlp/topics';
-import { renderArtifact } from '../render';
 import type { ConversionEngine, EngineInput } from './engine';
 
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
@@ -236,8 +235,8 @@ export function extractArtifact(transcript: string, kind: KindName, instructions
 export class LocalEngine implements ConversionEngine {
   readonly name = 'local';
 
-  async convert(input: EngineInput): Promise<string> {
+  async convert(input: EngineInput): Promise<Artifact> {
     input.signal.throwIfAborted();
-    return renderArtifact(extractArtifact(input.transcript, input.kind, input.instructions, input.referenceTime), input.format);
+    return extractArtifact(input.transcript, input.kind, input.instructions, input.referenceTime);
   }
 }

@@ -4,7 +4,8 @@
  * answer goes through the same checks and renderers as every engine. An HTTP error, a
  * timeout, a refusal, a truncated or malformed answer is an {@link EngineError}.
  */
-import { schemaFor, buildPrompt, renderModelAnswer } from './structured';
+import type { Artifact } from '../artifacts';
+import { schemaFor, buildPrompt, modelArtifact } from './structured';
 import { EngineError, type ConversionEngine, type EngineInput } from './engine';
 
 export interface OpenAiEngineOptions {
@@ -42,7 +43,7 @@ export class OpenAiEngine implements ConversionEngine {
     this.url = `${opts.baseUrl.replace(/\/+$/, '')}/chat/completions`;
   }
 
-  async convert(input: EngineInput): Promise<string> {
+  async convert(input: EngineInput): Promise<Artifact> {
     const { system, user } = buildPrompt(input);
     const body = {
       model: this.opts.model,
@@ -87,6 +88,6 @@ export class OpenAiEngine implements ConversionEngine {
     if (choice.message.refusal) throw new EngineError('the model refused the request');
     if (choice.finish_reason === 'length') throw new EngineError('the model ran out of tokens before finishing');
     if (typeof choice.message.content !== 'string' || choice.message.content.trim() === '') throw new EngineError('the model answered with no content');
-    return renderModelAnswer(choice.message.content, input);
+    return modelArtifact(choice.message.content, input);
   }
 }

@@ -4,11 +4,10 @@
  * the kind's shape ({@link parseArtifact}) and written by the same renderers as the local
  * engine. Only the call to the model differs between llama and openai.
  */
-import { artifactJsonSchema, parseArtifact, UnusableOutputError } from '../artifacts';
+import { artifactJsonSchema, parseArtifact, UnusableOutputError, type Artifact } from '../artifacts';
 import { KINDS, type KindName } from '../kinds';
 import { isoDate, withWeekday } from '../nlp/dates';
 import { parseInstructions } from '../nlp/instructions';
-import { renderArtifact } from '../render';
 import { EngineError, type EngineInput } from './engine';
 
 /** Most characters of instructions passed to a model. */
@@ -47,10 +46,10 @@ export function schemaFor(kind: KindName): Record<string, unknown> {
 }
 
 /**
- * The artifact text for a model's JSON answer: parsed, checked, normalised and rendered.
+ * The artifact of a model's JSON answer: parsed, checked and normalised.
  * Throws {@link EngineError} when the answer is not JSON or not usable.
  */
-export function renderModelAnswer(answer: string, input: Pick<EngineInput, 'kind' | 'format' | 'instructions' | 'referenceTime'>): string {
+export function modelArtifact(answer: string, input: Pick<EngineInput, 'kind' | 'instructions' | 'referenceTime'>): Artifact {
   let value: unknown;
   try {
     value = JSON.parse(answer);
@@ -58,8 +57,7 @@ export function renderModelAnswer(answer: string, input: Pick<EngineInput, 'kind
     throw new EngineError(`the model's answer is not JSON (${answer.length} characters)`, { cause: err });
   }
   try {
-    const artifact = parseArtifact(input.kind, value, { reference: input.referenceTime, bullets: parseInstructions(input.instructions).bullets });
-    return renderArtifact(artifact, input.format);
+    return parseArtifact(input.kind, value, { reference: input.referenceTime, bullets: parseInstructions(input.instructions).bullets });
   } catch (err) {
     if (err instanceof UnusableOutputError) throw new EngineError(`unusable model output: ${err.message}`, { cause: err });
     throw err;

@@ -18,6 +18,7 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
+import { Struct } from "../../../google/protobuf/struct";
 import { Timestamp } from "../../../google/protobuf/timestamp";
 
 /** OutputFormat is how the artifact is written. */
@@ -64,6 +65,14 @@ export interface ConvertResponse {
   recordingId: string;
   createdAt: Date | undefined;
   engine: string;
+  /**
+   * The artifact as data, per kind, in the public API's snake_case (README, "Conversions as
+   * data"): action_items {items: [{task, owner, due}]}, spreadsheet {title, columns, rows: [{<column>: …}]},
+   * summary {title, sentences, next_steps}, key_points {title, points}, email {subject, body},
+   * meeting_notes {title, date, attendees, people_mentioned, discussion, decisions, action_items}.
+   * Absent on a replay of an artifact stored on a recording (which keeps its text only).
+   */
+  data: { [key: string]: any } | undefined;
 }
 
 export interface ListKindsRequest {
@@ -262,6 +271,7 @@ function createBaseConvertResponse(): ConvertResponse {
     recordingId: "",
     createdAt: undefined,
     engine: "",
+    data: undefined,
   };
 }
 
@@ -290,6 +300,9 @@ export const ConvertResponse: MessageFns<ConvertResponse> = {
     }
     if (message.engine !== "") {
       writer.uint32(66).string(message.engine);
+    }
+    if (message.data !== undefined) {
+      Struct.encode(Struct.wrap(message.data), writer.uint32(74).fork()).join();
     }
     return writer;
   },
@@ -371,6 +384,14 @@ export const ConvertResponse: MessageFns<ConvertResponse> = {
             message.engine = reader.string();
             continue;
           }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.data = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -396,6 +417,7 @@ export const ConvertResponse: MessageFns<ConvertResponse> = {
     message.recordingId = object.recordingId ?? "";
     message.createdAt = object.createdAt ?? undefined;
     message.engine = object.engine ?? "";
+    message.data = object.data ?? undefined;
     return message;
   },
 };

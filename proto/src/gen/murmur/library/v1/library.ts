@@ -18,6 +18,7 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
+import { Struct } from "../../../google/protobuf/struct";
 import { Timestamp } from "../../../google/protobuf/timestamp";
 
 /** ArtifactFormat is how an artifact's content is written. */
@@ -70,7 +71,11 @@ export interface Artifact {
   format: ArtifactFormat;
   content: string;
   creditsCharged: number;
-  createdAt: Date | undefined;
+  createdAt:
+    | Date
+    | undefined;
+  /** The artifact as data (ConvertResponse.data); absent for artifacts stored before it was kept. */
+  data: { [key: string]: any } | undefined;
 }
 
 export interface Recording {
@@ -298,6 +303,8 @@ export interface AddArtifactRequest {
   format: ArtifactFormat;
   content: string;
   creditsCharged: number;
+  /** The artifact as data (ConvertResponse.data): a JSON object of at most 5,000,000 characters. */
+  data: { [key: string]: any } | undefined;
 }
 
 export interface AddArtifactResponse {
@@ -532,7 +539,16 @@ export const Transcript: MessageFns<Transcript> = {
 };
 
 function createBaseArtifact(): Artifact {
-  return { id: "", recordingId: "", kind: "", format: 0, content: "", creditsCharged: 0, createdAt: undefined };
+  return {
+    id: "",
+    recordingId: "",
+    kind: "",
+    format: 0,
+    content: "",
+    creditsCharged: 0,
+    createdAt: undefined,
+    data: undefined,
+  };
 }
 
 export const Artifact: MessageFns<Artifact> = {
@@ -557,6 +573,9 @@ export const Artifact: MessageFns<Artifact> = {
     }
     if (message.createdAt !== undefined) {
       Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(58).fork()).join();
+    }
+    if (message.data !== undefined) {
+      Struct.encode(Struct.wrap(message.data), writer.uint32(66).fork()).join();
     }
     return writer;
   },
@@ -630,6 +649,14 @@ export const Artifact: MessageFns<Artifact> = {
             message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.data = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -654,6 +681,7 @@ export const Artifact: MessageFns<Artifact> = {
     message.content = object.content ?? "";
     message.creditsCharged = object.creditsCharged ?? 0;
     message.createdAt = object.createdAt ?? undefined;
+    message.data = object.data ?? undefined;
     return message;
   },
 };
@@ -3155,7 +3183,7 @@ export const AttachTranscriptResponse: MessageFns<AttachTranscriptResponse> = {
 };
 
 function createBaseAddArtifactRequest(): AddArtifactRequest {
-  return { ownerId: "", recordingId: "", kind: "", format: 0, content: "", creditsCharged: 0 };
+  return { ownerId: "", recordingId: "", kind: "", format: 0, content: "", creditsCharged: 0, data: undefined };
 }
 
 export const AddArtifactRequest: MessageFns<AddArtifactRequest> = {
@@ -3177,6 +3205,9 @@ export const AddArtifactRequest: MessageFns<AddArtifactRequest> = {
     }
     if (message.creditsCharged !== 0) {
       writer.uint32(48).int64(message.creditsCharged);
+    }
+    if (message.data !== undefined) {
+      Struct.encode(Struct.wrap(message.data), writer.uint32(58).fork()).join();
     }
     return writer;
   },
@@ -3242,6 +3273,14 @@ export const AddArtifactRequest: MessageFns<AddArtifactRequest> = {
             message.creditsCharged = longToNumber(reader.int64());
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.data = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3265,6 +3304,7 @@ export const AddArtifactRequest: MessageFns<AddArtifactRequest> = {
     message.format = object.format ?? 0;
     message.content = object.content ?? "";
     message.creditsCharged = object.creditsCharged ?? 0;
+    message.data = object.data ?? undefined;
     return message;
   },
 };
