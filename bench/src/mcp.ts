@@ -2,8 +2,9 @@
  * mcp (issue 6): what the hosted MCP front end costs over REST on the same read, through the
  * same gateway, in the same run. Load on `tools/call list_recordings {limit: 20}` (one POST /mcp:
  * stateless Streamable HTTP with JSON responses, no initialize per request) and on
- * `GET /api/v1/recordings?limit=20`, interleaved, same autocannon settings, same user and data.
- * Target: MCP req/s ≥ 0.8 × REST req/s.
+ * `GET /api/v1/recordings?limit=20`, interleaved, same autocannon settings, same user and data —
+ * on both protocol eras /mcp serves: 2025-06-18 (v1 SDK) and 2026-07-28 (v2 SDK, the per-request
+ * envelope and Mcp-Method/Mcp-Name headers). Target: MCP req/s ≥ 0.8 × REST req/s, each era.
  */
 import { isDeepStrictEqual } from 'node:util';
 import { machineInfo, redactUrl, type Benchmark, type BenchmarkReport } from './benchmark';
@@ -13,6 +14,22 @@ import { analyze, BENCH_DATABASE, createBenchUser, redisNote, startStack } from 
 const REST_ROUTE = '/api/v1/recordings?limit=20';
 const MCP_PROTOCOL_VERSION = '2025-06-18';
 const MCP_BODY = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_recordings', arguments: { limit: 20 } } });
+/** The same call on 2026-07-28: the request carries its own envelope. */
+const CURRENT_REVISION = '2026-07-28';
+const MCP_CURRENT_BODY = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'tools/call',
+  params: {
+    name: 'list_recordings',
+    arguments: { limit: 20 },
+    _meta: {
+      'io.modelcontextprotocol/protocolVersion': CURRENT_REVISION,
+      'io.modelcontextprotocol/clientInfo': { name: 'murmur-bench', version: '1' },
+      'io.modelcontextprotocol/clientCapabilities': {},
+    },
+  },
+});
 
 const SETTINGS = {
   connections: 10,
@@ -27,8 +44,8 @@ const SETTINGS = {
 
 const TARGETS = { ratio_min: 0.8 };
 
-type Target = 'rest' | 'mcp';
-const TARGET_ORDER: Target[] = ['rest', 'mcp'];
+type Target = 'rest' | 'mcp' | 'mcp_current';
+const TARGET_ORDER: Target[] = ['rest', 'mcp', 'mcp_current'];
 
 /**
  * Cheap checks run on every response by the load generator (the same cost on both sides):
@@ -38,6 +55,7 @@ const TARGET_ORDER: Target[] = ['rest', 'mcp'];
 const VERIFY: Record<Target, (body: string) => boolean> = {
   rest: (body) => body.startsWith('{"object":"list"'),
   mcp: (body) => body.includes('"result"') && body.includes('"structuredContent"') && !body.includes('"isError":true'),
+  mcp_current: (body) => body.includes('"result"') && body.includes('"structuredContent"') && !body.includes('"isError":true'),
 };
 
 interface McpResponse {
@@ -101,13 +119,18 @@ async function runMcp(log: (line: string) => void): Promise<BenchmarkReport> {
       accept: 'application/json, text/event-stream',
       'mcp-protocol-version': MCP_PROTOCOL_VERSION,
     };
+    const mcpCurrentHeaders = { ...mcpHeaders, 'mcp-protocol-version': CURRENT_REVISION, 'mcp-method': 'tools/call', 'mcp-name': 'list_recordings' };
     const check = await checkAnswers(stack.gateway, mcpHeaders, user.headers);
+    const current = await fetch(`${stack.gateway}/mcp`, { method: 'POST', headers: mcpCurrentHeaders, body: MCP_CURRENT_BODY });
+    const currentText = await current.text();
+    if (current.status !== 200 || !VERIFY.mcp_current(currentText)) throw new Error(`POST /mcp on ${CURRENT_REVISION} answered ${current.status}: ${currentText.slice(0, 300)}`);
     log(`one request each: 200; MCP structuredContent ${check.same_data ? 'equals' : 'DIFFERS FROM'} the REST body; ${check.response_bytes.rest} vs ${check.response_bytes.mcp} bytes`);
 
     const { runs, failures } = await interleavedRounds({
       targets: [
         { name: 'rest', load: { url: `${stack.gateway}${REST_ROUTE}`, headers: user.headers, verifyBody: VERIFY.rest } },
         { name: 'mcp', load: { url: `${stack.gateway}/mcp`, method: 'POST', headers: mcpHeaders, body: MCP_BODY, verifyBody: VERIFY.mcp } },
+        { name: 'mcp_current', load: { url: `${stack.gateway}/mcp`, method: 'POST', headers: mcpCurrentHeaders, body: MCP_CURRENT_BODY, verifyBody: VERIFY.mcp_current } },
       ],
       settings: SETTINGS,
       procs,
@@ -118,12 +141,14 @@ async function runMcp(log: (line: string) => void): Promise<BenchmarkReport> {
 
     const rest = summarize(runs.rest!);
     const mcp = summarize(runs.mcp!);
+    const mcpCurrent = summarize(runs.mcp_current!);
     const ratio = rest.requests_per_second > 0 ? r3(mcp.requests_per_second / rest.requests_per_second) : 0;
+    const ratioCurrent = rest.requests_per_second > 0 ? r3(mcpCurrent.requests_per_second / rest.requests_per_second) : 0;
     const cpuRatio = mcp.cpu_ms_per_request > 0 ? r3(rest.cpu_ms_per_request / mcp.cpu_ms_per_request) : 0;
     const gatewayCpu = (runsOf: typeof runs.rest) => r3((runsOf ?? []).reduce((a, r) => a + (r.cpu_ms_per_request.gateway ?? 0), 0) / (runsOf?.length || 1));
     const otherCpu = maxOtherCpu(runs);
     const noisy = otherCpu > NOISE_PERCENT;
-    const targetsMet = { ratio: ratio >= TARGETS.ratio_min, all: ratio >= TARGETS.ratio_min };
+    const targetsMet = { ratio: ratio >= TARGETS.ratio_min, ratio_current: ratioCurrent >= TARGETS.ratio_min, all: ratio >= TARGETS.ratio_min && ratioCurrent >= TARGETS.ratio_min };
 
     const result = {
       benchmark: 'mcp',
@@ -135,13 +160,15 @@ async function runMcp(log: (line: string) => void): Promise<BenchmarkReport> {
         mcp: `POST /mcp ${MCP_BODY} (headers: content-type application/json, accept application/json + text/event-stream, mcp-protocol-version ${MCP_PROTOCOL_VERSION}, bearer key)`,
       },
       rest: { path: 'gateway REST route → library.ListRecordings', ...rest },
-      mcp: { path: 'gateway /mcp: fresh McpServer + StreamableHTTPServerTransport per request (stateless, JSON response) → same listRecordings operation → library.ListRecordings', ...mcp },
+      mcp: { path: 'gateway /mcp on 2025-06-18: fresh v1 McpServer + StreamableHTTPServerTransport per request (stateless, JSON response) → same listRecordings operation → library.ListRecordings', ...mcp },
+      mcp_current: { path: `gateway /mcp on ${CURRENT_REVISION}: v2 createMcpHandler, fresh McpServer per request → same listRecordings operation → library.ListRecordings`, ...mcpCurrent },
       ratio,
+      ratio_current: ratioCurrent,
       p99_ms: { rest: rest.latency_ms.p99, mcp: mcp.latency_ms.p99 },
       p99_ratio: rest.latency_ms.p99 > 0 ? r3(mcp.latency_ms.p99 / rest.latency_ms.p99) : 0,
       /** REST CPU per request ÷ MCP CPU per request over every process: the ratio a CPU-bound machine tends to. */
       cpu_ratio: cpuRatio,
-      gateway_cpu_ms_per_request: { rest: gatewayCpu(runs.rest), mcp: gatewayCpu(runs.mcp) },
+      gateway_cpu_ms_per_request: { rest: gatewayCpu(runs.rest), mcp: gatewayCpu(runs.mcp), mcp_current: gatewayCpu(runs.mcp_current) },
       response_bytes: check.response_bytes,
       same_data_as_rest: check.same_data,
       initialize_needed: check.initialize_needed,
@@ -176,12 +203,13 @@ async function runMcp(log: (line: string) => void): Promise<BenchmarkReport> {
         headers: ['target', 'req/s', 'p50 ms', 'p99 ms', 'CPU ms/req', 'bytes'],
         rows: [
           ['REST GET /recordings', fmt(rest.requests_per_second, 0), fmt(rest.latency_ms.p50), fmt(rest.latency_ms.p99), fmt(rest.cpu_ms_per_request), String(check.response_bytes.rest)],
-          ['MCP list_recordings', fmt(mcp.requests_per_second, 0), fmt(mcp.latency_ms.p50), fmt(mcp.latency_ms.p99), fmt(mcp.cpu_ms_per_request), String(check.response_bytes.mcp)],
+          ['MCP list_recordings (2025-06-18)', fmt(mcp.requests_per_second, 0), fmt(mcp.latency_ms.p50), fmt(mcp.latency_ms.p99), fmt(mcp.cpu_ms_per_request), String(check.response_bytes.mcp)],
+          [`MCP list_recordings (${CURRENT_REVISION})`, fmt(mcpCurrent.requests_per_second, 0), fmt(mcpCurrent.latency_ms.p50), fmt(mcpCurrent.latency_ms.p99), fmt(mcpCurrent.cpu_ms_per_request), String(Buffer.byteLength(currentText))],
         ],
       },
       notes: [
-        `ratio MCP/REST req/s = ${fmt(ratio, 3)} (target ≥ ${TARGETS.ratio_min}: ${targetsMet.ratio ? 'met' : 'MISSED'}); cpu ratio ${fmt(cpuRatio, 3)}`,
-        `gateway CPU per request: REST ${fmt(gatewayCpu(runs.rest))} ms, MCP ${fmt(gatewayCpu(runs.mcp))} ms`,
+        `ratio MCP/REST req/s = ${fmt(ratio, 3)} on 2025-06-18, ${fmt(ratioCurrent, 3)} on ${CURRENT_REVISION} (target ≥ ${TARGETS.ratio_min}: ${targetsMet.ratio ? 'met' : 'MISSED'}, ${targetsMet.ratio_current ? 'met' : 'MISSED'}); cpu ratio ${fmt(cpuRatio, 3)}`,
+        `gateway CPU per request: REST ${fmt(gatewayCpu(runs.rest))} ms, MCP ${fmt(gatewayCpu(runs.mcp))} ms on 2025-06-18, ${fmt(gatewayCpu(runs.mcp_current))} ms on ${CURRENT_REVISION}`,
         ...(noisy ? [`NOISY: other processes used up to ${otherCpu.toFixed(0)}% of a core during a measurement; repeat before trusting req/s and p99`] : []),
         `${redis ? 'Redis' : 'no Redis'}; ${machine.cpus} CPU(s) shared by everything; means of ${SETTINGS.rounds} interleaved rounds of ${SETTINGS.duration_seconds} s`,
       ],

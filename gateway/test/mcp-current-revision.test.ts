@@ -85,6 +85,23 @@ describe(`MCP on ${REVISION}`, () => {
     expect(body.result.tools).toHaveLength(8);
   });
 
+  it('lists the same tools, schemas and annotations as on 2025-11-25', async () => {
+    const { key } = await sys.newUser('modern-same-tools@example.com');
+    const [current, previous] = await Promise.all([connectMcpAt(REVISION, sys.baseUrl, key), connectMcpAt('2025-11-25', sys.baseUrl, key)]);
+    clients.push(current, previous);
+    // The JSON Schema dialect each SDK line names is its own; the schemas themselves are one.
+    const listed = async (c: McpClient) =>
+      (await c.listTools()).tools.map(({ name, title, description, inputSchema, outputSchema, annotations }) => ({
+        name,
+        title,
+        description,
+        annotations,
+        inputSchema: { ...inputSchema, $schema: undefined },
+        outputSchema: { ...outputSchema, $schema: undefined },
+      }));
+    expect(await listed(current)).toEqual(await listed(previous));
+  });
+
   it('refuses what this revision removed or does not know: initialize (404, -32601) and an unknown revision', async () => {
     const { key } = await sys.newUser('modern-refusals@example.com');
     const init = await raw(key, 'initialize', { protocolVersion: REVISION, capabilities: {}, clientInfo: { name: 'raw', version: '1' } });
