@@ -51,7 +51,7 @@ export function startTracing(service: string): void {
     // turn them on when an operator asks.
     ...(process.env.OTEL_METRICS_EXPORTER ? {} : { metricReaders: [] }),
     ...(process.env.OTEL_LOGS_EXPORTER ? {} : { logRecordProcessors: [] }),
-    instrumentations: getNodeAutoInstrumentations(),
+    instrumentations: getNodeAutoInstrumentations(exporting),
   });
   sdk.start();
   addFinalShutdownStep(stopTracing);
