@@ -9,6 +9,8 @@ const why = faultTestsUnavailable();
 if (why) console.warn(`skipped: fault tests need a Postgres and a Redis of their own (${why})`);
 
 const TRANSCRIPT = 'Marcus will send the budget to Dana by Friday. We agreed to move the launch to March.';
+/** How long each phase may take: the services' 30 s hold lease (a commit is retried for half of it). */
+const DOWN_WINDOW_MS = 30_000;
 
 (why ? describe.skip : describe)('a Postgres restart under traffic', () => {
   let f: FaultSystem;
@@ -44,19 +46,24 @@ const TRANSCRIPT = 'Marcus will send the budget to Dana by Friday. We agreed to 
       }
     };
     const lanes = [0, 1, 2, 3].map(traffic);
-
-    await eventually('traffic flows', async () => answers.length >= 8);
-    const beforeKill = answers.length;
-    await f.pg.kill();
-    // Down for longer than the services retry a statement (a brief restart is meant to be
-    // invisible): until requests come back as 503.
-    await eventually('requests are answered 503 while Postgres is down', async () => answers.slice(beforeKill).some((a) => a.status === 503));
-    await eventually('requests are answered while Postgres is down', async () => answers.length >= beforeKill + 8);
-    await f.pg.start();
-    const afterStart = answers.length;
-    await eventually('requests are answered after Postgres is back', async () => answers.length >= afterStart + 8);
-    running = false;
-    await Promise.all(lanes);
+    try {
+      await eventually('traffic flows', async () => answers.length >= 8);
+      const beforeKill = answers.length;
+      await f.pg.kill();
+      // Down for longer than the services retry a statement (a brief restart is meant to be
+      // invisible): until requests come back as 503. A conversion whose commit may have landed
+      // is retried for up to half its hold's lease (15 s) before it answers, so a lane can wait
+      // that long: the window is the lease, not a guess at this machine's speed.
+      await eventually('requests are answered 503 while Postgres is down', async () => answers.slice(beforeKill).some((a) => a.status === 503), DOWN_WINDOW_MS);
+      await eventually('requests are answered while Postgres is down', async () => answers.length >= beforeKill + 8, DOWN_WINDOW_MS);
+      await f.pg.start();
+      const afterStart = answers.length;
+      await eventually('requests are answered after Postgres is back', async () => answers.length >= afterStart + 8, DOWN_WINDOW_MS);
+    } finally {
+      // Whatever failed above, the lanes stop: a test that leaves them running never lets jest exit.
+      running = false;
+      await Promise.all(lanes);
+    }
 
     const bad = answers.filter((a) => !answeredWell(a)).map((a) => ({ path: a.path, status: a.status, code: a.code }));
     expect(bad).toEqual([]);
@@ -79,5 +86,5 @@ const TRANSCRIPT = 'Marcus will send the budget to Dana by Friday. We agreed to 
     }
 
     expect(bugReports(f.lines)).toEqual([]);
-  });
+  }, 180_000);
 });
