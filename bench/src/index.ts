@@ -3,6 +3,7 @@ import { urlWebhooksBench } from './url-webhooks';
 import type { Benchmark } from './benchmark';
 import { billingBench } from './billing-benchmark';
 import { convertBench } from './convert-benchmark';
+import { convertQualityBench } from './convert-quality';
 import { faultsBench } from './faults';
 import { jobsBench } from './jobs';
 import { mcpBench } from './mcp';
@@ -13,10 +14,11 @@ export type { Benchmark, BenchmarkReport } from './benchmark';
 export { readPath } from './read-path';
 export { mcpBench } from './mcp';
 export { convertBench } from './convert-benchmark';
+export { convertQualityBench } from './convert-quality';
 export { transcribeBench } from './transcribe';
 export { faultsBench } from './faults';
 export { jobsBench } from './jobs';
 export { urlWebhooksBench } from './url-webhooks';
 
 /** Every benchmark `npm run bench` knows, in the order it runs them. */
-export const BENCHMARKS: readonly Benchmark[] = [readPath, mcpBench, billingBench, convertBench, transcribeBench, jobsBench, urlWebhooksBench, faultsBench];
+export const BENCHMARKS: readonly Benchmark[] = [readPath, mcpBench, billingBench, convertBench, convertQualityBench, transcribeBench, jobsBench, urlWebhooksBench, faultsBench];

@@ -132,7 +132,7 @@ const plainItem = (a: FoundAction): ActionItem => ({ owner: a.owner, task: a.tas
 const SUMMARY_NEXT_STEPS = 5;
 
 function summary(r: Reading, instr: LocalInstructions): Artifact {
-  const k = pointCount(r.doc.sentences.length, { factor: 0.9, min: 2, max: 12 }, instr);
+  const k = pointCount(r.doc.sentences.length, { factor: 0.9, min: 2, max: 8 }, instr);
   const decided = new Set(findDecisions(r.doc.sentences).map((d) => d.sentence));
   const assignments = r.assignmentSentences();
   const sentences = r.points(k, (x) => x.score + (decided.has(x.sentence.index) ? 0.25 : 0), assignments);

@@ -120,10 +120,25 @@ function taskText(raw: string): string {
   return t;
 }
 
+/**
+ * Talk about the meeting itself — who speaks next, what comes later in it, a break — and states
+ * of mind ("guess", "admit I don't know"): said with "I'll" or "let's", never a task.
+ */
+const MEETING_TALK = /^(?:go (?:next|on|into|ahead|back|first)|continue|come (?:back )?to|get (?:back )?to|wait(?: for)?|read (?:through|out)|tell (?:you|us|them)|show (?:you|us)|present|explain|introduce|cut to the chase|guess|admit|know|wonder|care|imagine|get acquainted|(?:have|take|get|grab) (?:a |the |some |our )?(?:quick )?(?:lunch|coffee|tea|drink|beer|break|snack|lunch break|coffee break))\b/i;
+/** A time inside the meeting: "in a second", "later" — what is done then is done in the room. */
+const IN_MEETING = /\b(?:in a (?:second|sec|minute|moment|bit)|right now|for now|at the end|(?:the )?next (?:slide|point|item|page|one))\b|\blater(?:,|$)/i;
+/** Words that name nothing a task could be about: with only these after its verb, a task is too vague to act on. */
+const EMPTY_WORDS = new Set(
+  'it its that this them those these him her one all there here together about into onto in on up out over with to of for from a an the what which is are was be some something anything everything me you us my your our their again back around away down off more just really then now'.split(' '),
+);
+
 function usableTask(task: string): boolean {
   const words = task.toLowerCase().split(/\s+/).filter(Boolean);
   if (words.length < 2) return false;
-  if (PROCEDURE.test(task) || NOT_TASK_START.test(task)) return false;
+  if (PROCEDURE.test(task) || NOT_TASK_START.test(task) || MEETING_TALK.test(task) || IN_MEETING.test(task)) return false;
+  if (words.slice(1).every((w) => EMPTY_WORDS.has(w.replace(/[^a-z']/g, '')))) return false;
+  // Cut off before its object ("Make sure to", "Talk with the"): nothing said to act on.
+  if (/^(?:to|and|or|the|a|an|of|with|for|about|that|if)$/.test(words[words.length - 1]!.replace(/[^a-z']/g, ''))) return false;
   if (words.length <= 3 && WEAK_OBJECT.has(words[1]!)) return false;
   if (WEAK_OBJECT.has(words[words.length - 1]!) || ['in', 'on', 'up', 'out', 'over'].includes(words[words.length - 1]!) && words.length <= 3) return false;
   return true;
@@ -201,10 +216,26 @@ function nextSpeaker(doc: TranscriptDoc, s: Sentence): string | null {
 }
 
 /** Every action item of `doc`, in transcript order, duplicates merged. */
+/**
+ * A diarised transcript's speakers as its people call them in passing: "the industrial designer
+ * will …" names the speaker labelled "Industrial Designer". Rewrites such mentions to the label,
+ * so the owner patterns (which look for capitalised names) see them. Null without labels.
+ */
+function speakerMentions(doc: TranscriptDoc): ((text: string) => string) | null {
+  const labels = doc.speakers.filter((l) => /^[A-Za-z][A-Za-z ]{2,40}$/.test(l) && /[A-Z]/.test(l));
+  if (labels.length === 0) return null;
+  const escaped = labels.map((l) => l.replace(/ +/g, String.raw`\s+`)).sort((a, b) => b.length - a.length);
+  const mention = new RegExp(String.raw`\b(?:the\s+)?(${escaped.join('|')})\b`, 'gi');
+  const byLower = new Map(labels.map((l) => [l.toLowerCase().replace(/\s+/g, ' '), l]));
+  return (text) => text.replace(mention, (whole, said: string) => byLower.get(said.toLowerCase().replace(/\s+/g, ' ')) ?? whole);
+}
+
 export function findActionItems(doc: TranscriptDoc, people: People, reference: Date): FoundAction[] {
   const found: FoundAction[] = [];
+  const mentions = speakerMentions(doc);
   for (const s of doc.sentences) {
     let text = tidySentence(s.text, { keepLabel: true }).replace(HEDGE, ' ').replace(/\s+/g, ' ');
+    if (mentions) text = mentions(text);
     const question = text.endsWith('?');
     const items: FoundAction[] = [];
     const label = ACTION_LABEL.exec(text);

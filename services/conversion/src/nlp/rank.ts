@@ -23,6 +23,9 @@ const INFORMATIVE_ENTITIES = new Set(['CARDINAL', 'PERCENT', 'MONEY', 'DATE', 'D
  */
 const CUE = /\b(?:root cause|main (?:point|issue|problem|pain|goal|risk|takeaway)|key (?:idea|point|takeaway|question)|(?:top|first) priority|biggest (?:risk|problem|issue|concern)|the (?:goal|problem|issue|plan|decision|bottom line|big picture|requirement)s? (?:is|was|are|were)|big picture|bottom line|overall|in total|in summary|to summari[sz]e|decided|agreed|conclusion|hard requirements?|deadline)\b/i;
 
+/** Uncertainty a speaker voices about their own sentence. */
+const HEDGED = /\b(?:i don'?t know|i'?m not sure|i (?:guess|suppose)|no idea|or something|or whatever|i don'?t think)\b/i;
+
 export type Vector = Map<string, number>;
 
 /** The content lemmas of a sentence, the terms ranking and keyphrases count. */
@@ -102,6 +105,8 @@ export function rankSentences(sentences: Sentence[]): Ranked[] {
     if (/^\W*(?:option|step|point|number)\s+\w+\s*[,:]/i.test(sentence.text)) score *= 0.5;
     else if (/^\W*(?:it|this|that|these|those)\b/i.test(sentence.text) && !/^\W*(?:this|that) (?:is|was) (?:the|a|an|our)\b/i.test(sentence.text)) score *= 0.85;
     if (/^\W*(?:if|unless|maybe|perhaps)\b/i.test(sentence.text)) score *= 0.8;
+    // Thinking aloud ("I don't know, maybe …", "I'm not sure") is talk, not what was said.
+    if (HEDGED.test(sentence.text)) score *= 0.8;
     if (CUE.test(sentence.text)) score += 0.15;
     return { sentence, terms: terms[i]!, vector: vectors[i]!, centrality, score, informative };
   });
