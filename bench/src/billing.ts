@@ -19,10 +19,11 @@ import {
   type RateLimiter,
   type RateLimitState,
 } from '@murmur/billing';
-import { connectRedis, createLogger, newId, openDatabase, type Database, type PromiseClient, type Redis } from '@murmur/kit';
+import { connectRedis, createLogger, newId, openDatabase, type Database, type Redis } from '@murmur/kit';
 import { createPolicyClient, testAccess } from '@murmur/kit/testing';
 import { billing } from '@murmur/proto';
 import { machineInfo, redactUrl } from './benchmark';
+import { AUDIO_SECONDS, callFromWorker, callInline } from './billing-callers';
 
 const CALLERS = 50;
 const POOL_SIZE = 20;
@@ -31,10 +32,7 @@ const LIMITER_HITS = 5_000;
 /** Users the limiter hits rotate over: 10 hits each, so every hit is admitted (the common case). */
 const LIMITER_USERS = LIMITER_HITS / 10;
 const ADMIT_CALLS = 1_000;
-/** A 90-second transcription: 2 credits on every plan. */
-const AUDIO_SECONDS = 90;
 
-type BillingClient = PromiseClient<billing.BillingServiceClient>;
 
 /**
  * Admits everything, at no cost: the reserve + commit figures measure the charging path itself
@@ -84,59 +82,32 @@ async function reachable(url: string): Promise<boolean> {
   });
 }
 
-/** `callers` concurrent loops of reserve + commit until `seconds` have passed. */
-async function reserveCommitRun(client: BillingClient, userIds: string[], callers: number, seconds: number) {
-  const pair: number[] = [];
-  const reserve: number[] = [];
-  const commit: number[] = [];
-  const errors: Record<string, number> = {};
-  const cpuBefore = process.cpuUsage();
-  const started = process.hrtime.bigint();
-  const endAt = Date.now() + seconds * 1_000;
-  await Promise.all(
-    Array.from({ length: callers }, async (_, caller) => {
-      const userId = userIds[caller % userIds.length]!;
-      while (Date.now() < endAt) {
-        const t0 = process.hrtime.bigint();
-        try {
-          const { reservation } = await client.reserve({
-            userId,
-            operation: billing.Operation.OPERATION_TRANSCRIBE,
-            credits: 0,
-            audioSeconds: AUDIO_SECONDS,
-            transcriptChars: 0,
-            idempotencyKey: randomBytes(12).toString('hex'),
-            admissionId: '',
-            holdSeconds: 0,
-          });
-          const reserved = elapsedMs(t0);
-          const t1 = process.hrtime.bigint();
-          await client.commit({ userId, reservationId: reservation!.id, credits: reservation!.credits, usageSeconds: AUDIO_SECONDS });
-          commit.push(elapsedMs(t1));
-          reserve.push(reserved);
-          pair.push(elapsedMs(t0));
-        } catch (err) {
-          const code = (err as { code?: string }).code ?? 'unknown';
-          errors[code] = (errors[code] ?? 0) + 1;
-        }
-      }
-    }),
-  );
-  const wallSeconds = elapsedMs(started) / 1_000;
-  const cpu = process.cpuUsage(cpuBefore);
+/**
+ * `callers` concurrent loops of reserve + commit for `seconds`, the callers in this thread (beside
+ * the service) or in a worker thread of their own; CPU per thread as a share of one core.
+ */
+async function reserveCommitRun(address: string, userIds: string[], callers: number, seconds: number, where: 'inline' | 'worker') {
+  const serviceCpuBefore = process.threadCpuUsage();
+  const run = { address, userIds, callers, seconds };
+  const s = where === 'inline' ? await callInline(run) : await callFromWorker(run);
+  const serviceCpu = process.threadCpuUsage(serviceCpuBefore);
+  const percent = (ms: number) => Math.round((ms / 10 / s.wallSeconds) * 10) / 10;
+  const mainThreadMs = (serviceCpu.user + serviceCpu.system) / 1e3;
   return {
     callers,
     accounts: userIds.length,
-    seconds: Math.round(wallSeconds * 100) / 100,
-    reserve_commit_pairs: pair.length,
-    pairs_per_second: Math.round(pair.length / wallSeconds),
-    errors,
-    pair_ms: summarize(pair),
-    reserve_ms: summarize(reserve),
-    commit_ms: summarize(commit),
-    // gRPC client + billing server + pg driver all run in this one process: near 100 % means
-    // the figures are bounded by this process's CPU, not by Postgres or the row locks.
-    bench_process_cpu_percent: Math.round(((cpu.user + cpu.system) / 1e4 / wallSeconds) * 10) / 10,
+    callers_thread: where === 'inline' ? 'the service\'s own thread' : 'a worker thread',
+    seconds: Math.round(s.wallSeconds * 100) / 100,
+    reserve_commit_pairs: s.pair.length,
+    pairs_per_second: Math.round(s.pair.length / s.wallSeconds),
+    errors: s.errors,
+    pair_ms: summarize(s.pair),
+    reserve_ms: summarize(s.reserve),
+    commit_ms: summarize(s.commit),
+    // Near 100 % on the service's thread means the figures are bounded by that thread's CPU
+    // (gRPC server + pg driver, and with inline callers their gRPC client too), not by Postgres.
+    service_thread_cpu_percent: percent(mainThreadMs),
+    callers_thread_cpu_percent: where === 'inline' ? null : percent(s.callerThreadCpuMs),
   };
 }
 
@@ -190,7 +161,9 @@ export async function runBillingBench(): Promise<Record<string, unknown>> {
   try {
     // Reserve + commit: 50 callers, each on its own account, then all 50 on one hot account.
     const service = await startBillingService({ access: testAccess('billing'), db, log, address: '127.0.0.1:0', rateLimiter: new UnlimitedRateLimiter(), sweepIntervalMs: 0 });
-    const client = createPolicyClient(billing.BillingServiceClient, `127.0.0.1:${service.port}`, { deadlineMs: 30_000 });
+    const address = `127.0.0.1:${service.port}`;
+    const client = createPolicyClient(billing.BillingServiceClient, address, { deadlineMs: 30_000 });
+    let spreadInline: Awaited<ReturnType<typeof reserveCommitRun>>;
     let spread: Awaited<ReturnType<typeof reserveCommitRun>>;
     let hot: Awaited<ReturnType<typeof reserveCommitRun>>;
     let ledgerExact: boolean;
@@ -201,9 +174,10 @@ export async function runBillingBench(): Promise<Record<string, unknown>> {
         await client.adjustCredits({ userId, monthlyCredits: 1_000_000_000, note: 'benchmark' });
       }
       // A short warm-up (connections, JIT) outside the figures.
-      await reserveCommitRun(client, users, CALLERS, 1);
-      spread = await reserveCommitRun(client, users, CALLERS, seconds);
-      hot = await reserveCommitRun(client, [hotUser], CALLERS, HOT_ACCOUNT_SECONDS);
+      await reserveCommitRun(address, users, CALLERS, 1, 'worker');
+      spread = await reserveCommitRun(address, users, CALLERS, seconds, 'worker');
+      spreadInline = await reserveCommitRun(address, users, CALLERS, seconds, 'inline');
+      hot = await reserveCommitRun(address, [hotUser], CALLERS, HOT_ACCOUNT_SECONDS, 'worker');
       // Sanity: every pair left one reserve and one commit row, and the ledger sums to the balances.
       const [check] = await db.query<{ off: string }>(
         `SELECT count(*) AS off FROM accounts a
@@ -245,7 +219,7 @@ export async function runBillingBench(): Promise<Record<string, unknown>> {
         limiter_hits: LIMITER_HITS,
         admit_calls: ADMIT_CALLS,
       },
-      reserve_commit: { spread_accounts: spread, one_hot_account: hot, ledger_reconciled: ledgerExact },
+      reserve_commit: { spread_accounts: spread, spread_accounts_callers_inline: spreadInline, one_hot_account: hot, ledger_reconciled: ledgerExact },
       rate_limit_check: {
         in_process: { limiter: inProcess, admit: admitInProcess },
         redis: redisResult,

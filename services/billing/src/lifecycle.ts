@@ -52,7 +52,7 @@ export class AccountLifecycle {
       const rolled = await this.rollPeriod(account, tx, now);
       const { account: current } = await expireHolds(rolled, tx, now);
       return change(current, tx, now);
-    });
+    }, now);
   }
 
   /**

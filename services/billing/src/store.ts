@@ -11,6 +11,8 @@
  */
 import type { PoolClient } from 'pg';
 import { newId, type Database } from '@murmur/kit';
+import { prepared } from './prepared';
+import { WriteBatch } from './write-batch';
 
 /** A user's billing account as stored. */
 export interface Account {
@@ -143,8 +145,8 @@ export interface LedgerPosition {
 export interface AccountTransaction {
   /** Writes `changes` (and `updated_at = at`) and returns the account as now stored. */
   update(changes: AccountChanges, at: Date): Promise<Account>;
-  /** Appends one ledger row for this account. */
-  appendLedger(entry: NewLedgerEntry): Promise<LedgerEntryRecord>;
+  /** Appends one ledger row for this account (written with the transaction's other writes, in order). */
+  appendLedger(entry: NewLedgerEntry): Promise<void>;
   /** One of this user's reservations by id; undefined when unknown or someone else's. */
   findReservation(id: string): Promise<ReservationRecord | undefined>;
   /** This user's reservation made with `idempotencyKey`, if any. */
@@ -177,8 +179,10 @@ export interface BillingStore {
    * the user has no account, `initial` is inserted first (INSERT … ON CONFLICT DO NOTHING, so two
    * first calls racing create exactly one) and `created` is true for the call that inserted it. `fn` must
    * not wait on other database work: the embedded PGlite runs one transaction at a time.
+   * `now`, when given, is the time the caller's change happens at: the lock's query then also
+   * tells whether any hold is past its deadline by then, sparing `tx.expiredHolds(now)` a query.
    */
-  withAccount<T>(userId: string, initial: NewAccount, fn: (account: Account, tx: AccountTransaction, created: boolean) => Promise<T>): Promise<T>;
+  withAccount<T>(userId: string, initial: NewAccount, fn: (account: Account, tx: AccountTransaction, created: boolean) => Promise<T>, now?: Date): Promise<T>;
   /**
    * Runs `fn` in one transaction holding an existing account locked, unless another
    * transaction holds it (SELECT … FOR UPDATE SKIP LOCKED): then `fn` does not run and the
@@ -373,100 +377,135 @@ const RESERVATION_COLUMNS =
   'idempotency_key, admission_id, period_start, usage_seconds, note, created_at, expires_at, settled_at';
 
 class PostgresAccountTransaction implements AccountTransaction {
-  constructor(private readonly client: PoolClient, private readonly userId: string) {}
+  private readonly writes: WriteBatch;
+  /** Reservations this transaction has read or written, as they now stand: what a queued settle returns. */
+  private readonly known = new Map<string, ReservationRecord>();
+
+  /**
+   * `account` is the locked row; `noExpiredHoldsAt`, when set, is a time at which the lock's own
+   * query found no held reservation past its deadline (so `expiredHolds` of that time needs no query).
+   */
+  constructor(
+    private readonly client: PoolClient,
+    private readonly userId: string,
+    private account: Account,
+    private readonly noExpiredHoldsAt: Date | null,
+  ) {
+    this.writes = new WriteBatch(userId);
+  }
+
+  /** Sends the queued writes: before every read, and before COMMIT. */
+  flush(): Promise<void> {
+    return this.writes.flush(this.client);
+  }
+
+  private remember(r: ReservationRecord): ReservationRecord {
+    this.known.set(r.id, r);
+    return r;
+  }
 
   async update(changes: AccountChanges, at: Date): Promise<Account> {
-    const sets: string[] = [];
-    const params: unknown[] = [this.userId];
+    const sets: [string, unknown][] = [];
+    const next: Account = { ...this.account, updatedAt: at };
     for (const [field, value] of Object.entries(changes)) {
       const column = ACCOUNT_COLUMNS[field as keyof AccountChanges];
       if (!column) throw new Error(`unknown account field ${field}`);
       if (value === undefined) continue;
-      params.push(value);
-      sets.push(`${column} = $${params.length}`);
+      sets.push([column, value]);
+      (next as unknown as Record<string, unknown>)[field] = value;
     }
-    params.push(at);
-    sets.push(`updated_at = $${params.length}`);
-    const { rows } = await this.client.query<AccountRow>(`UPDATE accounts SET ${sets.join(', ')} WHERE user_id = $1 RETURNING *`, params);
-    const row = rows[0];
-    if (!row) throw new Error('account row vanished inside its own transaction');
-    return toAccount(row);
+    sets.push(['updated_at', at]);
+    this.writes.setAccount(sets);
+    this.account = next;
+    return next;
   }
 
-  async appendLedger(entry: NewLedgerEntry): Promise<LedgerEntryRecord> {
-    const { rows } = await this.client.query<LedgerRow>(
-      `INSERT INTO ledger_entries (id, user_id, kind, monthly_delta, prepaid_delta, spend_delta_cents, reservation_id, note, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-       RETURNING ${LEDGER_COLUMNS}`,
-      [
-        newId('led'),
-        this.userId,
-        entry.kind,
-        entry.monthlyDelta ?? 0,
-        entry.prepaidDelta ?? 0,
-        entry.spendDeltaCents ?? 0,
-        entry.reservationId ?? null,
-        entry.note ?? '',
-        entry.createdAt,
-      ],
-    );
-    return toLedgerEntry(rows[0]!);
+  async appendLedger(entry: NewLedgerEntry): Promise<void> {
+    this.writes.appendLedger([
+      newId('led'),
+      entry.kind,
+      entry.monthlyDelta ?? 0,
+      entry.prepaidDelta ?? 0,
+      entry.spendDeltaCents ?? 0,
+      entry.reservationId ?? null,
+      entry.note ?? '',
+      entry.createdAt,
+    ]);
   }
 
   async findReservation(id: string): Promise<ReservationRecord | undefined> {
-    const { rows } = await this.client.query<ReservationRow>(`SELECT ${RESERVATION_COLUMNS} FROM reservations WHERE id = $1 AND user_id = $2`, [
+    await this.flush();
+    const { rows } = await prepared<ReservationRow>(this.client, `SELECT ${RESERVATION_COLUMNS} FROM reservations WHERE id = $1 AND user_id = $2`, [
       id,
       this.userId,
     ]);
-    return rows[0] ? toReservation(rows[0]) : undefined;
+    return rows[0] ? this.remember(toReservation(rows[0])) : undefined;
   }
 
   async findReservationByKey(idempotencyKey: string): Promise<ReservationRecord | undefined> {
-    const { rows } = await this.client.query<ReservationRow>(
+    await this.flush();
+    const { rows } = await prepared<ReservationRow>(this.client, 
       `SELECT ${RESERVATION_COLUMNS} FROM reservations WHERE user_id = $1 AND idempotency_key = $2`,
       [this.userId, idempotencyKey],
     );
-    return rows[0] ? toReservation(rows[0]) : undefined;
+    return rows[0] ? this.remember(toReservation(rows[0])) : undefined;
   }
 
   async expiredHolds(now: Date): Promise<ReservationRecord[]> {
-    const { rows } = await this.client.query<ReservationRow>(
+    if (this.noExpiredHoldsAt !== null && now.getTime() <= this.noExpiredHoldsAt.getTime()) return [];
+    await this.flush();
+    const { rows } = await prepared<ReservationRow>(this.client, 
       `SELECT ${RESERVATION_COLUMNS} FROM reservations
        WHERE user_id = $1 AND state = 'held' AND expires_at <= $2
        ORDER BY expires_at, id`,
       [this.userId, now],
     );
-    return rows.map(toReservation);
+    return rows.map((row) => this.remember(toReservation(row)));
   }
 
   async insertReservation(r: ReservationRecord): Promise<ReservationRecord> {
-    const { rows } = await this.client.query<ReservationRow>(
-      `INSERT INTO reservations (id, user_id, operation, credits, monthly_credits, prepaid_credits, held_credits, spend_cents,
-                                 prepaid_credit_price_cents, state, idempotency_key, admission_id, period_start, usage_seconds, note,
-                                 created_at, expires_at, settled_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
-       RETURNING ${RESERVATION_COLUMNS}`,
-      [
-        r.id, this.userId, r.operation, r.credits, r.monthlyCredits, r.prepaidCredits, r.heldCredits, r.spendCents,
-        r.prepaidCreditPriceCents, r.state, r.idempotencyKey, r.admissionId, r.periodStart, r.usageSeconds, r.note,
-        r.createdAt, r.expiresAt, r.settledAt,
-      ],
-    );
-    return toReservation(rows[0]!);
+    if (this.writes.touches(r.id)) await this.flush();
+    this.writes.insertReservation([
+      r.id, r.operation, r.credits, r.monthlyCredits, r.prepaidCredits, r.heldCredits, r.spendCents,
+      r.prepaidCreditPriceCents, r.state, r.idempotencyKey, r.admissionId, r.periodStart, r.usageSeconds, r.note,
+      r.createdAt, r.expiresAt, r.settledAt,
+    ]);
+    return this.remember({ ...r, userId: this.userId });
   }
 
   async extendReservation(id: string, expiresAt: Date): Promise<ReservationRecord> {
+    const known = this.known.get(id);
+    if (known?.state === 'held') {
+      if (this.writes.touches(id)) await this.flush();
+      // Every writer of a user's reservations holds that user's account lock: the flush checks it found the held row.
+      this.writes.updateHeld(id, [['expires_at', expiresAt]], 'renewed');
+      return this.remember({ ...known, expiresAt });
+    }
+    await this.flush();
     const { rows } = await this.client.query<ReservationRow>(
       `UPDATE reservations SET expires_at = $3 WHERE id = $1 AND user_id = $2 AND state = 'held' RETURNING ${RESERVATION_COLUMNS}`,
       [id, this.userId, expiresAt],
     );
     const row = rows[0];
-    // Every writer of a user's reservations holds that user's account lock, so this cannot race.
     if (!row) throw new Error(`reservation ${id} was not held when renewed`);
-    return toReservation(row);
+    return this.remember(toReservation(row));
   }
 
   async settleReservation(id: string, s: ReservationSettlement): Promise<ReservationRecord> {
+    const known = this.known.get(id);
+    if (known?.state === 'held') {
+      if (this.writes.touches(id)) await this.flush();
+      this.writes.updateHeld(
+        id,
+        [
+          ['state', s.state], ['credits', s.credits], ['monthly_credits', s.monthlyCredits], ['prepaid_credits', s.prepaidCredits],
+          ['spend_cents', s.spendCents], ['usage_seconds', s.usageSeconds], ['note', s.note], ['settled_at', s.settledAt],
+        ],
+        'settled',
+      );
+      return this.remember({ ...known, ...s });
+    }
+    await this.flush();
     const { rows } = await this.client.query<ReservationRow>(
       `UPDATE reservations
        SET state = $3, credits = $4, monthly_credits = $5, prepaid_credits = $6, spend_cents = $7, usage_seconds = $8, note = $9, settled_at = $10
@@ -475,17 +514,18 @@ class PostgresAccountTransaction implements AccountTransaction {
       [id, this.userId, s.state, s.credits, s.monthlyCredits, s.prepaidCredits, s.spendCents, s.usageSeconds, s.note, s.settledAt],
     );
     const row = rows[0];
-    // Every writer of a user's reservations holds that user's account lock, so this cannot race.
     if (!row) throw new Error(`reservation ${id} was not held when settled`);
-    return toReservation(row);
+    return this.remember(toReservation(row));
   }
 
   async findAdmission(id: string): Promise<AdmissionRecord | undefined> {
+    await this.flush();
     const { rows } = await this.client.query<AdmissionRow>('SELECT * FROM admissions WHERE id = $1 AND user_id = $2', [id, this.userId]);
     return rows[0] ? toAdmission(rows[0]) : undefined;
   }
 
   async consumeAdmission(id: string, reservationId: string, at: Date): Promise<boolean> {
+    await this.flush();
     const { rowCount } = await this.client.query(
       'UPDATE admissions SET consumed_at = $3, reservation_id = $4 WHERE id = $1 AND user_id = $2 AND consumed_at IS NULL',
       [id, this.userId, at, reservationId],
@@ -511,10 +551,20 @@ export class PostgresBillingStore implements BillingStore {
     userId: string,
     initial: NewAccount,
     fn: (account: Account, tx: AccountTransaction, created: boolean) => Promise<T>,
+    now?: Date,
   ): Promise<T> {
     return this.db.transaction(async (client) => {
-      const lock = () => client.query<AccountRow>('SELECT * FROM accounts WHERE user_id = $1 FOR UPDATE', [userId]);
       // The account nearly always exists: lock it straight away, and insert only when it is missing.
+      // The same query says whether a hold is past its deadline by `now` (false positives only: a
+      // row lock waited for does not refresh the subquery, and the transaction waited for can
+      // only have settled holds, never made one overdue).
+      const lock = () =>
+        prepared<AccountRow & { has_expired_holds: boolean }>(
+          client,
+          `SELECT a.*, EXISTS (SELECT 1 FROM reservations r WHERE r.user_id = a.user_id AND r.state = 'held' AND r.expires_at <= $2) AS has_expired_holds
+           FROM accounts a WHERE a.user_id = $1 FOR UPDATE OF a`,
+          [userId, now ?? initial.createdAt],
+        );
       let row = (await lock()).rows[0];
       let created = false;
       if (!row) {
@@ -545,7 +595,11 @@ export class PostgresBillingStore implements BillingStore {
         row = (await lock()).rows[0];
       }
       if (!row) throw new Error('account missing right after its insert');
-      return fn(toAccount(row), new PostgresAccountTransaction(client, userId), created);
+      const account = toAccount(row);
+      const tx = new PostgresAccountTransaction(client, userId, account, now && !row.has_expired_holds ? now : null);
+      const out = await fn(account, tx, created);
+      await tx.flush();
+      return out;
     });
   }
 
@@ -557,7 +611,11 @@ export class PostgresBillingStore implements BillingStore {
       const { rows } = await client.query<AccountRow>('SELECT * FROM accounts WHERE user_id = $1 FOR UPDATE SKIP LOCKED', [userId]);
       const row = rows[0];
       if (!row) return { ran: false };
-      return { ran: true, value: await fn(toAccount(row), new PostgresAccountTransaction(client, userId)) };
+      const account = toAccount(row);
+      const tx = new PostgresAccountTransaction(client, userId, account, null);
+      const value = await fn(account, tx);
+      await tx.flush();
+      return { ran: true, value };
     });
   }
 

@@ -33,6 +33,17 @@ function keys(): Map<Workload, Pems> {
   return pems;
 }
 
+/** This test process's key pairs as PEM, for a worker thread to adopt ({@link adoptTestKeys}) so both trust each other. */
+export function testKeyPems(): [Workload, Pems][] {
+  return [...keys()];
+}
+
+/** Takes the key pairs of the thread that started this one; before any other use of test identities. */
+export function adoptTestKeys(from: [Workload, Pems][]): void {
+  if (pems) throw new Error('test keys are already made in this thread');
+  pems = new Map(from);
+}
+
 /** The trust store of this test process: every workload's public key. */
 export function testTrust(): TrustStore {
   trust ??= trustStoreOf([...keys()].map(([w, p]) => [w, publicKeyFromPem(p.publicPem)]));
