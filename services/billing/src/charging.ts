@@ -22,7 +22,7 @@ import {
   settleHold,
   transcriptionCredits,
 } from './limits';
-import { badAdmission, lapsedNote, notHeldError, plural, rateLimitError, refusalError, reservationNotFound } from './messages';
+import { badAdmission, lapsedNote, notHeldError, plural, rateLimitError, refusalError, reservationNotFound, transcriptTooLong } from './messages';
 import type { RateLimiter, RateLimitState } from './rate-limiter';
 import type { Account, AccountTransaction, BillingStore, OperationName, ReservationRecord } from './store';
 
@@ -164,6 +164,7 @@ export class Charging {
       if (existing) return existing;
 
       const plan = planOf(account);
+      if (op === 'convert' && plan.maxTranscriptChars > 0 && transcriptChars > plan.maxTranscriptChars) throw transcriptTooLong(transcriptChars, plan);
       const priced = op === 'transcribe'
         ? () => transcriptionCredits(audioSeconds, plan.transcriptionCreditsPerMinute)
         : () => conversionCredits(transcriptChars, plan.conversionCreditsPer1kChars);

@@ -31,6 +31,19 @@ export function refusalError(refusal: Refusal, account: Account, plan: Readonly<
   );
 }
 
+/**
+ * A conversion over the plan's size limit: invalid_request on the caller's `transcript`, naming
+ * the limit, before anything is reserved.
+ */
+export function transcriptTooLong(chars: number, plan: Readonly<billing.Plan>): MurmurError {
+  return new MurmurError(
+    'invalid_request',
+    `The transcript is ${chars.toLocaleString('en-US')} characters; the ${plan.name} plan converts at most ${plan.maxTranscriptChars.toLocaleString('en-US')} characters per request. ` +
+      'Send a shorter transcript or upgrade the plan in Settings → Billing.',
+    { param: 'transcript', meta: { max_transcript_chars: String(plan.maxTranscriptChars), transcript_chars: String(chars) } },
+  );
+}
+
 /** rate_limit_exceeded with what the gateway needs for Retry-After and the RateLimit-* headers. */
 export function rateLimitError(state: RateLimitState): MurmurError {
   const retryAfter = Math.max(1, state.resetSeconds);

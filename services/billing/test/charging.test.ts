@@ -223,6 +223,23 @@ describe('charging over gRPC: admission, reserve → commit / release, expiry (r
       expect((await rateLimit(userId)).remaining).toBe(10);
     });
 
+    it("refuses a conversion over the plan's max_transcript_chars before anything: no hold, no ledger row, the admission still unused", async () => {
+      const userId = newUser();
+      await setBalances(userId, 1_000, 0, 1_000);
+      const max = (await usage(userId)).plan!.maxTranscriptChars;
+      const rows = await ledgerRows(userId);
+      const { admissionId } = await api.admitAiRequest({ userId, operation: CONVERT });
+      const over = { operation: CONVERT, credits: 0, transcriptChars: max + 1, admissionId };
+      const err = await errorOf(api.reserve(reserveRequest(userId, over)));
+      expect(err).toMatchObject({ code: 'invalid_request', param: 'transcript', meta: { max_transcript_chars: String(max), transcript_chars: String(max + 1) } });
+      expect(err!.message).toContain(`converts at most ${max.toLocaleString('en-US')} characters per request`);
+      expect(await balances(userId)).toEqual({ monthly: 1_000, prepaid: 0, spend: 0, reserved: 0 });
+      expect(await ledgerRows(userId)).toEqual(rows);
+      // At the limit it holds, with the same admission: the refusal did not use it up.
+      const r = await reserve(api, userId, { ...over, transcriptChars: max });
+      expect(r.credits).toBe(Math.ceil(max / 1_000));
+    });
+
     it('refuses a reserve larger than both balances: nothing partial, no ledger row', async () => {
       const userId = newUser();
       await setBalances(userId, 3, 1, 1_000);

@@ -1,7 +1,7 @@
 /**
  * The conversion rules, knowing no gRPC: validate, find the transcript (inline, or the
- * caller's own recording through library), check the plan's size limit, reserve credits in
- * billing, run the engine, store the artifact on the recording, commit — and on any failure
+ * caller's own recording through library), reserve credits in billing (which refuses a
+ * transcript over the plan's size limit before it holds anything), run the engine, store the artifact on the recording, commit — and on any failure
  * after the reservation, release it, so a failed conversion never costs anything.
  *
  * Validation comes before any charge: an unknown kind or format, an empty transcript, a
@@ -31,7 +31,7 @@ import type { Artifact } from './artifacts';
 import { renderArtifact, type OutputFormatName } from './render';
 
 /** The billing RPCs conversion uses. */
-export type BillingClient = Pick<PromiseClient<billing.BillingServiceClient>, 'getUsage' | 'reserve' | 'commit' | 'release' | 'renewReservation'>;
+export type BillingClient = Pick<PromiseClient<billing.BillingServiceClient>, 'reserve' | 'commit' | 'release' | 'renewReservation'>;
 /** The library RPCs conversion uses. */
 export type LibraryClient = Pick<PromiseClient<library.LibraryServiceClient>, 'getRecording' | 'addArtifact'>;
 
@@ -174,8 +174,9 @@ export class ConversionService {
     }
 
     const source = await this.source(req, userId);
+    // Billing refuses a transcript over the plan's max_transcript_chars (invalid_request, param
+    // "transcript") before it holds anything: the plan's limits live there.
     const chars = countCharacters(source.transcript);
-    await this.checkPlanLimit(userId, chars);
 
     const { reservation } = await this.opts.billing.reserve({
       userId,
@@ -284,22 +285,6 @@ export class ConversionService {
     }
     if (!HAS_WORDS.test(transcript)) throw invalidParam('recording_id', 'This recording\'s transcript has no words to convert.');
     return { transcript, engineText: withoutControls(recordingText(recording.transcript!)), referenceTime: given ?? recording.createdAt ?? this.clock.now(), recording };
-  }
-
-  /**
-   * Refuses a transcript over the plan's max_transcript_chars with invalid_request (HTTP 400,
-   * param "transcript"), naming the limit, before anything is reserved.
-   */
-  private async checkPlanLimit(userId: string, chars: number): Promise<void> {
-    const { usage } = await this.opts.billing.getUsage({ userId });
-    const max = usage?.plan?.maxTranscriptChars ?? 0;
-    if (max > 0 && chars > max) {
-      throw new MurmurError(
-        'invalid_request',
-        `The transcript is ${chars.toLocaleString('en-US')} characters; the ${usage?.plan?.name ?? 'current'} plan converts at most ${max.toLocaleString('en-US')} characters per request. Send a shorter transcript or upgrade the plan in Settings → Billing.`,
-        { param: 'transcript', meta: { max_transcript_chars: String(max), transcript_chars: String(chars) } },
-      );
-    }
   }
 
   private async runEngine(input: { transcript: string; kind: KindName; instructions: string; referenceTime: Date }, callerSignal: AbortSignal): Promise<Artifact> {

@@ -70,7 +70,7 @@ export const AUTH_RULES: ServiceRules<typeof auth.AuthServiceService> = {
 
 export const BILLING_RULES: ServiceRules<typeof billing.BillingServiceService> = {
   listPlans: AUTHENTICATED,
-  getUsage: { user: { owner: 'userId' }, workloads: ['conversion'], admin: true },
+  getUsage: { user: { owner: 'userId' }, admin: true },
   changePlan: ADMIN,
   grantPrepaidCredits: ADMIN,
   setSpendingCap: ADMIN,

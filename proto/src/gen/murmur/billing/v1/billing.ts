@@ -227,7 +227,10 @@ export interface ReserveRequest {
   admissionId: string;
   /** Audio length of a transcription (priced per started minute). */
   audioSeconds: number;
-  /** Transcript size of a conversion (priced per started 1,000 characters). */
+  /**
+   * Transcript size of a conversion (priced per started 1,000 characters; at most the plan's
+   * max_transcript_chars).
+   */
   transcriptChars: number;
   /**
    * How long the hold lasts before billing releases it by itself; 0 → 15 minutes. A holder
@@ -3353,7 +3356,9 @@ export const BillingServiceService = {
   },
   /**
    * Reserve holds credits for one AI operation, atomically (concurrent reserves never
-   * overdraw). The same idempotency key returns the same reservation.
+   * overdraw). The same idempotency key returns the same reservation. A conversion whose
+   * transcript_chars exceed the plan's max_transcript_chars is refused first, with
+   * invalid_request (param "transcript"), before anything is held.
    */
   reserve: {
     path: "/murmur.billing.v1.BillingService/Reserve" as const,
@@ -3457,7 +3462,9 @@ export interface BillingServiceServer extends UntypedServiceImplementation {
   getRateLimit: handleUnaryCall<GetRateLimitRequest, GetRateLimitResponse>;
   /**
    * Reserve holds credits for one AI operation, atomically (concurrent reserves never
-   * overdraw). The same idempotency key returns the same reservation.
+   * overdraw). The same idempotency key returns the same reservation. A conversion whose
+   * transcript_chars exceed the plan's max_transcript_chars is refused first, with
+   * invalid_request (param "transcript"), before anything is held.
    */
   reserve: handleUnaryCall<ReserveRequest, ReserveResponse>;
   /** Commit settles a reservation at its final amount (≤ the reserved amount); the rest returns. */
@@ -3619,7 +3626,9 @@ export interface BillingServiceClient extends Client {
   ): ClientUnaryCall;
   /**
    * Reserve holds credits for one AI operation, atomically (concurrent reserves never
-   * overdraw). The same idempotency key returns the same reservation.
+   * overdraw). The same idempotency key returns the same reservation. A conversion whose
+   * transcript_chars exceed the plan's max_transcript_chars is refused first, with
+   * invalid_request (param "transcript"), before anything is held.
    */
   reserve(
     request: ReserveRequest,
