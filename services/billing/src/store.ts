@@ -444,7 +444,8 @@ class PostgresAccountTransaction implements AccountTransaction {
 
   async findReservationByKey(idempotencyKey: string): Promise<ReservationRecord | undefined> {
     await this.flush();
-    const { rows } = await prepared<ReservationRow>(this.client, 
+    const { rows } = await prepared<ReservationRow>(
+      this.client,
       `SELECT ${RESERVATION_COLUMNS} FROM reservations WHERE user_id = $1 AND idempotency_key = $2`,
       [this.userId, idempotencyKey],
     );
@@ -454,7 +455,8 @@ class PostgresAccountTransaction implements AccountTransaction {
   async expiredHolds(now: Date): Promise<ReservationRecord[]> {
     if (this.noExpiredHoldsAt !== null && now.getTime() <= this.noExpiredHoldsAt.getTime()) return [];
     await this.flush();
-    const { rows } = await prepared<ReservationRow>(this.client, 
+    const { rows } = await prepared<ReservationRow>(
+      this.client,
       `SELECT ${RESERVATION_COLUMNS} FROM reservations
        WHERE user_id = $1 AND state = 'held' AND expires_at <= $2
        ORDER BY expires_at, id`,
