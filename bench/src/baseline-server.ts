@@ -121,16 +121,21 @@ async function verifyKey(header: string | undefined): Promise<string> {
   return row.user_id;
 }
 
-/** The first ~200 characters of a transcript, whitespace collapsed, cut on a word boundary. */
+/** The first ~200 characters of a transcript, whitespace collapsed, cut on a word boundary (the library's algorithm). */
 function preview(text: string): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
+  const window = 2 * PREVIEW_MAX_CHARS + 2;
+  let flat = flatten(text.length > window ? text.slice(0, window) : text);
+  if (text.length > window && flat.length <= PREVIEW_MAX_CHARS + 1) flat = flatten(text);
   if (flat.length <= PREVIEW_MAX_CHARS) return flat;
   const lastSpace = flat.lastIndexOf(' ', PREVIEW_MAX_CHARS);
   let cut = lastSpace >= PREVIEW_MAX_CHARS / 2 ? lastSpace : PREVIEW_MAX_CHARS;
   const code = flat.charCodeAt(cut - 1);
   if (code >= 0xd800 && code <= 0xdbff) cut -= 1;
-  return `${flat.slice(0, cut).replace(/[\s,;:.–—-]+$/u, '')}…`;
+  while (cut > 0 && TRAILING.has(flat[cut - 1]!)) cut -= 1;
+  return `${flat.slice(0, cut)}…`;
 }
+const TRAILING = new Set([' ', ',', ';', ':', '.', '–', '—', '-']);
+const flatten = (s: string) => s.replace(/\s+/g, ' ').trim();
 
 // Cursors: base64url(JSON {v, l, t, i, f}) + "." + 22 characters of HMAC-SHA256, bound to the
 // list and to its (here: empty) filter set, as the library issues them.

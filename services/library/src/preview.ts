@@ -18,7 +18,11 @@ export const PREVIEW_SOURCE_CHARS = 1000;
  * inside the word rather than leaving a near-empty preview. Never splits a surrogate pair.
  */
 export function makePreview(text: string, max = PREVIEW_MAX_CHARS): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
+  // Collapsing whitespace only shortens text, so the first 2·max + 2 characters hold the whole
+  // preview unless they are mostly whitespace: flatten those alone, and the rest only then.
+  const window = 2 * max + 2;
+  let flat = flatten(text.length > window ? text.slice(0, window) : text);
+  if (text.length > window && flat.length <= max + 1) flat = flatten(text);
   if (flat.length <= max) return flat;
   // Cut at the last space that still leaves the word before it whole (the character at
   // `max` being a space means the word before it ended exactly at the limit).
@@ -26,5 +30,11 @@ export function makePreview(text: string, max = PREVIEW_MAX_CHARS): string {
   let cut = lastSpace >= max / 2 ? lastSpace : max;
   const code = flat.charCodeAt(cut - 1);
   if (code >= 0xd800 && code <= 0xdbff) cut -= 1; // keep a surrogate pair together
-  return `${flat.slice(0, cut).replace(/[\s,;:.–—-]+$/u, '')}…`;
+  while (cut > 0 && TRAILING.has(flat[cut - 1]!)) cut -= 1;
+  return `${flat.slice(0, cut)}…`;
 }
+
+/** Punctuation and spaces a cut preview does not end on before its "…". */
+const TRAILING = new Set([' ', ',', ';', ':', '.', '–', '—', '-']);
+
+const flatten = (s: string) => s.replace(/\s+/g, ' ').trim();

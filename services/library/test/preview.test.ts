@@ -28,6 +28,12 @@ describe('makePreview', () => {
     expect(makePreview(text, 20)).toBe(`${'a'.repeat(9)} ${'b'.repeat(10)}…`);
   });
 
+  it('reads past an opening that is mostly whitespace (it flattens only the head when it can)', () => {
+    const text = `${' \n'.repeat(300)}${words(60)}`;
+    expect(makePreview(text)).toBe(makePreview(words(60)));
+    expect(makePreview(`${' '.repeat(400)}short`)).toBe('short');
+  });
+
   it('drops trailing punctuation before the ellipsis', () => {
     expect(makePreview('one two, three four five', 9)).toBe('one two…');
   });
