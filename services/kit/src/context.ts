@@ -3,7 +3,7 @@
  * and outgoing gRPC calls pick it up without threading it through every signature.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { randomBytes } from 'node:crypto';
+import { poolRandomBytes } from './ids';
 
 export interface CallContext {
   requestId: string;
@@ -26,7 +26,7 @@ export function currentContext(): CallContext | undefined {
 
 /** A new request id, `req_` + 24 hex. */
 export function newRequestId(): string {
-  return `req_${randomBytes(12).toString('hex')}`;
+  return `req_${poolRandomBytes(12).toString('hex')}`;
 }
 
 const REQUEST_ID_PATTERN = /^req_[A-Za-z0-9_-]{8,64}$/;
