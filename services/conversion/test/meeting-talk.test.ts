@@ -24,6 +24,7 @@ describe('spoken repairs', () => {
   it('keeps short words that are words, and punctuation on the kept saying', () => {
     expect(repairDisfluencies('I was a about to say no, no.')).toBe('I was a about to say no.');
     expect(repairDisfluencies('We need to go to the store.')).toBe('We need to go to the store.');
+    expect(repairDisfluencies('Plan B is ready, Jo Johnson said, on a 3 x 4 grid')).toBe('Plan B is ready, Jo Johnson said, on a 3 x 4 grid');
     expect(tidySentence('um so the the budget is is fine')).toBe('The budget is fine.');
     expect(tidySentence('Mm I think we decided to use a kinetic charger,')).toBe('I think we decided to use a kinetic charger.');
   });

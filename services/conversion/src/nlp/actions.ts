@@ -215,7 +215,6 @@ function nextSpeaker(doc: TranscriptDoc, s: Sentence): string | null {
   return /^(?:yes|yeah|yep|sure|okay|ok|will do|on it|i can|i'll|no problem|absolutely|of course)\b/i.test(turn.text) ? turn.speaker : null;
 }
 
-/** Every action item of `doc`, in transcript order, duplicates merged. */
 /**
  * A diarised transcript's speakers as its people call them in passing: "the industrial designer
  * will …" names the speaker labelled "Industrial Designer". Rewrites such mentions to the label,
@@ -230,6 +229,7 @@ function speakerMentions(doc: TranscriptDoc): ((text: string) => string) | null 
   return (text) => text.replace(mention, (whole, said: string) => byLower.get(said.toLowerCase().replace(/\s+/g, ' ')) ?? whole);
 }
 
+/** Every action item of `doc`, in transcript order, duplicates merged. */
 export function findActionItems(doc: TranscriptDoc, people: People, reference: Date): FoundAction[] {
   const found: FoundAction[] = [];
   const mentions = speakerMentions(doc);

@@ -22,11 +22,15 @@ const SHORT_WORDS = new Set(
 
 const bare = (w: string) => w.toLowerCase().replace(/^[^a-z0-9']+|[^a-z0-9']+$/g, '');
 
-/** A cut-off word: one to four letters that are not a word and start `next`, the word it was cut from ("tha that"), or a lone letter ("m"). */
+/**
+ * A cut-off word: one to four lowercase letters that are not a word and start `next`, the word
+ * it was cut from ("tha that"), or a lone lowercase letter ("m"). Capitalised ones are names and
+ * labels ("Plan B", "Jo Johnson"), and "x" is a times sign: kept.
+ */
 function isFragment(word: string, next: string | undefined): boolean {
   const w = bare(word);
-  if (!/^[a-z]{1,4}$/.test(w) || SHORT_WORDS.has(w) || word !== word.replace(/[,.;:!?]+$/, '')) return false;
-  if (w.length === 1) return true;
+  if (!/^[a-z]{1,4}$/.test(word) || SHORT_WORDS.has(w)) return false;
+  if (w.length === 1) return w !== 'x';
   const n = next ? bare(next) : '';
   return n.length > w.length && n.startsWith(w);
 }
