@@ -3,6 +3,10 @@
  * per connection instead of on every call (a reserve or a commit runs the same few statements
  * thousands of times a second under load). The name is derived from the text, so one text is
  * always one statement; past {@link MAX_NAMED} distinct texts the rest run unnamed.
+ *
+ * Not on the embedded PGlite: its one session outlives the pool's connections, so a statement
+ * named by a connection the pool has since closed would collide with the next connection's
+ * ("prepared statement … already exists"). There every statement runs unnamed.
  */
 import { createHash } from 'node:crypto';
 import type { PoolClient, QueryResult, QueryResultRow } from 'pg';
@@ -19,7 +23,16 @@ function nameOf(text: string): string | undefined {
   return name;
 }
 
-export function prepared<R extends QueryResultRow>(client: PoolClient, text: string, values: unknown[]): Promise<QueryResult<R>> {
+/** Runs one statement with its parameters on a transaction's connection. */
+export type RunStatement = <R extends QueryResultRow>(client: PoolClient, text: string, values: unknown[]) => Promise<QueryResult<R>>;
+
+const named: RunStatement = (client, text, values) => {
   const name = nameOf(text);
-  return name === undefined ? client.query<R>(text, values) : client.query<R>({ name, text, values });
+  return name === undefined ? client.query(text, values) : client.query({ name, text, values });
+};
+const unnamed: RunStatement = (client, text, values) => client.query(text, values);
+
+/** How statements run on this database: prepared by name on a Postgres server, unnamed on the embedded PGlite. */
+export function statementRunner(embedded: boolean): RunStatement {
+  return embedded ? unnamed : named;
 }

@@ -11,7 +11,7 @@
  */
 import type { PoolClient } from 'pg';
 import { newId, type Database } from '@murmur/kit';
-import { prepared } from './prepared';
+import { statementRunner, type RunStatement } from './prepared';
 import { WriteBatch } from './write-batch';
 
 /** A user's billing account as stored. */
@@ -387,6 +387,7 @@ class PostgresAccountTransaction implements AccountTransaction {
    */
   constructor(
     private readonly client: PoolClient,
+    private readonly run: RunStatement,
     private readonly userId: string,
     private account: Account,
     private readonly noExpiredHoldsAt: Date | null,
@@ -396,7 +397,7 @@ class PostgresAccountTransaction implements AccountTransaction {
 
   /** Sends the queued writes: before every read, and before COMMIT. */
   flush(): Promise<void> {
-    return this.writes.flush(this.client);
+    return this.writes.flush(this.client, this.run);
   }
 
   private remember(r: ReservationRecord): ReservationRecord {
@@ -435,7 +436,7 @@ class PostgresAccountTransaction implements AccountTransaction {
 
   async findReservation(id: string): Promise<ReservationRecord | undefined> {
     await this.flush();
-    const { rows } = await prepared<ReservationRow>(this.client, `SELECT ${RESERVATION_COLUMNS} FROM reservations WHERE id = $1 AND user_id = $2`, [
+    const { rows } = await this.run<ReservationRow>(this.client, `SELECT ${RESERVATION_COLUMNS} FROM reservations WHERE id = $1 AND user_id = $2`, [
       id,
       this.userId,
     ]);
@@ -444,7 +445,7 @@ class PostgresAccountTransaction implements AccountTransaction {
 
   async findReservationByKey(idempotencyKey: string): Promise<ReservationRecord | undefined> {
     await this.flush();
-    const { rows } = await prepared<ReservationRow>(
+    const { rows } = await this.run<ReservationRow>(
       this.client,
       `SELECT ${RESERVATION_COLUMNS} FROM reservations WHERE user_id = $1 AND idempotency_key = $2`,
       [this.userId, idempotencyKey],
@@ -455,7 +456,7 @@ class PostgresAccountTransaction implements AccountTransaction {
   async expiredHolds(now: Date): Promise<ReservationRecord[]> {
     if (this.noExpiredHoldsAt !== null && now.getTime() <= this.noExpiredHoldsAt.getTime()) return [];
     await this.flush();
-    const { rows } = await prepared<ReservationRow>(
+    const { rows } = await this.run<ReservationRow>(
       this.client,
       `SELECT ${RESERVATION_COLUMNS} FROM reservations
        WHERE user_id = $1 AND state = 'held' AND expires_at <= $2
@@ -538,7 +539,11 @@ class PostgresAccountTransaction implements AccountTransaction {
 
 /** BillingStore over the service's own Postgres schema. */
 export class PostgresBillingStore implements BillingStore {
-  constructor(private readonly db: Database) {}
+  private readonly run: RunStatement;
+
+  constructor(private readonly db: Database) {
+    this.run = statementRunner(db.embedded);
+  }
 
   async findAccount(userId: string, now: Date): Promise<AccountSnapshot | undefined> {
     const [row] = await this.db.query<AccountRow & { has_expired_holds: boolean }>(
@@ -561,7 +566,7 @@ export class PostgresBillingStore implements BillingStore {
       // row lock waited for does not refresh the subquery, and the transaction waited for can
       // only have settled holds, never made one overdue).
       const lock = () =>
-        prepared<AccountRow & { has_expired_holds: boolean }>(
+        this.run<AccountRow & { has_expired_holds: boolean }>(
           client,
           `SELECT a.*, EXISTS (SELECT 1 FROM reservations r WHERE r.user_id = a.user_id AND r.state = 'held' AND r.expires_at <= $2) AS has_expired_holds
            FROM accounts a WHERE a.user_id = $1 FOR UPDATE OF a`,
@@ -598,7 +603,7 @@ export class PostgresBillingStore implements BillingStore {
       }
       if (!row) throw new Error('account missing right after its insert');
       const account = toAccount(row);
-      const tx = new PostgresAccountTransaction(client, userId, account, now && !row.has_expired_holds ? now : null);
+      const tx = new PostgresAccountTransaction(client, this.run, userId, account, now && !row.has_expired_holds ? now : null);
       const out = await fn(account, tx, created);
       await tx.flush();
       return out;
@@ -614,7 +619,7 @@ export class PostgresBillingStore implements BillingStore {
       const row = rows[0];
       if (!row) return { ran: false };
       const account = toAccount(row);
-      const tx = new PostgresAccountTransaction(client, userId, account, null);
+      const tx = new PostgresAccountTransaction(client, this.run, userId, account, null);
       const value = await fn(account, tx);
       await tx.flush();
       return { ran: true, value };

@@ -14,7 +14,7 @@
  * appended, so their `seq` follows that order.
  */
 import type { PoolClient } from 'pg';
-import { prepared } from './prepared';
+import type { RunStatement } from './prepared';
 
 type Value = unknown;
 
@@ -72,7 +72,7 @@ export class WriteBatch {
   }
 
   /** Sends every queued write as one statement; throws (failing the transaction) when one found nothing to change. */
-  async flush(client: PoolClient): Promise<void> {
+  async flush(client: PoolClient, run: RunStatement): Promise<void> {
     if (this.empty) return;
     const params: Value[] = [this.userId];
     const p = (v: Value) => {
@@ -107,7 +107,7 @@ export class WriteBatch {
     this.inserts = [];
     this.updates = [];
     this.insertedIds.clear();
-    const { rows } = await prepared<Record<string, number>>(client, `WITH ${ctes.join(',\n')}\nSELECT ${select}`, params);
+    const { rows } = await run<Record<string, number>>(client, `WITH ${ctes.join(',\n')}\nSELECT ${select}`, params);
     const row = rows[0]!;
     for (const c of counted) if (row[c.name] !== 1) throw new Error(c.error);
   }
