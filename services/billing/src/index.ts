@@ -13,7 +13,7 @@ import { Ledger } from './ledger';
 import { AccountLifecycle } from './lifecycle';
 import { billingHandlers } from './server';
 import { MemoryRateLimiter, type RateLimiter } from './rate-limiter';
-import { PostgresBillingStore } from './store';
+import { PostgresBillingStore } from './postgres-store';
 import { UsageHistory } from './usage-history';
 
 /** services/billing/migrations (same from src/ under jest and dist/ under node). */

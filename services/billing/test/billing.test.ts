@@ -2,7 +2,8 @@ import { createClient, createLogger, MurmurError, newId, type Database, type Pro
 import { createPolicyClient, ManualClock, testAccess } from '@murmur/kit/testing';
 import { billing } from '@murmur/proto';
 import { MemoryRateLimiter, PLANS, startBillingService } from '../src/index';
-import { PostgresBillingStore, type AccountChanges, type NewAccount } from '../src/store';
+import { PostgresBillingStore } from '../src/postgres-store';
+import type { AccountChanges, NewAccount } from '../src/store';
 import { describeRaces, openBillingDatabase } from './support/database';
 
 describe('billing service over gRPC (real Postgres: DATABASE_URL or a cluster of our own; PGlite only where neither exists)', () => {

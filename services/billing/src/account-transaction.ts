@@ -1,0 +1,172 @@
+/**
+ * The one account a caller holds locked (store.ts, BillingStore.withAccount) on Postgres. Its
+ * reads go out at once; its writes are queued and sent together (write-batch.ts) before the next
+ * read and before COMMIT, so a reserve or a commit is a few round trips, not one per write.
+ */
+import type { PoolClient } from 'pg';
+import { newId } from '@murmur/kit';
+import type { RunStatement } from './prepared';
+import { ACCOUNT_COLUMNS, RESERVATION_COLUMNS, toAdmission, toReservation, type AdmissionRow, type ReservationRow } from './rows';
+import type { Account, AccountChanges, AccountTransaction, AdmissionRecord, NewLedgerEntry, ReservationRecord, ReservationSettlement } from './store';
+import { WriteBatch } from './write-batch';
+
+export class PostgresAccountTransaction implements AccountTransaction {
+  private readonly writes: WriteBatch;
+  /** Reservations this transaction has read or written, as they now stand: what a queued settle returns. */
+  private readonly known = new Map<string, ReservationRecord>();
+
+  /**
+   * `account` is the locked row; `noExpiredHoldsAt`, when set, is a time at which the lock's own
+   * query found no held reservation past its deadline (so `expiredHolds` of that time needs no query).
+   */
+  constructor(
+    private readonly client: PoolClient,
+    private readonly run: RunStatement,
+    private readonly userId: string,
+    private account: Account,
+    private readonly noExpiredHoldsAt: Date | null,
+  ) {
+    this.writes = new WriteBatch(userId);
+  }
+
+  /** Sends the queued writes: before every read, and before COMMIT. */
+  flush(): Promise<void> {
+    return this.writes.flush(this.client, this.run);
+  }
+
+  private remember(r: ReservationRecord): ReservationRecord {
+    this.known.set(r.id, r);
+    return r;
+  }
+
+  async update(changes: AccountChanges, at: Date): Promise<Account> {
+    const sets: [string, unknown][] = [];
+    const next: Account = { ...this.account, updatedAt: at };
+    for (const [field, value] of Object.entries(changes)) {
+      const column = ACCOUNT_COLUMNS[field as keyof AccountChanges];
+      if (!column) throw new Error(`unknown account field ${field}`);
+      if (value === undefined) continue;
+      sets.push([column, value]);
+      (next as unknown as Record<string, unknown>)[field] = value;
+    }
+    sets.push(['updated_at', at]);
+    this.writes.setAccount(sets);
+    this.account = next;
+    return next;
+  }
+
+  async appendLedger(entry: NewLedgerEntry): Promise<void> {
+    this.writes.appendLedger([
+      newId('led'),
+      entry.kind,
+      entry.monthlyDelta ?? 0,
+      entry.prepaidDelta ?? 0,
+      entry.spendDeltaCents ?? 0,
+      entry.reservationId ?? null,
+      entry.note ?? '',
+      entry.createdAt,
+    ]);
+  }
+
+  async findReservation(id: string): Promise<ReservationRecord | undefined> {
+    await this.flush();
+    const { rows } = await this.run<ReservationRow>(this.client, `SELECT ${RESERVATION_COLUMNS} FROM reservations WHERE id = $1 AND user_id = $2`, [
+      id,
+      this.userId,
+    ]);
+    return rows[0] ? this.remember(toReservation(rows[0])) : undefined;
+  }
+
+  async findReservationByKey(idempotencyKey: string): Promise<ReservationRecord | undefined> {
+    await this.flush();
+    const { rows } = await this.run<ReservationRow>(
+      this.client,
+      `SELECT ${RESERVATION_COLUMNS} FROM reservations WHERE user_id = $1 AND idempotency_key = $2`,
+      [this.userId, idempotencyKey],
+    );
+    return rows[0] ? this.remember(toReservation(rows[0])) : undefined;
+  }
+
+  async expiredHolds(now: Date): Promise<ReservationRecord[]> {
+    if (this.noExpiredHoldsAt !== null && now.getTime() <= this.noExpiredHoldsAt.getTime()) return [];
+    await this.flush();
+    const { rows } = await this.run<ReservationRow>(
+      this.client,
+      `SELECT ${RESERVATION_COLUMNS} FROM reservations
+       WHERE user_id = $1 AND state = 'held' AND expires_at <= $2
+       ORDER BY expires_at, id`,
+      [this.userId, now],
+    );
+    return rows.map((row) => this.remember(toReservation(row)));
+  }
+
+  async insertReservation(r: ReservationRecord): Promise<ReservationRecord> {
+    if (this.writes.touches(r.id)) await this.flush();
+    this.writes.insertReservation([
+      r.id, r.operation, r.credits, r.monthlyCredits, r.prepaidCredits, r.heldCredits, r.spendCents,
+      r.prepaidCreditPriceCents, r.state, r.idempotencyKey, r.admissionId, r.periodStart, r.usageSeconds, r.note,
+      r.createdAt, r.expiresAt, r.settledAt,
+    ]);
+    return this.remember({ ...r, userId: this.userId });
+  }
+
+  async extendReservation(id: string, expiresAt: Date): Promise<ReservationRecord> {
+    const known = this.known.get(id);
+    if (known?.state === 'held') {
+      if (this.writes.touches(id)) await this.flush();
+      // Every writer of a user's reservations holds that user's account lock: the flush checks it found the held row.
+      this.writes.updateHeld(id, [['expires_at', expiresAt]], 'renewed');
+      return this.remember({ ...known, expiresAt });
+    }
+    await this.flush();
+    const { rows } = await this.client.query<ReservationRow>(
+      `UPDATE reservations SET expires_at = $3 WHERE id = $1 AND user_id = $2 AND state = 'held' RETURNING ${RESERVATION_COLUMNS}`,
+      [id, this.userId, expiresAt],
+    );
+    const row = rows[0];
+    if (!row) throw new Error(`reservation ${id} was not held when renewed`);
+    return this.remember(toReservation(row));
+  }
+
+  async settleReservation(id: string, s: ReservationSettlement): Promise<ReservationRecord> {
+    const known = this.known.get(id);
+    if (known?.state === 'held') {
+      if (this.writes.touches(id)) await this.flush();
+      this.writes.updateHeld(
+        id,
+        [
+          ['state', s.state], ['credits', s.credits], ['monthly_credits', s.monthlyCredits], ['prepaid_credits', s.prepaidCredits],
+          ['spend_cents', s.spendCents], ['usage_seconds', s.usageSeconds], ['note', s.note], ['settled_at', s.settledAt],
+        ],
+        'settled',
+      );
+      return this.remember({ ...known, ...s });
+    }
+    await this.flush();
+    const { rows } = await this.client.query<ReservationRow>(
+      `UPDATE reservations
+       SET state = $3, credits = $4, monthly_credits = $5, prepaid_credits = $6, spend_cents = $7, usage_seconds = $8, note = $9, settled_at = $10
+       WHERE id = $1 AND user_id = $2 AND state = 'held'
+       RETURNING ${RESERVATION_COLUMNS}`,
+      [id, this.userId, s.state, s.credits, s.monthlyCredits, s.prepaidCredits, s.spendCents, s.usageSeconds, s.note, s.settledAt],
+    );
+    const row = rows[0];
+    if (!row) throw new Error(`reservation ${id} was not held when settled`);
+    return this.remember(toReservation(row));
+  }
+
+  async findAdmission(id: string): Promise<AdmissionRecord | undefined> {
+    await this.flush();
+    const { rows } = await this.client.query<AdmissionRow>('SELECT * FROM admissions WHERE id = $1 AND user_id = $2', [id, this.userId]);
+    return rows[0] ? toAdmission(rows[0]) : undefined;
+  }
+
+  async consumeAdmission(id: string, reservationId: string, at: Date): Promise<boolean> {
+    await this.flush();
+    const { rowCount } = await this.client.query(
+      'UPDATE admissions SET consumed_at = $3, reservation_id = $4 WHERE id = $1 AND user_id = $2 AND consumed_at IS NULL',
+      [id, this.userId, at, reservationId],
+    );
+    return rowCount === 1;
+  }
+}

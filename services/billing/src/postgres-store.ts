@@ -1,0 +1,181 @@
+/**
+ * BillingStore on Postgres: the account lock (withAccount), the lock-free reads and the
+ * background sweeps. The locked transaction itself is account-transaction.ts.
+ */
+import type { Database } from '@murmur/kit';
+import { PostgresAccountTransaction } from './account-transaction';
+import { statementRunner, type RunStatement } from './prepared';
+import { LEDGER_COLUMNS, toAccount, toLedgerEntry, type AccountRow, type ChargeRow, type DailyUsageRow, type LedgerRow } from './rows';
+import type {
+  Account,
+  AccountSnapshot,
+  AccountTransaction,
+  AdmissionRecord,
+  BillingStore,
+  ChargeRecord,
+  DailyUsageRecord,
+  LedgerEntryRecord,
+  LedgerPosition,
+  NewAccount,
+} from './store';
+
+/** BillingStore over the service's own Postgres schema. */
+export class PostgresBillingStore implements BillingStore {
+  private readonly run: RunStatement;
+
+  constructor(private readonly db: Database) {
+    this.run = statementRunner(db.embedded);
+  }
+
+  async findAccount(userId: string, now: Date): Promise<AccountSnapshot | undefined> {
+    const [row] = await this.db.query<AccountRow & { has_expired_holds: boolean }>(
+      `SELECT a.*, EXISTS (SELECT 1 FROM reservations r WHERE r.user_id = a.user_id AND r.state = 'held' AND r.expires_at <= $2) AS has_expired_holds
+       FROM accounts a WHERE a.user_id = $1`,
+      [userId, now],
+    );
+    return row ? { account: toAccount(row), hasExpiredHolds: row.has_expired_holds } : undefined;
+  }
+
+  async withAccount<T>(
+    userId: string,
+    initial: NewAccount,
+    fn: (account: Account, tx: AccountTransaction, created: boolean) => Promise<T>,
+    now?: Date,
+  ): Promise<T> {
+    return this.db.transaction(async (client) => {
+      // The account nearly always exists: lock it straight away, and insert only when it is missing.
+      // The same query says whether a hold is past its deadline by `now` (false positives only: a
+      // row lock waited for does not refresh the subquery, and the transaction waited for can
+      // only have settled holds, never made one overdue).
+      const lock = () =>
+        this.run<AccountRow & { has_expired_holds: boolean }>(
+          client,
+          `SELECT a.*, EXISTS (SELECT 1 FROM reservations r WHERE r.user_id = a.user_id AND r.state = 'held' AND r.expires_at <= $2) AS has_expired_holds
+           FROM accounts a WHERE a.user_id = $1 FOR UPDATE OF a`,
+          [userId, now ?? initial.createdAt],
+        );
+      let row = (await lock()).rows[0];
+      let created = false;
+      if (!row) {
+        const inserted = await client.query(
+          `INSERT INTO accounts (user_id, plan_id, monthly_remaining, prepaid_remaining, reserved, period_start, period_end,
+                                 spending_cap_cents, spend_cents, credits_used, transcriptions, transcription_seconds, conversions,
+                                 created_at, updated_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $14)
+           ON CONFLICT (user_id) DO NOTHING`,
+          [
+            userId,
+            initial.planId,
+            initial.monthlyRemaining,
+            initial.prepaidRemaining,
+            initial.reserved,
+            initial.periodStart,
+            initial.periodEnd,
+            initial.spendingCapCents,
+            initial.spendCents,
+            initial.creditsUsed,
+            initial.transcriptions,
+            initial.transcriptionSeconds,
+            initial.conversions,
+            initial.createdAt,
+          ],
+        );
+        created = inserted.rowCount === 1;
+        row = (await lock()).rows[0];
+      }
+      if (!row) throw new Error('account missing right after its insert');
+      const account = toAccount(row);
+      const tx = new PostgresAccountTransaction(client, this.run, userId, account, now && !row.has_expired_holds ? now : null);
+      const out = await fn(account, tx, created);
+      await tx.flush();
+      return out;
+    });
+  }
+
+  async withAccountIfUnlocked<T>(
+    userId: string,
+    fn: (account: Account, tx: AccountTransaction) => Promise<T>,
+  ): Promise<{ ran: true; value: T } | { ran: false }> {
+    return this.db.transaction(async (client) => {
+      const { rows } = await client.query<AccountRow>('SELECT * FROM accounts WHERE user_id = $1 FOR UPDATE SKIP LOCKED', [userId]);
+      const row = rows[0];
+      if (!row) return { ran: false };
+      const account = toAccount(row);
+      const tx = new PostgresAccountTransaction(client, this.run, userId, account, null);
+      const value = await fn(account, tx);
+      await tx.flush();
+      return { ran: true, value };
+    });
+  }
+
+  async insertAdmission(a: AdmissionRecord): Promise<void> {
+    await this.db.query(
+      `INSERT INTO admissions (id, user_id, operation, created_at, expires_at, consumed_at, reservation_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+      [a.id, a.userId, a.operation, a.createdAt, a.expiresAt, a.consumedAt, a.reservationId],
+    );
+  }
+
+  async usersWithExpiredHolds(now: Date, limit: number, exclude: string[]): Promise<string[]> {
+    // Oldest deadlines first (the partial index on expires_at); DISTINCT after the ordering.
+    const rows = await this.db.query<{ user_id: string }>(
+      `SELECT user_id FROM (
+         SELECT user_id, min(expires_at) AS first_deadline FROM reservations
+         WHERE state = 'held' AND expires_at <= $1 AND NOT (user_id = ANY($3::text[]))
+         GROUP BY user_id
+       ) due ORDER BY first_deadline LIMIT $2`,
+      [now, limit, exclude],
+    );
+    return rows.map((r) => r.user_id);
+  }
+
+  async deleteAdmissionsExpiredBefore(cutoff: Date): Promise<number> {
+    const rows = await this.db.query<{ id: string }>('DELETE FROM admissions WHERE expires_at < $1 RETURNING id', [cutoff]);
+    return rows.length;
+  }
+
+  async dailyUsage(userId: string, from: Date, until: Date): Promise<DailyUsageRecord[]> {
+    // The day is taken in UTC whatever the session's time zone (AT TIME ZONE 'UTC' of a timestamptz).
+    const rows = await this.db.query<DailyUsageRow>(
+      `SELECT to_char(settled_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS date, sum(credits) AS credits,
+              count(*) FILTER (WHERE operation = 'transcribe') AS transcriptions,
+              count(*) FILTER (WHERE operation = 'convert') AS conversions
+       FROM reservations
+       WHERE user_id = $1 AND state = 'committed' AND settled_at >= $2 AND settled_at < $3
+       GROUP BY 1 ORDER BY 1`,
+      [userId, from, until],
+    );
+    return rows.map((r) => ({ date: r.date, credits: Number(r.credits), transcriptions: Number(r.transcriptions), conversions: Number(r.conversions) }));
+  }
+
+  async recentCharges(userId: string, limit: number): Promise<ChargeRecord[]> {
+    const rows = await this.db.query<ChargeRow>(
+      `SELECT id, operation, credits, spend_cents, settled_at FROM reservations
+       WHERE user_id = $1 AND state = 'committed'
+       ORDER BY settled_at DESC, id DESC LIMIT $2`,
+      [userId, limit],
+    );
+    return rows.map((r) => ({
+      reservationId: r.id,
+      operation: r.operation,
+      credits: Number(r.credits),
+      spendCents: Number(r.spend_cents),
+      chargedAt: r.settled_at,
+    }));
+  }
+
+  async listLedgerEntries(userId: string, limit: number, after?: LedgerPosition): Promise<LedgerEntryRecord[]> {
+    const rows = after
+      ? await this.db.query<LedgerRow>(
+          `SELECT ${LEDGER_COLUMNS} FROM ledger_entries
+           WHERE user_id = $1 AND (created_at, seq) < ($2, $3)
+           ORDER BY created_at DESC, seq DESC LIMIT $4`,
+          [userId, after.createdAt, after.seq, limit],
+        )
+      : await this.db.query<LedgerRow>(
+          `SELECT ${LEDGER_COLUMNS} FROM ledger_entries WHERE user_id = $1 ORDER BY created_at DESC, seq DESC LIMIT $2`,
+          [userId, limit],
+        );
+    return rows.map(toLedgerEntry);
+  }
+}
