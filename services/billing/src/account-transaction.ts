@@ -5,6 +5,7 @@
  */
 import type { PoolClient } from 'pg';
 import { newId } from '@murmur/kit';
+import type { ReadAhead } from './account-lock';
 import type { RunStatement } from './prepared';
 import { ACCOUNT_COLUMNS, RESERVATION_COLUMNS, toAdmission, toReservation, type AdmissionRow, type ReservationRow } from './rows';
 import type { Account, AccountChanges, AccountTransaction, AdmissionRecord, NewLedgerEntry, ReservationRecord, ReservationSettlement } from './store';
@@ -14,10 +15,16 @@ export class PostgresAccountTransaction implements AccountTransaction {
   private readonly writes: WriteBatch;
   /** Reservations this transaction has read or written, as they now stand: what a queued settle returns. */
   private readonly known = new Map<string, ReservationRecord>();
+  /** Reservation ids and idempotency keys known to have no reservation (read ahead, found none). */
+  private readonly absentIds = new Set<string>();
+  private readonly absentKeys = new Set<string>();
+  /** Admissions read ahead, as they now stand; null: this user has none of that id. */
+  private readonly admissions = new Map<string, AdmissionRecord | null>();
 
   /**
    * `account` is the locked row; `noExpiredHoldsAt`, when set, is a time at which the lock's own
-   * query found no held reservation past its deadline (so `expiredHolds` of that time needs no query).
+   * query found no held reservation past its deadline (so `expiredHolds` of that time needs no query);
+   * `ahead` is what the lock's query read ahead, when current (account-lock.ts).
    */
   constructor(
     private readonly client: PoolClient,
@@ -25,8 +32,15 @@ export class PostgresAccountTransaction implements AccountTransaction {
     private readonly userId: string,
     private account: Account,
     private readonly noExpiredHoldsAt: Date | null,
+    ahead: ReadAhead | null,
   ) {
     this.writes = new WriteBatch(userId);
+    if (ahead?.reservation) this.remember(ahead.reservation);
+    else if (ahead?.reservation === null) {
+      if (ahead.reservationById !== undefined) this.absentIds.add(ahead.reservationById);
+      if (ahead.reservationByKey !== undefined) this.absentKeys.add(ahead.reservationByKey);
+    }
+    if (ahead?.admissionId !== undefined) this.admissions.set(ahead.admissionId, ahead.admission ?? null);
   }
 
   /** Sends the queued writes: before every read, and before COMMIT. */
@@ -68,7 +82,12 @@ export class PostgresAccountTransaction implements AccountTransaction {
     ]);
   }
 
+  // Under the account lock nobody else writes this user's reservations: one this transaction has
+  // read or written stands as it knows it.
   async findReservation(id: string): Promise<ReservationRecord | undefined> {
+    const known = this.known.get(id);
+    if (known) return known;
+    if (this.absentIds.has(id)) return undefined;
     await this.flush();
     const { rows } = await this.run<ReservationRow>(this.client, `SELECT ${RESERVATION_COLUMNS} FROM reservations WHERE id = $1 AND user_id = $2`, [
       id,
@@ -78,6 +97,8 @@ export class PostgresAccountTransaction implements AccountTransaction {
   }
 
   async findReservationByKey(idempotencyKey: string): Promise<ReservationRecord | undefined> {
+    for (const r of this.known.values()) if (r.idempotencyKey === idempotencyKey) return r;
+    if (this.absentKeys.has(idempotencyKey)) return undefined;
     await this.flush();
     const { rows } = await this.run<ReservationRow>(
       this.client,
@@ -125,6 +146,7 @@ export class PostgresAccountTransaction implements AccountTransaction {
     );
     const row = rows[0];
     if (!row) throw new Error(`reservation ${id} was not held when renewed`);
+    this.writes.touchAccount();
     return this.remember(toReservation(row));
   }
 
@@ -152,21 +174,33 @@ export class PostgresAccountTransaction implements AccountTransaction {
     );
     const row = rows[0];
     if (!row) throw new Error(`reservation ${id} was not held when settled`);
+    this.writes.touchAccount();
     return this.remember(toReservation(row));
   }
 
   async findAdmission(id: string): Promise<AdmissionRecord | undefined> {
+    const known = this.admissions.get(id);
+    if (known !== undefined) return known ?? undefined;
     await this.flush();
     const { rows } = await this.client.query<AdmissionRow>('SELECT * FROM admissions WHERE id = $1 AND user_id = $2', [id, this.userId]);
     return rows[0] ? toAdmission(rows[0]) : undefined;
   }
 
   async consumeAdmission(id: string, reservationId: string, at: Date): Promise<boolean> {
+    const known = this.admissions.get(id);
+    if (known) {
+      if (known.consumedAt) return false;
+      // Admissions are consumed only under their user's account lock: the flush checks it found the row unconsumed.
+      this.writes.consumeAdmission(id, [['consumed_at', at], ['reservation_id', reservationId]]);
+      this.admissions.set(id, { ...known, consumedAt: at, reservationId });
+      return true;
+    }
     await this.flush();
     const { rowCount } = await this.client.query(
       'UPDATE admissions SET consumed_at = $3, reservation_id = $4 WHERE id = $1 AND user_id = $2 AND consumed_at IS NULL',
       [id, this.userId, at, reservationId],
     );
+    this.writes.touchAccount();
     return rowCount === 1;
   }
 }

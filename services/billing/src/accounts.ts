@@ -70,7 +70,7 @@ export class Accounts {
         createdAt: now,
       });
       return updated;
-    }, plan.id);
+    }, { openOnPlan: plan.id });
     return this.usageOf(account);
   }
 

@@ -218,7 +218,7 @@ export class Charging {
         createdAt: now,
       });
       return reservation;
-    });
+    }, { idempotencyKey, ...(admissionId !== '' ? { admissionId } : {}) });
   }
 
   /**
@@ -279,7 +279,7 @@ export class Charging {
         createdAt: now,
       });
       return settled;
-    });
+    }, { reservationId });
   }
 
   /**
@@ -301,7 +301,7 @@ export class Charging {
       }
       const { reservation } = await returnHold(account, tx, r, 'released', reason || 'released', now);
       return reservation;
-    });
+    }, { reservationId });
   }
 
   /**
@@ -321,7 +321,7 @@ export class Charging {
       if (!r) throw reservationNotFound();
       if (r.state !== 'held') return r;
       return tx.extendReservation(r.id, new Date(now.getTime() + (holdSeconds || DEFAULT_HOLD_SECONDS) * 1000));
-    });
+    }, { reservationId });
   }
 
   /**

@@ -8,7 +8,7 @@ import type { billing } from '@murmur/proto';
 import { expireHolds } from './holds';
 import { isPeriodOver, periodContaining, periodLabel, periodsElapsed } from './limits';
 import { DEFAULT_PLAN_ID, planById } from './plans';
-import type { Account, AccountTransaction, BillingStore, NewAccount } from './store';
+import type { Account, AccountTransaction, BillingStore, LockReadAhead, NewAccount } from './store';
 
 /** The plan the account is on. */
 export function planOf(account: Account): Readonly<billing.Plan> {
@@ -36,9 +36,16 @@ export class AccountLifecycle {
   /**
    * Runs `change` on the locked, current account: opens it on first use (free plan, full
    * allowance, plan default cap), resets it first when its period is over, and expires its
-   * holds past their deadline — all in one transaction with the change itself.
+   * holds past their deadline — all in one transaction with the change itself. `openOnPlan`:
+   * the plan a first-use account opens on; the rest of `options` names the reservation or
+   * admission `change` reads first (store.ts, LockReadAhead).
    */
-  async mutate<T>(userId: string, change: (account: Account, tx: AccountTransaction, now: Date) => Promise<T>, openOnPlan?: string): Promise<T> {
+  async mutate<T>(
+    userId: string,
+    change: (account: Account, tx: AccountTransaction, now: Date) => Promise<T>,
+    options: Omit<LockReadAhead, 'now'> & { openOnPlan?: string } = {},
+  ): Promise<T> {
+    const { openOnPlan, ...ahead } = options;
     const now = this.clock.now();
     return this.store.withAccount(userId, this.newAccount(userId, now, openOnPlan), async (account, tx, created) => {
       if (created) {
@@ -52,7 +59,7 @@ export class AccountLifecycle {
       const rolled = await this.rollPeriod(account, tx, now);
       const { account: current } = await expireHolds(rolled, tx, now);
       return change(current, tx, now);
-    }, now);
+    }, { ...ahead, now });
   }
 
   /**

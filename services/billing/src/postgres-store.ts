@@ -3,6 +3,7 @@
  * background sweeps. The locked transaction itself is account-transaction.ts.
  */
 import type { Database } from '@murmur/kit';
+import { lockStatement, lockedAccount } from './account-lock';
 import { PostgresAccountTransaction } from './account-transaction';
 import { statementRunner, type RunStatement } from './prepared';
 import { LEDGER_COLUMNS, toAccount, toLedgerEntry, type AccountRow, type ChargeRow, type DailyUsageRow, type LedgerRow } from './rows';
@@ -16,6 +17,7 @@ import type {
   DailyUsageRecord,
   LedgerEntryRecord,
   LedgerPosition,
+  LockReadAhead,
   NewAccount,
 } from './store';
 
@@ -40,21 +42,14 @@ export class PostgresBillingStore implements BillingStore {
     userId: string,
     initial: NewAccount,
     fn: (account: Account, tx: AccountTransaction, created: boolean) => Promise<T>,
-    now?: Date,
+    ahead: LockReadAhead = { now: initial.createdAt },
   ): Promise<T> {
     return this.db.transaction(async (client) => {
-      // The account nearly always exists: lock it straight away, and insert only when it is missing.
-      // The same query says whether a hold is past its deadline by `now` (false positives only: a
-      // row lock waited for does not refresh the subquery, and the transaction waited for can
-      // only have settled holds, never made one overdue).
-      const lock = () =>
-        this.run<AccountRow & { has_expired_holds: boolean }>(
-          client,
-          `SELECT a.*, EXISTS (SELECT 1 FROM reservations r WHERE r.user_id = a.user_id AND r.state = 'held' AND r.expires_at <= $2) AS has_expired_holds
-           FROM accounts a WHERE a.user_id = $1 FOR UPDATE OF a`,
-          [userId, now ?? initial.createdAt],
-        );
-      let row = (await lock()).rows[0];
+      // The account nearly always exists: lock it straight away (reading ahead, account-lock.ts),
+      // and insert only when it is missing.
+      const statement = lockStatement(userId, ahead);
+      const lock = async () => (await this.run<AccountRow & Record<string, unknown>>(client, statement.text, statement.values)).rows[0];
+      let row = await lock();
       let created = false;
       if (!row) {
         const inserted = await client.query(
@@ -81,12 +76,12 @@ export class PostgresBillingStore implements BillingStore {
           ],
         );
         created = inserted.rowCount === 1;
-        row = (await lock()).rows[0];
+        row = await lock();
       }
       if (!row) throw new Error('account missing right after its insert');
-      const account = toAccount(row);
-      const tx = new PostgresAccountTransaction(client, this.run, userId, account, now && !row.has_expired_holds ? now : null);
-      const out = await fn(account, tx, created);
+      const locked = lockedAccount(row, ahead);
+      const tx = new PostgresAccountTransaction(client, this.run, userId, locked.account, locked.hasExpiredHolds ? null : ahead.now, locked.ahead);
+      const out = await fn(locked.account, tx, created);
       await tx.flush();
       return out;
     });
@@ -101,7 +96,7 @@ export class PostgresBillingStore implements BillingStore {
       const row = rows[0];
       if (!row) return { ran: false };
       const account = toAccount(row);
-      const tx = new PostgresAccountTransaction(client, this.run, userId, account, null);
+      const tx = new PostgresAccountTransaction(client, this.run, userId, account, null, null);
       const value = await fn(account, tx);
       await tx.flush();
       return { ran: true, value };

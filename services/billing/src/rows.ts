@@ -180,6 +180,11 @@ export interface ChargeRow {
   settled_at: Date;
 }
 
-export const RESERVATION_COLUMNS =
-  'id, user_id, operation, credits, monthly_credits, prepaid_credits, held_credits, spend_cents, prepaid_credit_price_cents, state, ' +
-  'idempotency_key, admission_id, period_start, usage_seconds, note, created_at, expires_at, settled_at';
+/** A reservation row's columns, in the order the service reads them. */
+export const RESERVATION_COLUMN_NAMES: readonly (keyof ReservationRow)[] = [
+  'id', 'user_id', 'operation', 'credits', 'monthly_credits', 'prepaid_credits', 'held_credits', 'spend_cents', 'prepaid_credit_price_cents',
+  'state', 'idempotency_key', 'admission_id', 'period_start', 'usage_seconds', 'note', 'created_at', 'expires_at', 'settled_at',
+];
+export const RESERVATION_COLUMNS = RESERVATION_COLUMN_NAMES.join(', ');
+/** An admission row's columns. */
+export const ADMISSION_COLUMN_NAMES: readonly (keyof AdmissionRow)[] = ['id', 'user_id', 'operation', 'created_at', 'expires_at', 'consumed_at', 'reservation_id'];

@@ -161,6 +161,22 @@ export interface AccountTransaction {
   consumeAdmission(id: string, reservationId: string, at: Date): Promise<boolean>;
 }
 
+/**
+ * What a locked transaction will read first, read by the lock's own query. `now` is the time the
+ * change happens at: the query also tells whether any hold is past its deadline by then, sparing
+ * `tx.expiredHolds(now)` a query. A reservation (by id or by idempotency key) or an admission
+ * named here is then answered by the transaction without a query, found or not — but only when
+ * the lock did not have to follow another transaction's change to the account: the query's rows
+ * are read as of its start, and every writer of a user's reservations or admissions changes the
+ * account row under the same lock, so an unchanged account row means they are current.
+ */
+export interface LockReadAhead {
+  now: Date;
+  reservationId?: string;
+  idempotencyKey?: string;
+  admissionId?: string;
+}
+
 /** A lock-free look at an account, enough to tell whether it needs the locked path first. */
 export interface AccountSnapshot {
   account: Account;
@@ -176,10 +192,15 @@ export interface BillingStore {
    * the user has no account, `initial` is inserted first (INSERT … ON CONFLICT DO NOTHING, so two
    * first calls racing create exactly one) and `created` is true for the call that inserted it. `fn` must
    * not wait on other database work: the embedded PGlite runs one transaction at a time.
-   * `now`, when given, is the time the caller's change happens at: the lock's query then also
-   * tells whether any hold is past its deadline by then, sparing `tx.expiredHolds(now)` a query.
+   * `ahead`, when given, names what the caller will read first; the lock's own query reads it
+   * (see {@link LockReadAhead}), sparing those reads their round trips.
    */
-  withAccount<T>(userId: string, initial: NewAccount, fn: (account: Account, tx: AccountTransaction, created: boolean) => Promise<T>, now?: Date): Promise<T>;
+  withAccount<T>(
+    userId: string,
+    initial: NewAccount,
+    fn: (account: Account, tx: AccountTransaction, created: boolean) => Promise<T>,
+    ahead?: LockReadAhead,
+  ): Promise<T>;
   /**
    * Runs `fn` in one transaction holding an existing account locked, unless another
    * transaction holds it (SELECT … FOR UPDATE SKIP LOCKED): then `fn` does not run and the

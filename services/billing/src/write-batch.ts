@@ -39,11 +39,14 @@ export class WriteBatch {
   private inserts: Value[][] = [];
   private updates: HeldUpdate[] = [];
   private insertedIds = new Set<string>();
+  private admissions: HeldUpdate[] = [];
+  private touched = false;
 
   constructor(private readonly userId: string) {}
 
   get empty(): boolean {
-    return this.account.size === 0 && this.ledger.length === 0 && this.inserts.length === 0 && this.updates.length === 0;
+    return this.account.size === 0 && this.ledger.length === 0 && this.inserts.length === 0 && this.updates.length === 0 &&
+      this.admissions.length === 0 && !this.touched;
   }
 
   /** True when a queued write touches this reservation (a second write to it must wait for a flush). */
@@ -71,6 +74,21 @@ export class WriteBatch {
     this.updates.push({ id, sets, what });
   }
 
+  /** Consumes one of this user's admissions, which must still be unconsumed. */
+  consumeAdmission(id: string, sets: [column: string, value: Value][]): void {
+    this.admissions.push({ id, sets, what: 'consumed' });
+  }
+
+  /**
+   * Rewrites the account row even when none of its values change: for a reservation or an
+   * admission written outside this batch. The lock's read-ahead (account-lock.ts) trusts what it
+   * read only when the account row has not changed since, so every transaction that writes
+   * either must write the account row too; the batch does it for its own writes.
+   */
+  touchAccount(): void {
+    this.touched = true;
+  }
+
   /** Sends every queued write as one statement; throws (failing the transaction) when one found nothing to change. */
   async flush(client: PoolClient, run: RunStatement): Promise<void> {
     if (this.empty) return;
@@ -88,12 +106,20 @@ export class WriteBatch {
       );
       counted.push({ name: `u${i}`, error: `reservation ${u.id} was not held when ${u.what}` });
     });
+    this.admissions.forEach((u, i) => {
+      ctes.push(
+        `c${i} AS (UPDATE admissions SET ${u.sets.map(([c, v]) => `${c} = ${p(v)}`).join(', ')} ` +
+          `WHERE id = ${p(u.id)} AND user_id = $1 AND consumed_at IS NULL RETURNING 1)`,
+      );
+      counted.push({ name: `c${i}`, error: `admission ${u.id} was no longer unconsumed when ${u.what}` });
+    });
     if (this.inserts.length > 0) {
       const rows = this.inserts.map((values) => `($1, ${values.map(p).join(', ')})`).join(', ');
       ctes.push(`r AS (INSERT INTO reservations (user_id, ${RESERVATION_INSERT_COLUMNS.join(', ')}) VALUES ${rows} RETURNING 1)`);
     }
-    if (this.account.size > 0) {
-      const sets = [...this.account].map(([c, v]) => `${c} = ${p(v)}`).join(', ');
+    const rewrite = this.touched || this.updates.length > 0 || this.inserts.length > 0 || this.admissions.length > 0;
+    if (this.account.size > 0 || rewrite) {
+      const sets = this.account.size > 0 ? [...this.account].map(([c, v]) => `${c} = ${p(v)}`).join(', ') : 'updated_at = updated_at';
       ctes.push(`a AS (UPDATE accounts SET ${sets} WHERE user_id = $1 RETURNING 1)`);
       counted.push({ name: 'a', error: 'account row vanished inside its own transaction' });
     }
@@ -106,6 +132,8 @@ export class WriteBatch {
     this.ledger = [];
     this.inserts = [];
     this.updates = [];
+    this.admissions = [];
+    this.touched = false;
     this.insertedIds.clear();
     const { rows } = await run<Record<string, number>>(client, `WITH ${ctes.join(',\n')}\nSELECT ${select}`, params);
     const row = rows[0]!;

@@ -288,6 +288,55 @@ describe('charging over gRPC: admission, reserve → commit / release, expiry (r
       expect((await ledgerRows(userId)).filter((r) => r.kind === 'reserve')).toHaveLength(1);
     });
 
+    // The next three race on an account that exists, so the lock is waited for: the lock's query
+    // reads the reservation or admission ahead, as of before the wait (account-lock.ts), and what
+    // it read must not be trusted once the transaction waited for has changed it.
+    it('holds once when duplicates of one idempotency key race on an open account', async () => {
+      const userId = newUser();
+      await usage(userId);
+      const raced = await Promise.all(Array.from({ length: 8 }, () => reserve(fast, userId, { credits: 4, idempotencyKey: 'raced-open' })));
+      expect(new Set(raced.map((r) => r.id)).size).toBe(1);
+      expect(await balances(userId)).toEqual({ monthly: 96, prepaid: 0, spend: 0, reserved: 4 });
+      expect((await ledgerRows(userId)).filter((r) => r.kind === 'reserve')).toHaveLength(1);
+    });
+
+    it('commits once when duplicate commits race; every one answers the committed reservation', async () => {
+      const userId = newUser();
+      const r = await reserve(fast, userId, { credits: 4 });
+      const raced = await Promise.all(Array.from({ length: 8 }, () => fast.commit({ userId, reservationId: r.id, credits: 3, usageSeconds: 0 })));
+      for (const { reservation } of raced) expect(reservation).toMatchObject({ id: r.id, state: State.RESERVATION_STATE_COMMITTED, credits: 3 });
+      expect(await balances(userId)).toEqual({ monthly: 97, prepaid: 0, spend: 0, reserved: 0 });
+      expect((await ledgerRows(userId)).filter((row) => row.kind === 'commit')).toHaveLength(1);
+      await expectReconciled(userId);
+    });
+
+    it('answers a commit that raced a renewal with the reservation as stored (a renewal changes only the reservation)', async () => {
+      for (let i = 0; i < 10; i++) {
+        const userId = newUser();
+        const r = await reserve(fast, userId, { credits: 2, holdSeconds: 60 });
+        const [renewed, committed] = await Promise.all([
+          fast.renewReservation({ userId, reservationId: r.id, holdSeconds: 600 }),
+          fast.commit({ userId, reservationId: r.id, credits: 2, usageSeconds: 0 }),
+        ]);
+        const [row] = await db.query<{ expires_at: Date }>('SELECT expires_at FROM reservations WHERE id = $1', [r.id]);
+        expect(committed.reservation!.expiresAt!.getTime()).toBe(row!.expires_at.getTime());
+        expect(renewed.reservation!.expiresAt!.getTime()).toBe(row!.expires_at.getTime());
+      }
+    });
+
+    it('lets one admission be used once when reserves carrying it race', async () => {
+      const userId = newUser();
+      const { admissionId } = await api.admitAiRequest({ userId, operation: TRANSCRIBE });
+      const raced = await Promise.allSettled(Array.from({ length: 8 }, () => reserve(fast, userId, { credits: 2, admissionId })));
+      const held = raced.filter((s) => s.status === 'fulfilled');
+      expect(held).toHaveLength(1);
+      for (const s of raced) {
+        if (s.status === 'rejected') expect(s.reason).toMatchObject({ code: 'invalid_request', message: expect.stringMatching(/already used/) });
+      }
+      expect(await balances(userId)).toEqual({ monthly: 98, prepaid: 0, spend: 0, reserved: 2 });
+      await expectReconciled(userId);
+    });
+
     it('200 concurrent reserves of 1 credit against 37: exactly 37 succeed, balance 0, 37 reserve rows, the rest insufficient_tokens', async () => {
       const userId = newUser();
       await setBalances(userId, 37, 0, 0);
