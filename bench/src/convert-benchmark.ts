@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { Client } from 'pg';
 import { LocalEngine, renderArtifact } from '@murmur/conversion';
+import { CONVERT_READ_FIRST_MAX_BYTES } from '@murmur/gateway';
 import { newRequestId, runWithContext } from '@murmur/kit';
 import { billing, conversion } from '@murmur/proto';
 import { machineInfo, type Benchmark, type BenchmarkReport } from './benchmark';
@@ -24,9 +25,10 @@ const OVERHEAD_SETTINGS = {
   warmup: 3,
   /**
    * Users (one key each) the requests rotate over: the AI rate limit is 10 requests a minute per
-   * user, and 2 × (3 + 20) requests plus 2 × 20 direct admissions over 16 users is at most 6 each.
+   * user, and 2 × (3 + 20) requests plus 2 × 20 direct rounds of two slots (an admission timed
+   * alone, a Convert) over 24 users is at most 6 each.
    */
-  users: 16,
+  users: 24,
   /** Autocommitted one-row INSERTs timed on the bench database: what one durable write costs here. */
   postgres_commits: 20,
   /** Monthly credits set on each user (a 10k-word conversion costs 56). */
@@ -48,10 +50,12 @@ interface SizeResult {
   credits_charged: number;
   /** The artifact the API returned equals the in-process one (same reference day). */
   same_output: boolean;
+  /** How the gateway admitted these requests: at the reservation, or by AdmitAiRequest first (bodies over 64 KB). */
+  admitted: string;
   /**
    * Where the overhead goes, medians of the same iterations: billing.AdmitAiRequest and
    * conversion.Convert called over gRPC from the bench process (what the gateway calls, without
-   * the gateway); gateway_ms = e2e − admit − convert.
+   * the gateway); gateway_rest = e2e − convert (− admit when the gateway admits first).
    */
   breakdown_ms: { admit_rpc: number; convert_rpc: number; convert_rpc_minus_engine: number; gateway_rest: number };
 }
@@ -128,8 +132,12 @@ async function measureOverhead(log: (line: string) => void): Promise<{ result: R
       }
       const admitTimes: number[] = [];
       const convertTimes: number[] = [];
-      // What the gateway does for one request, called directly: admission, then Convert with it.
-      // As the gateway calls them: its workload token and a principal assertion for the user.
+      // What the gateway does for one request, called directly, as it calls them (its workload
+      // token and a principal assertion for the user): a body of at most
+      // CONVERT_READ_FIRST_MAX_BYTES goes straight to Convert, billing admitting it at the
+      // reservation; a larger one is admitted first. The admission is timed either way (admit_rpc:
+      // what the larger body's extra hop costs).
+      const readFirst = Buffer.byteLength(JSON.stringify({ transcript, kind })) <= CONVERT_READ_FIRST_MAX_BYTES;
       const direct = (user: BenchUser) => runWithContext({ requestId: newRequestId(), principal: { userId: user.userId, keyId: 'key_bench' } }, () => directCalls(user));
       const directCalls = async (user: BenchUser) => {
         let started = performance.now();
@@ -144,7 +152,7 @@ async function measureOverhead(log: (line: string) => void): Promise<{ result: R
           instructions: '',
           idempotencyKey: `bench_${randomUUID()}`,
           referenceTime: undefined,
-          admissionId: admission.admissionId,
+          admissionId: readFirst ? '' : admission.admissionId,
         });
         convertTimes.push(performance.now() - started);
         if (!res.content) throw new Error('conversion.Convert returned no content');
@@ -179,11 +187,12 @@ async function measureOverhead(log: (line: string) => void): Promise<{ result: R
         ratio: l.median > 0 ? round(e.median / l.median, 3) : 0,
         credits_charged: credits,
         same_output: same,
+        admitted: readFirst ? 'at the reservation (body ≤ CONVERT_READ_FIRST_MAX_BYTES)' : 'by AdmitAiRequest before the body is read',
         breakdown_ms: {
           admit_rpc: round(median(admitTimes)),
           convert_rpc: round(median(convertTimes)),
           convert_rpc_minus_engine: round(median(convertTimes) - l.median),
-          gateway_rest: round(e.median - median(admitTimes) - median(convertTimes)),
+          gateway_rest: round(e.median - (readFirst ? 0 : median(admitTimes)) - median(convertTimes)),
         },
       };
       const b = sizes[String(words)]!.breakdown_ms;
@@ -204,7 +213,9 @@ async function measureOverhead(log: (line: string) => void): Promise<{ result: R
         redis_used: stack.redis,
         caches: redisNote(stack.redis),
         settings: OVERHEAD_SETTINGS,
-        path: 'POST /api/v1/convert {transcript, kind}: gateway (key check, billing.AdmitAiRequest: rate limit + credits) → conversion.Convert (billing.GetUsage plan limit, billing.Reserve, LocalEngine, billing.Commit) → JSON',
+        path:
+          'POST /api/v1/convert {transcript, kind}: gateway (key check; billing.AdmitAiRequest only for a body over CONVERT_READ_FIRST_MAX_BYTES) → ' +
+          'conversion.Convert (billing.Reserve: plan limit, credits, rate limit unless admitted; LocalEngine; billing.Commit) → JSON',
         method:
           'Per size: 3 untimed warm-ups, then 20 rounds of one end-to-end request (client-side wall time from fetch to the last body byte, keep-alive connection, keys rotated over 8 users for the rate limit) followed by one in-process LocalEngine.convert of the same transcript and kind in the bench process, then billing.AdmitAiRequest + conversion.Convert called directly over gRPC (breakdown_ms). overhead_ms = median e2e − median in-process; ratio = median e2e ÷ median in-process.',
       },

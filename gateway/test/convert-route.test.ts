@@ -138,6 +138,24 @@ describe('POST /api/v1/convert and the AI billing pipeline', () => {
     expect(status).toBe(402);
   });
 
+  it('reads a short body before billing admits the call, which its charge then does: one slot, the window on every answer', async () => {
+    const { user, key } = await sys.newUser('short-body@example.com');
+    const ok = await post(sys.baseUrl, key, { transcript: TRANSCRIPT, kind: 'summary' });
+    expect(ok.status).toBe(200);
+    expect(ok.headers.get('ratelimit-limit')).toBe('10');
+    expect(ok.headers.get('ratelimit-remaining')).toBe('9');
+    expect((await usage(key)).rate_limit.remaining).toBe(9);
+    // Read first: with no credits left, a malformed short body is a 400 (with the window) and a good one a 402; no slot taken.
+    await sys.admin.billing.adjustCredits({ userId: user.id, monthlyCredits: 0, prepaidCredits: 0, note: 'test' });
+    const bad = await post(sys.baseUrl, key, { kind: 'summary' });
+    expect(bad.status).toBe(400);
+    expect(bad.headers.get('ratelimit-remaining')).toBe('9');
+    const broke = await post(sys.baseUrl, key, { transcript: TRANSCRIPT, kind: 'summary' });
+    expect(broke.status).toBe(402);
+    expect(broke.body.error).toMatchObject({ code: 'insufficient_tokens' });
+    expect((await usage(key)).rate_limit.remaining).toBe(9);
+  });
+
   it('refuses at the spending cap and passes once the cap is raised', async () => {
     const { user, key } = await sys.newUser('capped@example.com');
     await sys.admin.billing.adjustCredits({ userId: user.id, monthlyCredits: 0, prepaidCredits: 100, note: 'test' });

@@ -226,8 +226,8 @@ export const TOOLS: readonly ToolDefinition[] = [
     },
     async (ctx, args) => {
       ops.checkConvertSource(args);
-      const admission = await ops.admit(ctx, billing.Operation.OPERATION_CONVERT);
-      return ops.convert(ctx, args, { admissionId: admission.admissionId, idempotencyKey: `mcp_${crypto.randomUUID()}` });
+      // The arguments are read already: billing admits the call at the reservation, one round trip fewer.
+      return ops.convert(ctx, args, { admissionId: '', idempotencyKey: `mcp_${crypto.randomUUID()}` });
     },
   ),
 ];

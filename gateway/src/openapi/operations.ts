@@ -218,7 +218,8 @@ const WEBHOOK_DELIVERY =
 
 const AI_PIPELINE =
   'Billing admits the call before the body is read — credits, spending cap and the rate limit (10 AI requests a minute per user) — ' +
-  'so a refused call uploads nothing and is charged nothing. With an `Idempotency-Key` the first response (a success, or the 5xx of a ' +
+  'so a refused call uploads nothing and is charged nothing (a `/convert` body declared at most 64 KB is read first and admitted by the ' +
+  'charge itself, with the same checks in the same order: a malformed short body is a 400 even at the limit). With an `Idempotency-Key` the first response (a success, or the 5xx of a ' +
   'failed engine) is kept 24 hours and replayed for the same key and parameters with `Idempotent-Replayed: true`, charging nothing again.';
 
 function convertOperation(): Operation {

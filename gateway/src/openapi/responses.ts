@@ -19,7 +19,7 @@ export const AI_CALL: ErrorCode[] = [
 const STATUS_DESCRIPTIONS: Record<number, string> = {
   400: 'The request is not valid: a query parameter, a body field or a header (named in `param`).',
   401: 'No API key, or a malformed, unknown, revoked or expired one. `WWW-Authenticate` carries the challenge.',
-  402: 'No AI Credits are left, or this month’s spending cap is reached. Refused before the body is read; nothing was charged.',
+  402: 'No AI Credits are left, or this month’s spending cap is reached. Refused before any work (on `/transcribe`, and on a `/convert` body over 64 KB, before the body is read); nothing was charged.',
   404: 'No such resource — or one that belongs to someone else: both answer the same.',
   409: 'A conflict with the state of things: the Idempotency-Key was used with other parameters or its first request still runs, or the transcription job has already ended (cancel) or has not completed yet (a text format).',
   413: 'The audio is larger than 500 MB (a file, or base64 once decoded); refused while it uploads.',

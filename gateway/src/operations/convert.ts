@@ -1,14 +1,17 @@
 /** POST /convert and the MCP `convert` tool: a transcript (inline or a recording's) into an artifact. */
-import { conversion } from '@murmur/proto';
+import { type billing, conversion } from '@murmur/proto';
 import { MurmurError } from '@murmur/kit';
 import type { OperationContext } from './context';
 import { presentConversion } from './present';
 import type { ConvertInput } from './schemas';
 
 export interface ChargeContext {
+  /** From AdmitAiRequest; '' → billing admits the call at its reservation (takes the rate-limit slot there). */
   admissionId: string;
   idempotencyKey: string;
   signal?: AbortSignal;
+  /** Told the caller's rate-limit window when billing admitted the call at its reservation. */
+  onRateLimit?: (state: billing.RateLimitState) => void;
 }
 
 /** Checks what the schema cannot: exactly one source. */
@@ -39,5 +42,6 @@ export async function convert(ctx: OperationContext, input: ConvertInput, charge
     },
     { signal: charge.signal, deadlineMs: 5 * 60_000 },
   );
+  if (res.rateLimit) charge.onRateLimit?.(res.rateLimit);
   return presentConversion(res);
 }

@@ -5,7 +5,10 @@
  *     response is replayed for the same parameters (`Idempotent-Replayed: true`, nothing charged)
  *     or 409 for other parameters;
  *  3. admission by billing — credits, spending cap and the rate limit — BEFORE the body is read,
- *     so a user with nothing left is refused before uploading 500 MB;
+ *     so a user with nothing left is refused before uploading 500 MB; except for a body the
+ *     route declares small enough to read first (a short POST /convert): billing then admits
+ *     the call at its reservation, in the same round trip, with the same checks in the same
+ *     order, and the window comes back with the result;
  *  4. the body is read and the operation executes, charging through billing with the admission
  *     and the idempotency key; RateLimit-* headers go on every response, errors included.
  * A response is stored for replay once execution began (2xx, and the 5xx of a failed engine);
@@ -25,12 +28,14 @@ import { sendError } from '../http/errors';
 
 /** What an executing AI operation gets from the pipeline. */
 export interface AiCall {
-  /** From billing's admission: the charge does not take a second rate-limit slot. */
+  /** From billing's admission: the charge does not take a second rate-limit slot. '' → the charge admits the call. */
   admissionId: string;
   /** The caller's Idempotency-Key, or a fresh one: makes the credit reservation idempotent. */
   idempotencyKey: string;
   /** Aborted when the client goes away. */
   signal: AbortSignal;
+  /** Where a charge that admitted the call itself reports the rate-limit window. */
+  onRateLimit: (state: billing.RateLimitState) => void;
 }
 
 export interface AiRouteSpec<I> {
@@ -43,6 +48,12 @@ export interface AiRouteSpec<I> {
   fingerprintOf(req: Request, res: Response, signal: AbortSignal): Promise<string>;
   /** Executes and renders the success response. */
   execute(ctx: OperationContext, input: I, call: AiCall): Promise<StoredResponse>;
+  /**
+   * True when this request's body may be read before the call is admitted, its charge admitting
+   * it instead (one billing round trip fewer): only for bodies small enough that reading one
+   * costs nothing worth refusing early. Absent: always admitted first.
+   */
+  readsBeforeAdmission?(req: Request): boolean;
 }
 
 /** Failures stored for replay: the engine ran and failed, or a bug; everything else may be retried. */
@@ -86,6 +97,11 @@ function closeUnread(req: Request, res: Response): void {
   if (!req.complete) res.setHeader('Connection', 'close');
 }
 
+/** The caller's rate-limit window without taking a slot; undefined when billing cannot say (the answer goes without the headers). */
+async function currentWindow(clients: Clients, userId: string): Promise<billing.RateLimitState | undefined> {
+  return (await clients.billing.getRateLimit({ userId }, { deadlineMs: 2_000 }).catch(() => undefined))?.rateLimit;
+}
+
 export function aiRoute<I>(clients: Clients, store: IdempotencyStore, log: Logger, spec: AiRouteSpec<I>) {
   return async (req: Request, res: Response): Promise<void> => {
     const principal = req.principal!;
@@ -121,22 +137,29 @@ export function aiRoute<I>(clients: Clients, store: IdempotencyStore, log: Logge
 
     let began = false;
     let input: I | undefined;
+    let windowShown = false;
+    const showWindow = (state: billing.RateLimitState | undefined) => {
+      setRateLimitHeaders(res, state);
+      windowShown ||= state !== undefined;
+    };
+    const admitFirst = !spec.readsBeforeAdmission?.(req);
     try {
-      let admission: billing.AdmitAiRequestResponse;
-      try {
-        admission = await admit(ctx, spec.operation);
-      } catch (err) {
-        if (err instanceof MurmurError && err.code === 'rate_limit_exceeded') setRateLimitHeaders(res, rateLimitOfError(err));
-        throw err;
+      let admissionId = '';
+      if (admitFirst) {
+        const admission = await admit(ctx, spec.operation);
+        showWindow(admission.rateLimit);
+        admissionId = admission.admissionId;
       }
-      setRateLimitHeaders(res, admission.rateLimit);
       input = await spec.read(req, res, controller.signal);
       began = true;
       const response = await spec.execute(ctx, input, {
-        admissionId: admission.admissionId,
+        admissionId,
         idempotencyKey: key ?? `auto_${randomUUID()}`,
         signal: controller.signal,
+        onRateLimit: showWindow,
       });
+      // Admitted by its charge, but no slot taken (billing replayed a reservation): the window as it stands.
+      if (!windowShown) showWindow(await currentWindow(clients, owner));
       // The work is done and charged: a record that cannot be stored (Redis down) must not turn it into a failure.
       if (key) {
         await store.complete(owner, key, spec.fingerprint(input), response).catch((err: unknown) => {
@@ -157,6 +180,10 @@ export function aiRoute<I>(clients: Clients, store: IdempotencyStore, log: Logge
         }
       }
       if (gone && (controller.signal.aborted || res.destroyed)) return;
+      if (e.code === 'rate_limit_exceeded') showWindow(rateLimitOfError(e));
+      // Refused before its charge admitted it (a bad body): the window as it stands. A 402 carries
+      // none on any path (the OpenAPI document's responses say so).
+      if (!windowShown && !admitFirst && e.httpStatus !== 402) showWindow(await currentWindow(clients, owner));
       closeUnread(req, res);
       sendError(req, res, e);
     }

@@ -25,10 +25,19 @@ export function canonical(value: unknown): string {
   return JSON.stringify(value);
 }
 
-/** POST /convert: a JSON body of at most 16 MB (the plan's transcript limit is checked by conversion). */
+/** Largest POST /convert body. */
+const CONVERT_BODY_LIMIT = '16mb';
+/**
+ * A POST /convert body declared (Content-Length) at most this size is read before billing admits
+ * the call, which its reservation then does in the same round trip: a 10,000-word transcript is
+ * ~60 KB. Larger or unannounced bodies are admitted first, so a refused caller sends no more.
+ */
+export const CONVERT_READ_FIRST_MAX_BYTES = 64 * 1024;
+
+/** POST /convert: a JSON body of at most 16 MB (the plan's transcript limit is checked by billing). */
 export function convertSpec(body: BodyOptions = {}): AiRouteSpec<ops.ConvertInput> {
   const read = async (req: Request, res: Response) => {
-    const input = ops.parseInput(ops.convertInputSchema, await readJsonBody(req, res, { limit: '16mb', idleTimeoutMs: body.bodyIdleTimeoutMs }));
+    const input = ops.parseInput(ops.convertInputSchema, await readJsonBody(req, res, { limit: CONVERT_BODY_LIMIT, idleTimeoutMs: body.bodyIdleTimeoutMs }));
     ops.checkConvertSource(input);
     return input;
   };
@@ -38,5 +47,9 @@ export function convertSpec(body: BodyOptions = {}): AiRouteSpec<ops.ConvertInpu
     fingerprint: (input) => sha256(canonical(input)),
     fingerprintOf: async (req, res) => sha256(canonical(await read(req, res))),
     execute: async (ctx, input, call) => json(200, await ops.convert(ctx, input, call)),
+    readsBeforeAdmission: (req) => {
+      const declared = Number(req.headers['content-length']);
+      return Number.isSafeInteger(declared) && declared <= CONVERT_READ_FIRST_MAX_BYTES;
+    },
   };
 }

@@ -57,6 +57,12 @@ export interface ReserveInput {
   holdSeconds: number;
 }
 
+/** What Reserve answers: the reservation, and the rate-limit window when Reserve took the call's slot itself. */
+export interface Reserved {
+  reservation: ReservationRecord;
+  rateLimit: RateLimitState | undefined;
+}
+
 /** What AdmitAiRequest answers. */
 export interface Admission {
   rateLimit: RateLimitState;
@@ -134,9 +140,10 @@ export class Charging {
    * prepaid, whose spend counts against the cap at once; all or nothing. The same
    * (user, idempotency key) returns the reservation already made, whatever its state. Without
    * an admission it takes a rate-limit slot itself (after the credit checks, like
-   * AdmitAiRequest), so a direct internal call is limited the same way.
+   * AdmitAiRequest) and answers the window, so a direct internal call is limited the same way and
+   * a caller that read a small body first needs no AdmitAiRequest round trip.
    */
-  async reserve(input: ReserveInput): Promise<ReservationRecord> {
+  async reserve(input: ReserveInput): Promise<Reserved> {
     const { userId, idempotencyKey, admissionId, credits, audioSeconds, transcriptChars, holdSeconds } = input;
     checkUserId(userId);
     const op = checkOperation(input.operation);
@@ -161,7 +168,7 @@ export class Charging {
 
     return this.lifecycle.mutate(userId, async (account, tx, now) => {
       const existing = await tx.findReservationByKey(idempotencyKey);
-      if (existing) return existing;
+      if (existing) return { reservation: existing, rateLimit: undefined };
 
       const plan = planOf(account);
       if (op === 'convert' && plan.maxTranscriptChars > 0 && transcriptChars > plan.maxTranscriptChars) throw transcriptTooLong(transcriptChars, plan);
@@ -177,7 +184,7 @@ export class Charging {
       if (admissionId !== '') await this.consumeAdmission(tx, admissionId, op, id, now);
       const draw = drawCredits(balanceOf(account, plan), amount);
       if (typeof draw === 'string') throw refusalError(draw, account, plan, amount);
-      if (admissionId === '') await this.hitRateLimit(userId, plan);
+      const rateLimit = admissionId === '' ? await this.hitRateLimit(userId, plan) : undefined;
 
       const reservation = await tx.insertReservation({
         id,
@@ -217,7 +224,7 @@ export class Charging {
         note: `${op}: ${plural(amount, 'credit')} held (${draw.monthly} monthly, ${draw.prepaid} prepaid)`,
         createdAt: now,
       });
-      return reservation;
+      return { reservation, rateLimit };
     }, { idempotencyKey, ...(admissionId !== '' ? { admissionId } : {}) });
   }
 

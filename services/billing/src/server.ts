@@ -134,7 +134,7 @@ export function billingHandlers({ accounts, charging, ledger, usageHistory }: Bi
       return { rateLimit: admission.rateLimit, admissionId: admission.admissionId };
     },
     async reserve(req) {
-      const reservation = await charging.reserve({
+      const { reservation, rateLimit } = await charging.reserve({
         userId: req.userId,
         operation: toOperationName(req.operation),
         credits: req.credits,
@@ -144,7 +144,7 @@ export function billingHandlers({ accounts, charging, ledger, usageHistory }: Bi
         transcriptChars: req.transcriptChars,
         holdSeconds: req.holdSeconds,
       });
-      return { reservation: toReservation(reservation) };
+      return { reservation: toReservation(reservation), rateLimit };
     },
     async commit(req) {
       return { reservation: toReservation(await charging.commit(req.userId, req.reservationId, req.credits, req.usageSeconds)) };

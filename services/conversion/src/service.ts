@@ -178,7 +178,7 @@ export class ConversionService {
     // "transcript") before it holds anything: the plan's limits live there.
     const chars = countCharacters(source.transcript);
 
-    const { reservation } = await this.opts.billing.reserve({
+    const { reservation, rateLimit } = await this.opts.billing.reserve({
       userId,
       operation: billing.Operation.OPERATION_CONVERT,
       credits: 0,
@@ -200,7 +200,7 @@ export class ConversionService {
     const replay = reservation.state === billing.ReservationState.RESERVATION_STATE_COMMITTED;
     if (replay && source.recording) {
       const stored = this.storedArtifact(source.recording, kind, format);
-      if (stored) return this.response(stored.id, kind, format, stored.content, stored.data, stored.creditsCharged, source.recording.id, stored.createdAt ?? this.clock.now());
+      if (stored) return this.response(stored.id, kind, format, stored.content, stored.data, stored.creditsCharged, source.recording.id, stored.createdAt ?? this.clock.now(), rateLimit);
     }
 
     // A replay settles nothing: only a fresh hold is kept alive.
@@ -262,7 +262,7 @@ export class ConversionService {
       { kind, format, engine: this.opts.engine.name, chars, credits: reservation.credits, stored: source.recording !== null, replay, ms: Date.now() - started },
       'converted',
     );
-    return this.response(artifactId, kind, format, content, data, reservation.credits, source.recording?.id ?? '', createdAt);
+    return this.response(artifactId, kind, format, content, data, reservation.credits, source.recording?.id ?? '', createdAt, rateLimit);
   }
 
   /** The transcript to convert and the time its relative dates are read against. */
@@ -342,7 +342,8 @@ export class ConversionService {
     credits: number,
     recordingId: string,
     createdAt: Date,
+    rateLimit: billing.RateLimitState | undefined,
   ): conversion.ConvertResponse {
-    return { id, kind, format: FORMAT_ENUM[format], content, data, creditsCharged: credits, recordingId, createdAt, engine: this.opts.engine.name };
+    return { id, kind, format: FORMAT_ENUM[format], content, data, creditsCharged: credits, recordingId, createdAt, engine: this.opts.engine.name, rateLimit };
   }
 }

@@ -4,7 +4,7 @@
  * formats on long transcripts with their facts checked, recordings, charging, idempotency,
  * validation before any charge, and engine failures returning the credits.
  */
-import { conversion, library } from '@murmur/proto';
+import { billing, conversion, library } from '@murmur/proto';
 import { countCharacters, EngineError, KIND_NAMES, LocalEngine, parseCsv, type Artifact, type ConversionEngine, type EngineInput } from '../src/index';
 import { withWeekday } from '../src/nlp/dates';
 import { FIXTURES, INCIDENT_REVIEW, PRODUCT_SYNC, type Fixture } from './support/fixtures';
@@ -195,6 +195,19 @@ describe('charging', () => {
     expect(err.code).toBe('insufficient_tokens');
     expect(await usage(userId)).toMatchObject({ monthlyCreditsRemaining: 2, creditsReserved: 0, conversions: 0 });
   });
+
+  it('takes the rate-limit slot at the reservation without an admission and answers the window; with one, takes none', async () => {
+    const userId = newUser();
+    const admitted = convertRequest({ userId, source: transcriptSource(PRODUCT_SYNC.text), kind: 'summary' });
+    const first = await h.conversion.convert(admitted);
+    expect(first.rateLimit).toEqual({ limit: 10, remaining: 9, windowSeconds: 60, resetSeconds: 60 });
+    const { admissionId, rateLimit } = await h.billing.admitAiRequest({ userId, operation: billing.Operation.OPERATION_CONVERT });
+    expect(rateLimit!.remaining).toBe(8);
+    const second = await h.conversion.convert({ ...admitted, admissionId, idempotencyKey: 'admitted-second' });
+    expect(second.rateLimit).toBeUndefined();
+    expect((await h.billing.getRateLimit({ userId })).rateLimit!.remaining).toBe(8);
+    expect((await usage(userId)).conversions).toBe(2);
+  });
 });
 
 describe('recordings', () => {
@@ -229,7 +242,9 @@ describe('recordings', () => {
     const request = convertRequest({ userId, source: recordingSource(rec.id), kind: 'email', idempotencyKey: 'idem-recording-1' });
     const first = await h.conversion.convert(request);
     const second = await h.conversion.convert(request);
-    expect(second).toEqual(first);
+    // The first call took its rate-limit slot at the reservation and says so; the replay took none.
+    expect(first.rateLimit).toEqual({ limit: 10, remaining: 9, windowSeconds: 60, resetSeconds: 60 });
+    expect(second).toEqual({ ...first, rateLimit: undefined });
     const { recording } = await h.library.getRecording({ ownerId: userId, recordingId: rec.id });
     expect(recording!.artifacts.map((a) => a.id)).toEqual([first.id]);
     expect((await usage(userId)).conversions).toBe(1);

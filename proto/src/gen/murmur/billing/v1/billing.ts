@@ -240,7 +240,14 @@ export interface ReserveRequest {
 }
 
 export interface ReserveResponse {
-  reservation: Reservation | undefined;
+  reservation:
+    | Reservation
+    | undefined;
+  /**
+   * The caller's rate-limit window after this call, when Reserve took the call's slot itself
+   * (no admission_id was given and the reservation is new); unset otherwise.
+   */
+  rateLimit: RateLimitState | undefined;
 }
 
 export interface CommitRequest {
@@ -2278,13 +2285,16 @@ export const ReserveRequest: MessageFns<ReserveRequest> = {
 };
 
 function createBaseReserveResponse(): ReserveResponse {
-  return { reservation: undefined };
+  return { reservation: undefined, rateLimit: undefined };
 }
 
 export const ReserveResponse: MessageFns<ReserveResponse> = {
   encode(message: ReserveResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.reservation !== undefined) {
       Reservation.encode(message.reservation, writer.uint32(10).fork()).join();
+    }
+    if (message.rateLimit !== undefined) {
+      RateLimitState.encode(message.rateLimit, writer.uint32(18).fork()).join();
     }
     return writer;
   },
@@ -2310,6 +2320,14 @@ export const ReserveResponse: MessageFns<ReserveResponse> = {
             message.reservation = Reservation.decode(reader, reader.uint32());
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.rateLimit = RateLimitState.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2329,6 +2347,9 @@ export const ReserveResponse: MessageFns<ReserveResponse> = {
     const message = createBaseReserveResponse();
     message.reservation = (object.reservation !== undefined && object.reservation !== null)
       ? Reservation.fromPartial(object.reservation)
+      : undefined;
+    message.rateLimit = (object.rateLimit !== undefined && object.rateLimit !== null)
+      ? RateLimitState.fromPartial(object.rateLimit)
       : undefined;
     return message;
   },

@@ -20,6 +20,7 @@ import {
 } from "@grpc/grpc-js";
 import { Struct } from "../../../google/protobuf/struct";
 import { Timestamp } from "../../../google/protobuf/timestamp";
+import { RateLimitState } from "../../billing/v1/billing";
 
 /** OutputFormat is how the artifact is written. */
 export enum OutputFormat {
@@ -50,7 +51,11 @@ export interface ConvertRequest {
   referenceTime:
     | Date
     | undefined;
-  /** From billing's AdmitAiRequest when the caller (the gateway) already admitted the call. */
+  /**
+   * From billing's AdmitAiRequest when the caller (the gateway) already admitted the call;
+   * empty → billing admits it at the reservation (takes its rate-limit slot there) and the
+   * response carries the window (rate_limit).
+   */
   admissionId: string;
 }
 
@@ -72,7 +77,15 @@ export interface ConvertResponse {
    * meeting_notes {title, date, attendees, people_mentioned, discussion, decisions, action_items}.
    * Absent on a replay of an artifact stored on a recording (which keeps its text only).
    */
-  data: { [key: string]: any } | undefined;
+  data:
+    | { [key: string]: any }
+    | undefined;
+  /**
+   * The caller's AI rate-limit window after this call, when the call came without an
+   * admission_id and billing took its slot at the reservation; unset otherwise (a replay, or
+   * the caller admitted the call itself).
+   */
+  rateLimit: RateLimitState | undefined;
 }
 
 export interface ListKindsRequest {
@@ -272,6 +285,7 @@ function createBaseConvertResponse(): ConvertResponse {
     createdAt: undefined,
     engine: "",
     data: undefined,
+    rateLimit: undefined,
   };
 }
 
@@ -303,6 +317,9 @@ export const ConvertResponse: MessageFns<ConvertResponse> = {
     }
     if (message.data !== undefined) {
       Struct.encode(Struct.wrap(message.data), writer.uint32(74).fork()).join();
+    }
+    if (message.rateLimit !== undefined) {
+      RateLimitState.encode(message.rateLimit, writer.uint32(82).fork()).join();
     }
     return writer;
   },
@@ -392,6 +409,14 @@ export const ConvertResponse: MessageFns<ConvertResponse> = {
             message.data = Struct.unwrap(Struct.decode(reader, reader.uint32()));
             continue;
           }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.rateLimit = RateLimitState.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -418,6 +443,9 @@ export const ConvertResponse: MessageFns<ConvertResponse> = {
     message.createdAt = object.createdAt ?? undefined;
     message.engine = object.engine ?? "";
     message.data = object.data ?? undefined;
+    message.rateLimit = (object.rateLimit !== undefined && object.rateLimit !== null)
+      ? RateLimitState.fromPartial(object.rateLimit)
+      : undefined;
     return message;
   },
 };
