@@ -91,8 +91,15 @@ export function mcpHandlers(opts: McpOptions) {
     }
     requireScope(req.principal!, body);
     const ctx = { principal: req.principal!, clients: opts.clients, audioUrlPolicy: opts.audioUrlPolicy };
-    const serve = (await isLegacyRequest(webRequest(req), body)) ? serveLegacy : serveModern;
-    await serve(req, res, body, ctx, publicUrlOf(req, oauth));
+    // One web Request for the era check and the v2 SDK; its signal aborts only when the client
+    // goes away before the answer (an abort builds a DOMException: not on every request).
+    const aborted = new AbortController();
+    res.on('close', () => {
+      if (!res.writableFinished) aborted.abort();
+    });
+    const request = webRequest(req, aborted.signal);
+    if (await isLegacyRequest(request, body)) await serveLegacy(req, res, body, ctx, publicUrlOf(req, oauth));
+    else await serveModern(res, request, body, ctx, publicUrlOf(req, oauth));
   };
 
   const notAllowed = () => {

@@ -6,7 +6,7 @@
  * implement), so here `transcribe` runs within its request and, given a progressToken, streams
  * its progress (the response becomes SSE at the first notification). handler.ts routes.
  */
-import type { Request, Response } from 'express';
+import type { Response } from 'express';
 import { createMcpHandler, McpServer, type AuthInfo, type CallToolResult, type StandardSchemaWithJSON } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
 import type { Logger } from '@murmur/kit';
@@ -14,7 +14,7 @@ import type { OperationContext } from '../operations';
 import { LIST_CACHE_HINTS, SERVER_INFO } from './server-info';
 import { callTool, type ToolCall } from './tool-calls';
 import { callableTools, TOOLS } from './tools';
-import { webRequest, writeWebResponse } from './web-exchange';
+import { writeWebResponse } from './web-exchange';
 
 /** Where this request's caller rides to the server factory (authInfo is the SDK's pass-through). */
 const CALLER = 'dev.murmur/caller';
@@ -72,12 +72,10 @@ export function modernMcp(version: string, log: Logger) {
     // Refusals the SDK answers itself (a malformed envelope, an unsupported revision): no content logged.
     onerror: (err) => log.info({ reason: err.message.slice(0, 200) }, 'mcp request refused by the protocol layer'),
   });
-  return async (req: Request, res: Response, body: unknown, ctx: OperationContext, publicUrl: string): Promise<void> => {
-    const aborted = new AbortController();
-    res.on('close', () => aborted.abort());
+  return async (res: Response, request: globalThis.Request, body: unknown, ctx: OperationContext, publicUrl: string): Promise<void> => {
     const caller: Caller = { ctx, publicUrl };
     const authInfo: AuthInfo = { token: '', clientId: ctx.principal.clientId || ctx.principal.keyId, scopes: [...ctx.principal.scopes], extra: { [CALLER]: caller } };
-    const response = await handler.fetch(webRequest(req, aborted.signal), { parsedBody: body, authInfo });
+    const response = await handler.fetch(request, { parsedBody: body, authInfo });
     await writeWebResponse(res, response);
   };
 }

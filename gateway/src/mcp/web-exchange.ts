@@ -23,6 +23,12 @@ export async function writeWebResponse(res: ExpressResponse, response: Response)
     res.end();
     return;
   }
+  // A JSON answer is complete already: written at once, without a stream pipeline (whose
+  // machinery, and the abort it signals when done, cost more than the write). SSE streams.
+  if (!(response.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
+    res.end(Buffer.from(await response.arrayBuffer()));
+    return;
+  }
   try {
     await pipeline(Readable.fromWeb(response.body as import('node:stream/web').ReadableStream), res);
   } catch (err) {
