@@ -49,11 +49,7 @@ export function legacyMcp(version: string, log: Logger) {
     // One JSON answer, unless the call asked for progress: then an SSE response carries the
     // notifications/progress messages before the result (clients reset their timeout on each).
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !wantsProgress(body) });
-    // Closing stops a call whose client went away. After a complete answer there is nothing to
-    // stop, and closing would only build the SDK's "Connection closed" error (a stack trace per
-    // request, ~1 % of the gateway's CPU on MCP calls in bench mcp): the pair is simply dropped.
     res.on('close', () => {
-      if (res.writableFinished) return;
       void transport.close();
       void server.close();
     });
