@@ -181,9 +181,11 @@ export function aiRoute<I>(clients: Clients, store: IdempotencyStore, log: Logge
       }
       if (gone && (controller.signal.aborted || res.destroyed)) return;
       if (e.code === 'rate_limit_exceeded') showWindow(rateLimitOfError(e));
-      // Refused before its charge admitted it (a bad body): the window as it stands. A 402 carries
-      // none on any path (the OpenAPI document's responses say so).
-      if (!windowShown && !admitFirst && e.httpStatus !== 402) showWindow(await currentWindow(clients, owner));
+      // Refused before its charge admitted it (a bad body, a recording not found): the window as
+      // it stands. A 402 carries none on any path (the OpenAPI document's responses say so), nor
+      // does a 5xx here: billing may be what failed, and asking it again would only delay the
+      // answer (by up to the 2 s deadline, in an outage).
+      if (!windowShown && !admitFirst && e.httpStatus < 500 && e.httpStatus !== 402) showWindow(await currentWindow(clients, owner));
       closeUnread(req, res);
       sendError(req, res, e);
     }
