@@ -11,7 +11,7 @@
  * a message naming the process and the variable to change, and a non-zero exit.
  */
 import * as path from 'node:path';
-import { EXIT_CANNOT_BIND, generateIdentityFiles, identityDirOf, loadConfig, serviceAddressSchema, storageSchema, waitForGrpcServing, waitUntil, z } from '@murmur/kit';
+import { clusterTemplateFile, EXIT_CANNOT_BIND, generateIdentityFiles, identityDirOf, loadConfig, prepareClusterTemplate, serviceAddressSchema, storageSchema, waitForGrpcServing, waitUntil, z } from '@murmur/kit';
 import { appPublicUrl, appWebSchema } from '@murmur/app';
 import { firstRun } from './first-run';
 import { firstUnbindable, parseHostPort, type ListenAddress } from './listen-addresses';
@@ -92,6 +92,8 @@ async function main(): Promise<void> {
   print(`Murmur: ${cfg.DATABASE_URL ? 'Postgres at DATABASE_URL' : `embedded Postgres (PGlite) under ${cfg.MURMUR_DATA_DIR}`}, ${cfg.REDIS_URL ? 'Redis at REDIS_URL' : 'in-process limiter and cache'}.`);
   const taken = await firstUnbindable(LISTEN_ADDRESSES);
   if (taken) throw new LaunchFailure(taken.message, EXIT_CANNOT_BIND);
+  // One initdb for the four embedded databases about to be made, not one each (first run only).
+  if (!cfg.DATABASE_URL && (await prepareClusterTemplate())) print(`Made an empty Postgres cluster for new embedded databases to start from: ${clusterTemplateFile()}.`);
 
   let gaveUp: (failure: LaunchFailure) => void = () => undefined;
   const failed = new Promise<never>((_, reject) => (gaveUp = reject));

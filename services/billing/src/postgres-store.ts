@@ -44,7 +44,7 @@ export class PostgresBillingStore implements BillingStore {
     fn: (account: Account, tx: AccountTransaction, created: boolean) => Promise<T>,
     ahead: LockReadAhead = { now: initial.createdAt },
   ): Promise<T> {
-    return this.db.transaction(async (client) => {
+    return this.db.transaction(async (client, commitWith) => {
       // The account nearly always exists: lock it straight away (reading ahead, account-lock.ts),
       // and insert only when it is missing.
       const statement = lockStatement(userId, ahead);
@@ -82,7 +82,8 @@ export class PostgresBillingStore implements BillingStore {
       const locked = lockedAccount(row, ahead);
       const tx = new PostgresAccountTransaction(client, this.run, userId, locked.account, locked.hasExpiredHolds ? null : ahead.now, locked.ahead);
       const out = await fn(locked.account, tx, created);
-      await tx.flush();
+      // The queued writes travel with the COMMIT; their statement checks itself (write-batch.ts).
+      commitWith(tx.flush());
       return out;
     });
   }
@@ -91,14 +92,14 @@ export class PostgresBillingStore implements BillingStore {
     userId: string,
     fn: (account: Account, tx: AccountTransaction) => Promise<T>,
   ): Promise<{ ran: true; value: T } | { ran: false }> {
-    return this.db.transaction(async (client) => {
+    return this.db.transaction(async (client, commitWith) => {
       const { rows } = await client.query<AccountRow>('SELECT * FROM accounts WHERE user_id = $1 FOR UPDATE SKIP LOCKED', [userId]);
       const row = rows[0];
       if (!row) return { ran: false };
       const account = toAccount(row);
       const tx = new PostgresAccountTransaction(client, this.run, userId, account, null, null);
       const value = await fn(account, tx);
-      await tx.flush();
+      commitWith(tx.flush());
       return { ran: true, value };
     });
   }

@@ -89,7 +89,10 @@ export class WriteBatch {
     this.touched = true;
   }
 
-  /** Sends every queued write as one statement; throws (failing the transaction) when one found nothing to change. */
+  /**
+   * Sends every queued write as one statement, which fails (aborting the transaction) when one
+   * found nothing to change.
+   */
   async flush(client: PoolClient, run: RunStatement): Promise<void> {
     if (this.empty) return;
     const params: Value[] = [this.userId];
@@ -127,7 +130,8 @@ export class WriteBatch {
       const rows = this.ledger.map((values) => `($1, ${values.map(p).join(', ')})`).join(', ');
       ctes.push(`l AS (INSERT INTO ledger_entries (user_id, ${LEDGER_INSERT_COLUMNS.join(', ')}) VALUES ${rows} RETURNING 1)`);
     }
-    const select = counted.length > 0 ? counted.map((c) => `(SELECT count(*) FROM ${c.name})::int AS ${c.name}`).join(', ') : '1 AS done';
+    // Checked inside the statement (migrations/004): a COMMIT pipelined behind it must find the transaction aborted.
+    const select = counted.length > 0 ? counted.map((c) => `expect_one_row((SELECT count(*) FROM ${c.name}), ${p(c.error)}) AS ${c.name}`).join(', ') : '1 AS done';
     this.account.clear();
     this.ledger = [];
     this.inserts = [];
@@ -135,8 +139,6 @@ export class WriteBatch {
     this.admissions = [];
     this.touched = false;
     this.insertedIds.clear();
-    const { rows } = await run<Record<string, number>>(client, `WITH ${ctes.join(',\n')}\nSELECT ${select}`, params);
-    const row = rows[0]!;
-    for (const c of counted) if (row[c.name] !== 1) throw new Error(c.error);
+    await run(client, `WITH ${ctes.join(',\n')}\nSELECT ${select}`, params);
   }
 }

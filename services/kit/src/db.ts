@@ -10,6 +10,12 @@
  * - `transaction` whose connection broke before COMMIT was sent: nothing was committed, so the
  *   whole function runs again on a fresh connection;
  * - a write that may have reached the server, or a COMMIT whose answer was lost: not retried.
+ *
+ * On a Postgres server each connection runs in pg's pipeline mode: a statement goes out without
+ * waiting for the answer to the one before. A transaction's BEGIN travels with its first
+ * statement, and a last write handed to `commitWith` travels with the COMMIT, so a transaction
+ * of one read and one write is two round trips instead of four. Every statement still waits for
+ * the ones before it on the server, so nothing else changes.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -49,6 +55,13 @@ const CONNECT_TIMEOUT_MS = 2_000;
 const EMBEDDED_CONNECT_TIMEOUT_MS = 60_000;
 const READ_ONLY_STATEMENT = /^\s*(SELECT|SHOW|VALUES|TABLE)\b/i;
 
+/**
+ * Hands a transaction its last statement, already sent and not awaited: the COMMIT goes out
+ * behind it at once (in one round trip with it, on a pipelined connection), and the transaction
+ * fails, committing nothing, when that statement fails. Call it last, at most once.
+ */
+export type CommitWith = (last: Promise<unknown>) => void;
+
 export interface Database {
   pool: Pool;
   schema: string;
@@ -58,7 +71,7 @@ export interface Database {
    * breaks before COMMIT is sent, `fn` runs again on a new connection: keep its effects inside
    * the database (anything else it does may happen twice).
    */
-  transaction<T>(fn: (client: PoolClient) => Promise<T>): Promise<T>;
+  transaction<T>(fn: (client: PoolClient, commitWith: CommitWith) => Promise<T>): Promise<T>;
   query<R extends QueryResultRow>(sql: string, params?: unknown[]): Promise<R[]>;
   close(): Promise<void>;
 }
@@ -74,6 +87,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
     url = embedded.url;
     opts.log?.info({ data_dir: opts.embeddedDataDir ?? 'memory' }, 'DATABASE_URL unset: using embedded Postgres (PGlite)');
   }
+  const pipelined = !embedded;
   const pool = new Pool({
     connectionString: url,
     // One connection to the embedded server: pglite-socket multiplexes connections onto PGlite's
@@ -86,6 +100,9 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
     application_name: opts.schema,
     // Every connection starts in the service's own schema.
     options: embedded ? undefined : `-c search_path=${opts.schema},public`,
+    // Statements go out without waiting for the previous answer (the module comment); not to
+    // the embedded server, whose socket bridge takes one exchange at a time.
+    pipeline: pipelined,
   });
   // pg-pool emits 'error' for an idle client whose server went away (restart, failover) and
   // drops that client; the next checkout connects afresh. An outage, not a bug: a warning.
@@ -98,11 +115,28 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
     embedded: embedded !== undefined,
     transaction: (fn) => retry('transaction', (attempt) => attempt(pool, async (client) => {
       let committing = false;
+      let last: Promise<unknown> | undefined;
+      const commitWith: CommitWith = (statement) => {
+        statement.catch(() => undefined); // awaited below; unhandled only if fn throws after this
+        last = statement;
+      };
       try {
-        await client.query('BEGIN');
-        const out = await fn(client);
+        // Pipelined, BEGIN goes out with fn's first statement; a lost connection fails that one too.
+        const begin = client.query('BEGIN');
+        if (pipelined) begin.catch(() => undefined);
+        else await begin;
+        const out = await fn(client, commitWith);
+        await begin;
+        if (!pipelined) await last;
+        // From here the COMMIT may reach the server, and with it a pipelined last statement.
         committing = true;
-        await client.query('COMMIT');
+        const commit = client.query('COMMIT');
+        if (last) {
+          commit.catch(() => undefined);
+          // Failed, it aborted the transaction: the server answers the COMMIT with a ROLLBACK.
+          await last;
+        }
+        await commit;
         return out;
       } catch (err) {
         if (committing && unavailableCause(err) !== undefined && !neverSent(err)) throw new CommitOutcomeUnknown(err);

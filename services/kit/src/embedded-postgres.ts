@@ -10,8 +10,8 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { createCluster } from './embedded-cluster-template';
 
 export interface EmbeddedPostgres {
   url: string;
@@ -26,7 +26,8 @@ export interface EmbeddedPostgres {
  */
 export async function startEmbeddedPostgres(dataDir?: string, searchPath?: string): Promise<EmbeddedPostgres> {
   if (dataDir) fs.mkdirSync(path.resolve(dataDir), { recursive: true });
-  const db = await PGlite.create(dataDir ? path.resolve(dataDir) : undefined);
+  // A new cluster starts from a cached empty one instead of running initdb (embedded-cluster-template.ts).
+  const db = await createCluster(dataDir ? path.resolve(dataDir) : undefined);
   // PGlite has a single backend session shared by every socket connection, so a session
   // setting made here holds for all of them.
   if (searchPath) await db.exec(`SET search_path TO ${searchPath}`);

@@ -37,3 +37,4 @@ export * from './access/access-control';
 export * from './access/workload-identity';
 export * from './outbound';
 export * from './job-json';
+export { clusterTemplateFile, prepareClusterTemplate } from './embedded-cluster-template';
