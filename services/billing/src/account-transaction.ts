@@ -43,9 +43,14 @@ export class PostgresAccountTransaction implements AccountTransaction {
     if (ahead?.admissionId !== undefined) this.admissions.set(ahead.admissionId, ahead.admission ?? null);
   }
 
-  /** Sends the queued writes: before every read, and before COMMIT. */
+  /** Sends the queued writes: before every read. */
   flush(): Promise<void> {
     return this.writes.flush(this.client, this.run);
+  }
+
+  /** The queued writes as one statement, for the transaction to send with its COMMIT (kit db.ts `commitWith`). */
+  takeWrites(): { text: string; values: unknown[] } | undefined {
+    return this.writes.take();
   }
 
   private remember(r: ReservationRecord): ReservationRecord {

@@ -2,10 +2,10 @@
  * BillingStore on Postgres: the account lock (withAccount), the lock-free reads and the
  * background sweeps. The locked transaction itself is account-transaction.ts.
  */
-import type { Database } from '@murmur/kit';
+import type { CommitWith, Database } from '@murmur/kit';
 import { lockStatement, lockedAccount } from './account-lock';
 import { PostgresAccountTransaction } from './account-transaction';
-import { statementRunner, type RunStatement } from './prepared';
+import { statementConfig, statementRunner, type RunStatement, type StatementConfig } from './prepared';
 import { LEDGER_COLUMNS, toAccount, toLedgerEntry, type AccountRow, type ChargeRow, type DailyUsageRow, type LedgerRow } from './rows';
 import type {
   Account,
@@ -24,9 +24,11 @@ import type {
 /** BillingStore over the service's own Postgres schema. */
 export class PostgresBillingStore implements BillingStore {
   private readonly run: RunStatement;
+  private readonly statement: StatementConfig;
 
   constructor(private readonly db: Database) {
     this.run = statementRunner(db.embedded);
+    this.statement = statementConfig(db.embedded);
   }
 
   async findAccount(userId: string, now: Date): Promise<AccountSnapshot | undefined> {
@@ -82,10 +84,15 @@ export class PostgresBillingStore implements BillingStore {
       const locked = lockedAccount(row, ahead);
       const tx = new PostgresAccountTransaction(client, this.run, userId, locked.account, locked.hasExpiredHolds ? null : ahead.now, locked.ahead);
       const out = await fn(locked.account, tx, created);
-      // The queued writes travel with the COMMIT; their statement checks itself (write-batch.ts).
-      commitWith(tx.flush());
+      this.sendWithCommit(tx, commitWith);
       return out;
     });
+  }
+
+  /** The queued writes travel with the COMMIT; their statement checks itself (write-batch.ts). */
+  private sendWithCommit(tx: PostgresAccountTransaction, commitWith: CommitWith): void {
+    const writes = tx.takeWrites();
+    if (writes) commitWith(this.statement(writes.text, writes.values));
   }
 
   async withAccountIfUnlocked<T>(
@@ -99,7 +106,7 @@ export class PostgresBillingStore implements BillingStore {
       const account = toAccount(row);
       const tx = new PostgresAccountTransaction(client, this.run, userId, account, null, null);
       const value = await fn(account, tx);
-      commitWith(tx.flush());
+      this.sendWithCommit(tx, commitWith);
       return { ran: true, value };
     });
   }

@@ -9,7 +9,7 @@
  * ("prepared statement … already exists"). There every statement runs unnamed.
  */
 import { createHash } from 'node:crypto';
-import type { PoolClient, QueryResult, QueryResultRow } from 'pg';
+import type { PoolClient, QueryConfig, QueryResult, QueryResultRow } from 'pg';
 
 const MAX_NAMED = 500;
 const names = new Map<string, string>();
@@ -26,13 +26,22 @@ function nameOf(text: string): string | undefined {
 /** Runs one statement with its parameters on a transaction's connection. */
 export type RunStatement = <R extends QueryResultRow>(client: PoolClient, text: string, values: unknown[]) => Promise<QueryResult<R>>;
 
-const named: RunStatement = (client, text, values) => {
-  const name = nameOf(text);
-  return name === undefined ? client.query(text, values) : client.query({ name, text, values });
-};
-const unnamed: RunStatement = (client, text, values) => client.query(text, values);
+/** One statement as pg takes it: named where it is prepared (see the module comment). */
+export type StatementConfig = (text: string, values: unknown[]) => QueryConfig;
 
-/** How statements run on this database: prepared by name on a Postgres server, unnamed on the embedded PGlite. */
+const namedConfig: StatementConfig = (text, values) => {
+  const name = nameOf(text);
+  return name === undefined ? { text, values } : { name, text, values };
+};
+const unnamedConfig: StatementConfig = (text, values) => ({ text, values });
+
+/** How statements are sent to this database: prepared by name on a Postgres server, unnamed on the embedded PGlite. */
+export function statementConfig(embedded: boolean): StatementConfig {
+  return embedded ? unnamedConfig : namedConfig;
+}
+
+/** Runs statements as {@link statementConfig} makes them. */
 export function statementRunner(embedded: boolean): RunStatement {
-  return embedded ? unnamed : named;
+  const config = statementConfig(embedded);
+  return (client, text, values) => client.query(config(text, values));
 }

@@ -90,11 +90,11 @@ export class WriteBatch {
   }
 
   /**
-   * Sends every queued write as one statement, which fails (aborting the transaction) when one
-   * found nothing to change.
+   * Every queued write as one statement, which fails (aborting the transaction) when one found
+   * nothing to change; the queue is left empty. Undefined when nothing is queued.
    */
-  async flush(client: PoolClient, run: RunStatement): Promise<void> {
-    if (this.empty) return;
+  take(): { text: string; values: Value[] } | undefined {
+    if (this.empty) return undefined;
     const params: Value[] = [this.userId];
     const p = (v: Value) => {
       params.push(v);
@@ -139,6 +139,12 @@ export class WriteBatch {
     this.admissions = [];
     this.touched = false;
     this.insertedIds.clear();
-    await run(client, `WITH ${ctes.join(',\n')}\nSELECT ${select}`, params);
+    return { text: `WITH ${ctes.join(',\n')}\nSELECT ${select}`, values: params };
+  }
+
+  /** Sends the queued writes (see {@link take}) and waits for them. */
+  async flush(client: PoolClient, run: RunStatement): Promise<void> {
+    const statement = this.take();
+    if (statement) await run(client, statement.text, statement.values);
   }
 }

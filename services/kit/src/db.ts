@@ -20,7 +20,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Pool, type PoolClient, type QueryResultRow } from 'pg';
+import { Pool, type PoolClient, type QueryConfig, type QueryResultRow } from 'pg';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres';
 import { untracedUnlessInCall } from './background-work';
 import { MurmurError, unavailableCause } from './errors';
@@ -56,11 +56,11 @@ const EMBEDDED_CONNECT_TIMEOUT_MS = 60_000;
 const READ_ONLY_STATEMENT = /^\s*(SELECT|SHOW|VALUES|TABLE)\b/i;
 
 /**
- * Hands a transaction its last statement, already sent and not awaited: the COMMIT goes out
- * behind it at once (in one round trip with it, on a pipelined connection), and the transaction
- * fails, committing nothing, when that statement fails. Call it last, at most once.
+ * Hands a transaction its last statement, to be sent right before its COMMIT: on a pipelined
+ * connection both leave in one write, and the COMMIT does not wait for the statement's answer.
+ * When the statement fails the transaction fails, committing nothing. Call it last, at most once.
  */
-export type CommitWith = (last: Promise<unknown>) => void;
+export type CommitWith = (last: QueryConfig) => void;
 
 export interface Database {
   pool: Pool;
@@ -115,28 +115,44 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
     embedded: embedded !== undefined,
     transaction: (fn) => retry('transaction', (attempt) => attempt(pool, async (client) => {
       let committing = false;
-      let last: Promise<unknown> | undefined;
-      const commitWith: CommitWith = (statement) => {
-        statement.catch(() => undefined); // awaited below; unhandled only if fn throws after this
-        last = statement;
-      };
+      let last: QueryConfig | undefined;
+      const commitWith: CommitWith = (statement) => (last = statement);
       try {
-        // Pipelined, BEGIN goes out with fn's first statement; a lost connection fails that one too.
-        const begin = client.query('BEGIN');
-        if (pipelined) begin.catch(() => undefined);
-        else await begin;
-        const out = await fn(client, commitWith);
-        await begin;
-        if (!pipelined) await last;
+        let out: Awaited<ReturnType<typeof fn>>;
+        if (pipelined) {
+          // BEGIN leaves in one write with the statements fn sends before its first await (the
+          // lock, as a rule); a lost connection fails those too.
+          const sent = holdWrites(client);
+          const begin = client.query('BEGIN');
+          begin.catch(() => undefined);
+          let running: ReturnType<typeof fn>;
+          try {
+            running = fn(client, commitWith);
+          } finally {
+            sent();
+          }
+          out = await running;
+          await begin;
+        } else {
+          await client.query('BEGIN');
+          out = await fn(client, commitWith);
+          if (last) await client.query(last);
+        }
         // From here the COMMIT may reach the server, and with it a pipelined last statement.
         committing = true;
-        const commit = client.query('COMMIT');
-        if (last) {
+        if (pipelined && last) {
+          const sent = holdWrites(client);
+          const statement = client.query(last);
+          const commit = client.query('COMMIT');
+          sent();
+          statement.catch(() => undefined);
           commit.catch(() => undefined);
           // Failed, it aborted the transaction: the server answers the COMMIT with a ROLLBACK.
-          await last;
+          await statement;
+          await commit;
+        } else {
+          await client.query('COMMIT');
         }
-        await commit;
         return out;
       } catch (err) {
         if (committing && unavailableCause(err) !== undefined && !neverSent(err)) throw new CommitOutcomeUnknown(err);
@@ -202,6 +218,18 @@ export async function migrate(db: Database, dir: string, log?: Logger): Promise<
     client.release();
   }
   return applied;
+}
+
+/**
+ * Holds back a connection's socket writes until the returned function is called, so that the
+ * statements sent meanwhile leave in one write (one system call on each side of the socket).
+ * pg corks the socket around each statement's messages; the cork here is the outer one.
+ */
+function holdWrites(client: PoolClient): () => void {
+  const stream = (client as unknown as { connection?: { stream?: { cork?: () => void; uncork?: () => void } } }).connection?.stream;
+  if (typeof stream?.cork !== 'function' || typeof stream.uncork !== 'function') return () => undefined;
+  stream.cork();
+  return () => stream.uncork!();
 }
 
 /** The answer to a COMMIT was lost with its connection: it may or may not have been applied. */

@@ -35,7 +35,7 @@ describe('database (real Postgres when DATABASE_URL is set, embedded PGlite othe
   it('commits a last statement sent with the COMMIT (commitWith)', async () => {
     const out = await db.transaction(async (c, commitWith) => {
       await c.query(`INSERT INTO notes (id, body) VALUES ('w1', 'first')`);
-      commitWith(c.query(`INSERT INTO notes (id, body) VALUES ('w2', 'last')`));
+      commitWith({ text: `INSERT INTO notes (id, body) VALUES ('w2', 'last')` });
       return 'done';
     });
     expect(out).toBe('done');
@@ -47,7 +47,7 @@ describe('database (real Postgres when DATABASE_URL is set, embedded PGlite othe
     await expect(
       db.transaction(async (c, commitWith) => {
         await c.query(`INSERT INTO notes (id, body) VALUES ('f1', 'before')`);
-        commitWith(c.query(`INSERT INTO notes (id, body) VALUES ('f1', 'duplicate key')`));
+        commitWith({ text: `INSERT INTO notes (id, body) VALUES ('f1', 'duplicate key')` });
       }),
     ).rejects.toMatchObject({ code: '23505' });
     expect(await db.query(`SELECT * FROM notes WHERE id = 'f1'`)).toEqual([]);
@@ -132,7 +132,7 @@ describe('pipelined transactions on a Postgres server', () => {
       const before = counter.roundTrips();
       await db.transaction(async (c, commitWith) => {
         const { rows } = await c.query<{ n: string }>('SELECT count(*) AS n FROM notes');
-        commitWith(c.query('INSERT INTO notes (id, body) VALUES ($1, $2)', [`p${rows[0]!.n}`, 'x']));
+        commitWith({ text: 'INSERT INTO notes (id, body) VALUES ($1, $2)', values: [`p${rows[0]!.n}`, 'x'] });
       });
       expect(counter.roundTrips() - before).toBe(2);
       expect(await db.query('SELECT id FROM notes')).toEqual([{ id: 'p0' }]);
