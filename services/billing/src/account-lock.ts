@@ -40,13 +40,16 @@ export interface LockedAccount {
 const RESERVATION_PREFIX = 'r_';
 const ADMISSION_PREFIX = 'm_';
 
+/**
+ * Whether account `a` has a held reservation past its deadline as of `$2`: a column of the lock's
+ * statement and of the lock-free account read (postgres-store.ts findAccount).
+ */
+export const HAS_EXPIRED_HOLDS = `EXISTS (SELECT 1 FROM reservations h WHERE h.user_id = a.user_id AND h.state = 'held' AND h.expires_at <= $2) AS has_expired_holds`;
+
 /** The lock statement and its parameters. */
 export function lockStatement(userId: string, ahead: LockReadAhead): { text: string; values: unknown[] } {
   const values: unknown[] = [userId, ahead.now];
-  const select = [
-    'a.*',
-    `EXISTS (SELECT 1 FROM reservations h WHERE h.user_id = a.user_id AND h.state = 'held' AND h.expires_at <= $2) AS has_expired_holds`,
-  ];
+  const select = ['a.*', HAS_EXPIRED_HOLDS];
   const joins: string[] = [];
   const reservationBy = ahead.reservationId !== undefined ? 'id' : ahead.idempotencyKey !== undefined ? 'idempotency_key' : undefined;
   if (reservationBy) {

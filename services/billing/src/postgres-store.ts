@@ -3,7 +3,7 @@
  * background sweeps. The locked transaction itself is account-transaction.ts.
  */
 import type { CommitWith, Database } from '@murmur/kit';
-import { lockStatement, lockedAccount } from './account-lock';
+import { HAS_EXPIRED_HOLDS, lockStatement, lockedAccount } from './account-lock';
 import { PostgresAccountTransaction } from './account-transaction';
 import { statementConfig, statementRunner, type RunStatement, type StatementConfig } from './prepared';
 import { LEDGER_COLUMNS, toAccount, toLedgerEntry, type AccountRow, type ChargeRow, type DailyUsageRow, type LedgerRow } from './rows';
@@ -33,8 +33,7 @@ export class PostgresBillingStore implements BillingStore {
 
   async findAccount(userId: string, now: Date): Promise<AccountSnapshot | undefined> {
     const [row] = await this.db.query<AccountRow & { has_expired_holds: boolean }>(
-      `SELECT a.*, EXISTS (SELECT 1 FROM reservations r WHERE r.user_id = a.user_id AND r.state = 'held' AND r.expires_at <= $2) AS has_expired_holds
-       FROM accounts a WHERE a.user_id = $1`,
+      `SELECT a.*, ${HAS_EXPIRED_HOLDS} FROM accounts a WHERE a.user_id = $1`,
       [userId, now],
     );
     return row ? { account: toAccount(row), hasExpiredHolds: row.has_expired_holds } : undefined;
