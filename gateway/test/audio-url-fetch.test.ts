@@ -228,7 +228,10 @@ describe('audio_url fetching', () => {
     const declared = await refusal(fetchAudioUrl(`http://127.0.0.1:${v4.port}/declared`, local, { maxBytes: MAX_AUDIO_BYTES }));
     expect(declared.code).toBe('audio_too_large');
 
-    const fetched = await fetchAudioUrl(`http://127.0.0.1:${v4.port}/chunked`, local, { maxBytes: MAX_AUDIO_BYTES });
+    // The production idle timeout, not this file's 1 s: a pause of a second in 500 MB through this
+    // busy process (a collection, a loaded machine) is not a stalled server, and once failed CI here.
+    const patient = { ...local, idleTimeoutMs: policy.idleTimeoutMs };
+    const fetched = await fetchAudioUrl(`http://127.0.0.1:${v4.port}/chunked`, patient, { maxBytes: MAX_AUDIO_BYTES });
     let received = 0;
     const cut = await refusal(
       (async () => {
