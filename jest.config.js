@@ -19,5 +19,13 @@ module.exports = {
   testMatch: ['<rootDir>/**/test/**/*.test.ts'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
   testTimeout: 60_000,
+  /**
+   * One worker process (two cores), replaced whenever a test file leaves its heap above this.
+   * In band, every file ran in the one process that ran the files before it, whose leftovers
+   * (module graphs, servers' buffers, PGlite instances) made late files 2–3× slower than alone
+   * (transcribe-route 96 s vs 40 s, the two-hour file 106 s vs 40 s). Recycled, the whole run
+   * took 829 s instead of 1,140 s here (~50 s of that from killed-jobs' shorter audio).
+   */
+  workerIdleMemoryLimit: '300MB',
   reporters: ['default', '<rootDir>/scripts/jest-summary-reporter.js'],
 };

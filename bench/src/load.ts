@@ -6,6 +6,17 @@
  */
 import autocannon from 'autocannon';
 
+/**
+ * Concurrent connections of a load run: 10 (what the read-path and mcp targets are measured at),
+ * or BENCH_CONNECTIONS to see how the tail moves with the load (p99 at 1 connection is the path's
+ * own spread; at 10 on two cores, mostly queueing behind other processes).
+ */
+export function loadConnections(): number {
+  const n = Number(process.env.BENCH_CONNECTIONS ?? 10);
+  if (!Number.isInteger(n) || n < 1 || n > 1000) throw new Error(`BENCH_CONNECTIONS must be a whole number from 1 to 1000, not ${process.env.BENCH_CONNECTIONS}`);
+  return n;
+}
+
 export interface LoadOptions {
   url: string;
   headers: Record<string, string>;

@@ -1,8 +1,10 @@
 /**
  * Transcription jobs against real process deaths (issue 13's fault tests). The whole stack runs
  * as child processes under the launcher's Supervisor (which restarts a killed child as
- * `npm start` does), with heartbeats of 10 s and a supervisor pass every second, so a dead
- * worker's job is taken back within seconds:
+ * `npm start` does), with heartbeats of 10 s (pg-boss's least) and a supervisor pass every
+ * second, so a dead worker's job is taken back within seconds, and pocketsphinx chunks of at
+ * most 30 s, so a minute of speech is several chunks (with the default 90 s, a two-minute file
+ * was needed, and recognising it was most of this file's time):
  *  - kill -9 of the transcription process mid-job: the restarted process resumes the job from
  *    its recorded chunks, it completes with one charge, and its audio is deleted;
  *  - the whole system stopped and started again with jobs queued and running: all complete;
@@ -21,7 +23,13 @@ import { startProcessStack, type ProcessStack } from './support/process-stack';
 import { eventually } from './support/eventually';
 
 const WAV = '/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibility_01_austen_64kb-0880.wav';
-const JOB_ENV = { MURMUR_JOB_HEARTBEAT_SECONDS: '10', MURMUR_JOB_SUPERVISE_SECONDS: '1', MURMUR_TRANSCRIBE_CONCURRENCY: '1', LOG_LEVEL: 'info' };
+const JOB_ENV = {
+  MURMUR_JOB_HEARTBEAT_SECONDS: '10',
+  MURMUR_JOB_SUPERVISE_SECONDS: '1',
+  MURMUR_TRANSCRIBE_CONCURRENCY: '1',
+  MURMUR_POCKETSPHINX_MAX_CHUNK_SECONDS: '30',
+  LOG_LEVEL: 'info',
+};
 
 type Json = Record<string, any>;
 
@@ -105,9 +113,9 @@ describe('transcription jobs through process deaths', () => {
   beforeAll(async () => {
     if (!testPostgresUnavailable()) pg = await startTestPostgres();
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'murmur-jobs-faults-'));
-    // Two minutes of speech: the librivox sentence over and over (many chunks).
-    longWav = path.join(dir, 'two-minutes.wav');
-    execFileSync('ffmpeg', ['-nostdin', '-loglevel', 'error', '-stream_loop', '-1', '-i', WAV, '-t', '120', '-ac', '1', '-ar', '16000', longWav]);
+    // Just under a minute of speech (one credit): the librivox sentence over and over, two 30 s chunks or more.
+    longWav = path.join(dir, 'one-minute.wav');
+    execFileSync('ffmpeg', ['-nostdin', '-loglevel', 'error', '-stream_loop', '-1', '-i', WAV, '-t', '58', '-ac', '1', '-ar', '16000', longWav]);
   }, 120_000);
 
   afterAll(async () => {
@@ -123,12 +131,14 @@ describe('transcription jobs through process deaths', () => {
       const pid = f.stack.supervisor.pid('transcription')!;
       process.kill(pid, 'SIGKILL');
       const done = await eventually(() => job(f, id), (j) => j.status === 'completed' || j.status === 'failed', 'the job ended');
-      expect(done).toMatchObject({ status: 'completed', progress: 1, error: null, credits_charged: 2 });
+      expect(done).toMatchObject({ status: 'completed', progress: 1, error: null, credits_charged: 1 });
       expect(done.text.split(' ').length).toBeGreaterThan(100);
       // The second attempt started from the chunks the first had recorded, not from the beginning.
       const resumed = logged(f, 'transcription job resumed').filter((l) => l.job_id === id);
       expect(resumed).toHaveLength(1);
+      expect(resumed[0]!.chunks).toBeGreaterThanOrEqual(2);
       expect(resumed[0]!.chunks_done).toBeGreaterThan(0);
+      expect(resumed[0]!.chunks_done).toBeLessThan(resumed[0]!.chunks);
       expect(resumed[0]!.chunks_done).toBeGreaterThanOrEqual(Math.floor((before.processed_seconds / before.duration_seconds) * resumed[0]!.chunks));
       await expectChargedOnce(f, 1);
       expect(audioLeft(f)).toEqual([]);

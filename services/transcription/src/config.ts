@@ -17,7 +17,7 @@ import { FileAudioStore, type AudioStore } from './jobs/audio-store';
 import { S3AudioStore } from './jobs/s3-audio-store';
 import type { SpeechEngine } from './engines/engine';
 import { createOpenAiEngine } from './engines/openai';
-import { createPocketsphinxEngine, DEBIAN_POCKETSPHINX_MODEL_DIR, DEFAULT_VAD_THRESHOLD, pocketsphinxModelFiles, POCKETSPHINX_PACKAGES } from './engines/pocketsphinx';
+import { createPocketsphinxEngine, DEBIAN_POCKETSPHINX_MODEL_DIR, DEFAULT_VAD_THRESHOLD, pocketsphinxModelFiles, POCKETSPHINX_MAX_CHUNK_SECONDS, POCKETSPHINX_PACKAGES } from './engines/pocketsphinx';
 import { createWhisperEngine, whisperModelName } from './engines/whisper';
 import { commandExists } from './process';
 
@@ -38,6 +38,12 @@ export const transcriptionConfigSchema = {
   MURMUR_POCKETSPHINX_MODEL_DIR: z.string().default(DEBIAN_POCKETSPHINX_MODEL_DIR),
   /** pocketsphinx `-vad_threshold`; see engines/pocketsphinx.ts for the measurements behind 3.5. */
   MURMUR_POCKETSPHINX_VAD_THRESHOLD: z.coerce.number().positive().default(DEFAULT_VAD_THRESHOLD),
+  /**
+   * Longest chunk one pocketsphinx process recognises (10–90 s; 90 by default, see engines/pocketsphinx.ts).
+   * A job records its progress and its resume points per chunk, so shorter chunks mean finer
+   * progress and less audio recognised again after a worker dies, at a little accuracy.
+   */
+  MURMUR_POCKETSPHINX_MAX_CHUNK_SECONDS: z.coerce.number().int().min(10).max(POCKETSPHINX_MAX_CHUNK_SECONDS).default(POCKETSPHINX_MAX_CHUNK_SECONDS),
   OPENAI_BASE_URL: z.string().url().default('https://api.openai.com'),
   OPENAI_API_KEY: z.string().optional(),
   MURMUR_OPENAI_TRANSCRIBE_MODEL: z.string().default('whisper-1'),
@@ -177,6 +183,7 @@ export async function createEngineFromConfig(
           binary: cfg.MURMUR_POCKETSPHINX_PATH,
           modelDir: cfg.MURMUR_POCKETSPHINX_MODEL_DIR,
           vadThreshold: cfg.MURMUR_POCKETSPHINX_VAD_THRESHOLD,
+          maxChunkSeconds: cfg.MURMUR_POCKETSPHINX_MAX_CHUNK_SECONDS,
         }) };
     }
     case 'whisper': {

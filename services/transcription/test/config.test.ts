@@ -48,6 +48,13 @@ describe('engine choice', () => {
     expect(() => cfg({ MURMUR_TRANSCRIPTION_ENGINE: 'vosk' })).toThrow(ConfigError);
   });
 
+  it('hands pocketsphinx chunks of at most MURMUR_POCKETSPHINX_MAX_CHUNK_SECONDS (10–90, default 90)', async () => {
+    const engine = async (env: Record<string, string>) => (await createEngineFromConfig(cfg({ MURMUR_MODELS_DIR: emptyModels, ...env }))).engine;
+    expect((await engine({})).maxChunkSeconds).toBe(90);
+    expect((await engine({ MURMUR_POCKETSPHINX_MAX_CHUNK_SECONDS: '30' })).maxChunkSeconds).toBe(30);
+    for (const bad of ['9', '91', '2.5']) expect(() => cfg({ MURMUR_POCKETSPHINX_MAX_CHUNK_SECONDS: bad })).toThrow(ConfigError);
+  });
+
   it('defaults the concurrency to the number of CPUs', () => {
     expect(cfg({}).MURMUR_TRANSCRIBE_CONCURRENCY).toBeGreaterThanOrEqual(1);
     expect(cfg({ MURMUR_TRANSCRIBE_CONCURRENCY: '3' }).MURMUR_TRANSCRIBE_CONCURRENCY).toBe(3);
