@@ -63,10 +63,11 @@ export async function callInline(run: CallerRun): Promise<CallerSamples> {
               idempotencyKey: randomBytes(12).toString('hex'),
               admissionId: '',
               holdSeconds: 0,
+              requestFingerprint: 'bench',
             });
             const reserved = elapsedMs(t0);
             const t1 = process.hrtime.bigint();
-            await client.commit({ userId, reservationId: reservation!.id, credits: reservation!.credits, usageSeconds: AUDIO_SECONDS });
+            await client.commit({ userId, reservationId: reservation!.id, credits: reservation!.credits, usageSeconds: AUDIO_SECONDS, audioSeconds: 0 });
             commit.push(elapsedMs(t1));
             reserve.push(reserved);
             pair.push(elapsedMs(t0));

@@ -121,6 +121,7 @@ describe('read routes', () => {
           durationSeconds: 3,
           createdAt,
           transcript: undefined,
+          recordingId: '',
         });
         inserted.push(recording!.id);
       }
@@ -138,6 +139,7 @@ describe('read routes', () => {
       durationSeconds: 12,
       createdAt: undefined,
       transcript: { text: 'We inspected the quasar calibration rig and agreed on budgets.', language: 'en', segments: [] },
+      recordingId: '',
     });
     const byTranscript = await api('/recordings?q=quasar', alice.key);
     expect(byTranscript.body.data.map((r: { id: string }) => r.id)).toEqual([recording!.id]);
@@ -293,6 +295,7 @@ describe('read routes', () => {
       durationSeconds: 3,
       createdAt: undefined,
       transcript: { text: 'A short note about artifact formats.', language: 'en', segments: [] },
+      recordingId: '',
     });
     const add = (format: library.ArtifactFormat, content: string) =>
       sys.admin.library.addArtifact({ ownerId: carol.user.id, recordingId: recording!.id, kind: 'summary', format, content, creditsCharged: 0, data: undefined });

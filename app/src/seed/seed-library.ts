@@ -54,6 +54,7 @@ export async function seedLibrary(client: LibraryClient, ownerId: string, opts: 
           durationSeconds: r.durationSeconds,
           createdAt: r.createdAt,
           transcript: { text: r.text, language: r.language, segments: r.segments },
+          recordingId: '',
         });
         ids.set(r.key, recording!.id);
         for (const a of r.artifacts) {

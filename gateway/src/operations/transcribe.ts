@@ -161,6 +161,7 @@ export async function transcribe(
       durationSeconds: t.durationSeconds,
       transcript: { text: t.text, language: t.language, segments: t.segments },
       createdAt: undefined,
+      recordingId: '',
     });
     if (!recording) throw new MurmurError('internal_error');
     recordingId = recording.id;

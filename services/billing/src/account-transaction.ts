@@ -8,7 +8,7 @@ import { newId } from '@murmur/kit';
 import type { ReadAhead } from './account-lock';
 import type { RunStatement } from './prepared';
 import { ACCOUNT_COLUMNS, RESERVATION_COLUMNS, toAdmission, toReservation, type AdmissionRow, type ReservationRow } from './rows';
-import type { Account, AccountChanges, AccountTransaction, AdmissionRecord, NewLedgerEntry, ReservationRecord, ReservationSettlement } from './store';
+import type { Account, AccountChanges, AccountTransaction, AdmissionRecord, NewLedgerEntry, ReservationAmounts, ReservationRecord, ReservationSettlement } from './store';
 import { WriteBatch } from './write-batch';
 
 export class PostgresAccountTransaction implements AccountTransaction {
@@ -131,7 +131,7 @@ export class PostgresAccountTransaction implements AccountTransaction {
     this.writes.insertReservation([
       r.id, r.operation, r.credits, r.monthlyCredits, r.prepaidCredits, r.heldCredits, r.spendCents,
       r.prepaidCreditPriceCents, r.state, r.idempotencyKey, r.admissionId, r.periodStart, r.usageSeconds, r.note,
-      r.createdAt, r.expiresAt, r.settledAt,
+      r.createdAt, r.expiresAt, r.settledAt, r.requestFingerprint, r.unitCredits,
     ]);
     return this.remember({ ...r, userId: this.userId });
   }
@@ -153,6 +153,19 @@ export class PostgresAccountTransaction implements AccountTransaction {
     if (!row) throw new Error(`reservation ${id} was not held when renewed`);
     this.writes.touchAccount();
     return this.remember(toReservation(row));
+  }
+
+  async growReservation(id: string, a: ReservationAmounts): Promise<ReservationRecord> {
+    const known = this.known.get(id) ?? (await this.findReservation(id));
+    if (known?.state !== 'held') throw new Error(`reservation ${id} was not held when grown`);
+    if (this.writes.touches(id)) await this.flush();
+    // Every writer of a user's reservations holds that user's account lock: the flush checks it found the held row.
+    this.writes.updateHeld(
+      id,
+      [['credits', a.credits], ['held_credits', a.heldCredits], ['monthly_credits', a.monthlyCredits], ['prepaid_credits', a.prepaidCredits], ['spend_cents', a.spendCents]],
+      'grown',
+    );
+    return this.remember({ ...known, ...a });
   }
 
   async settleReservation(id: string, s: ReservationSettlement): Promise<ReservationRecord> {

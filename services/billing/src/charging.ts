@@ -11,18 +11,21 @@ import { type AccountLifecycle, planOf } from './lifecycle';
 import {
   ADMISSION_TTL_SECONDS,
   admissionRefusal,
+  affordableCredits,
+  audioSecondsCovered,
   type Balance,
   conversionCredits,
   DEFAULT_HOLD_SECONDS,
   drawCredits,
   MAX_HOLD_SECONDS,
+  MAX_FINGERPRINT_LENGTH,
   MAX_IDEMPOTENCY_KEY_LENGTH,
   MAX_RESERVE_CREDITS,
   RATE_LIMIT_WINDOW_SECONDS,
   settleHold,
   transcriptionCredits,
 } from './limits';
-import { badAdmission, lapsedNote, notHeldError, plural, rateLimitError, refusalError, reservationNotFound, transcriptTooLong } from './messages';
+import { badAdmission, keyReused, lapsedNote, notHeldError, plural, rateLimitError, refusalError, reservationNotFound, transcriptTooLong } from './messages';
 import type { RateLimiter, RateLimitState } from './rate-limiter';
 import type { Account, AccountTransaction, BillingStore, OperationName, ReservationRecord } from './store';
 
@@ -55,12 +58,25 @@ export interface ReserveInput {
   transcriptChars: number;
   /** 0 → {@link DEFAULT_HOLD_SECONDS}. */
   holdSeconds: number;
+  /** What the request looks like (ReserveRequest.request_fingerprint): a replay must match it. */
+  requestFingerprint: string;
+}
+
+/** The fields of an ExtendReservationRequest. */
+export interface ExtendInput {
+  userId: string;
+  reservationId: string;
+  audioSeconds: number;
+  /** Below audioSeconds (0): exactly audioSeconds. */
+  maxAudioSeconds: number;
 }
 
 /** What Reserve answers: the reservation, and the rate-limit window when Reserve took the call's slot itself. */
 export interface Reserved {
   reservation: ReservationRecord;
   rateLimit: RateLimitState | undefined;
+  /** The reservation was made earlier by the same request: the caller must not run the operation again. */
+  replayed: boolean;
 }
 
 /** What AdmitAiRequest answers. */
@@ -72,6 +88,21 @@ export interface Admission {
 function checkOperation(operation: OperationName | undefined): OperationName {
   if (!operation) throw new MurmurError('invalid_request', 'operation must be OPERATION_TRANSCRIBE or OPERATION_CONVERT.', { param: 'operation' });
   return operation;
+}
+
+/** A request fingerprint: 1–128 printable ASCII characters (a digest, never the request itself). */
+function checkFingerprint(fingerprint: string): void {
+  if (fingerprint.length === 0 || fingerprint.length > MAX_FINGERPRINT_LENGTH || !/^[\x21-\x7e]+$/.test(fingerprint)) {
+    throw new MurmurError('invalid_request', `request_fingerprint is required: 1 to ${MAX_FINGERPRINT_LENGTH} printable ASCII characters, a digest of the request.`, {
+      param: 'request_fingerprint',
+    });
+  }
+}
+
+function checkAudioSeconds(seconds: number, param: string): void {
+  if (!Number.isFinite(seconds) || seconds < 0) {
+    throw new MurmurError('invalid_request', `${param} must be a finite number of seconds, 0 or more.`, { param });
+  }
 }
 
 function checkHoldSeconds(holdSeconds: number): void {
@@ -144,7 +175,7 @@ export class Charging {
    * a caller that read a small body first needs no AdmitAiRequest round trip.
    */
   async reserve(input: ReserveInput): Promise<Reserved> {
-    const { userId, idempotencyKey, admissionId, credits, audioSeconds, transcriptChars, holdSeconds } = input;
+    const { userId, idempotencyKey, admissionId, credits, audioSeconds, transcriptChars, holdSeconds, requestFingerprint } = input;
     checkUserId(userId);
     const op = checkOperation(input.operation);
     if (idempotencyKey.length === 0 || idempotencyKey.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
@@ -157,9 +188,8 @@ export class Charging {
         param: 'credits',
       });
     }
-    if (!Number.isFinite(audioSeconds) || audioSeconds < 0) {
-      throw new MurmurError('invalid_request', 'audio_seconds must be a finite number of seconds, 0 or more.', { param: 'audio_seconds' });
-    }
+    checkAudioSeconds(audioSeconds, 'audio_seconds');
+    checkFingerprint(requestFingerprint);
     if (!Number.isSafeInteger(transcriptChars) || transcriptChars < 0) {
       throw new MurmurError('invalid_request', 'transcript_chars must be a whole number, 0 or more.', { param: 'transcript_chars' });
     }
@@ -167,15 +197,22 @@ export class Charging {
     if (admissionId !== '' && !isId('adm', admissionId)) throw badAdmission('is not an admission id of the form adm_….');
 
     return this.lifecycle.mutate(userId, async (account, tx, now) => {
-      const existing = await tx.findReservationByKey(idempotencyKey);
-      if (existing) return { reservation: existing, rateLimit: undefined };
-
       const plan = planOf(account);
       if (op === 'convert' && plan.maxTranscriptChars > 0 && transcriptChars > plan.maxTranscriptChars) throw transcriptTooLong(transcriptChars, plan);
-      const priced = op === 'transcribe'
-        ? () => transcriptionCredits(audioSeconds, plan.transcriptionCreditsPerMinute)
-        : () => conversionCredits(transcriptChars, plan.conversionCreditsPer1kChars);
-      const amount = credits > 0 ? credits : priced();
+      // A key replays only the request it was made for: another operation or request is refused
+      // before anything is priced, held or admitted, and a replay holds nothing new.
+      const existing = await tx.findReservationByKey(idempotencyKey);
+      if (existing) {
+        if (existing.operation !== op || existing.requestFingerprint !== requestFingerprint) throw keyReused(existing, op);
+        return { reservation: existing, rateLimit: undefined, replayed: true };
+      }
+
+      const unitCredits = credits > 0 ? 0 : op === 'transcribe' ? plan.transcriptionCreditsPerMinute : plan.conversionCreditsPer1kChars;
+      const amount = credits > 0
+        ? credits
+        : op === 'transcribe'
+          ? transcriptionCredits(audioSeconds, unitCredits)
+          : conversionCredits(transcriptChars, unitCredits);
       if (amount > MAX_RESERVE_CREDITS) {
         const param = op === 'transcribe' ? 'audio_seconds' : 'transcript_chars';
         throw new MurmurError('invalid_request', `${param} prices at ${amount} credits, more than one reservation may hold (${MAX_RESERVE_CREDITS}).`, { param });
@@ -205,6 +242,8 @@ export class Charging {
         createdAt: now,
         expiresAt: new Date(now.getTime() + (holdSeconds || DEFAULT_HOLD_SECONDS) * 1000),
         settledAt: null,
+        requestFingerprint,
+        unitCredits,
       });
       await tx.update(
         {
@@ -224,8 +263,73 @@ export class Charging {
         note: `${op}: ${plural(amount, 'credit')} held (${draw.monthly} monthly, ${draw.prepaid} prepaid)`,
         createdAt: now,
       });
-      return { reservation, rateLimit };
+      return { reservation, rateLimit, replayed: false };
     }, { idempotencyKey, ...(admissionId !== '' ? { admissionId } : {}) });
+  }
+
+  /**
+   * Raises a held transcription's hold to pay for at least `audioSeconds` of audio — and up to
+   * `maxAudioSeconds` while the balance allows — at the rate it was reserved at, drawn like a
+   * reserve (monthly first, then prepaid under the cap), all under the account lock. Not even
+   * `audioSeconds` payable → insufficient_tokens / spending_cap_reached, nothing changed. A hold
+   * that pays for enough already comes back unchanged; so does one no longer held (its state
+   * says why), for the caller to stop.
+   */
+  async extendReservation(input: ExtendInput): Promise<ReservationRecord> {
+    const { userId, reservationId, audioSeconds, maxAudioSeconds } = input;
+    checkUserId(userId);
+    if (!isId('rsv', reservationId)) throw reservationNotFound();
+    checkAudioSeconds(audioSeconds, 'audio_seconds');
+    checkAudioSeconds(maxAudioSeconds, 'max_audio_seconds');
+    return this.lifecycle.mutate(userId, async (account, tx, now) => {
+      const r = await tx.findReservation(reservationId);
+      if (!r) throw reservationNotFound();
+      if (r.state !== 'held') return r;
+      if (r.operation !== 'transcribe' || r.unitCredits <= 0) {
+        throw new MurmurError('invalid_request', `Reservation ${r.id} was not priced by its audio; only a transcription's hold can be extended.`, {
+          param: 'reservation_id',
+        });
+      }
+      const need = transcriptionCredits(audioSeconds, r.unitCredits) - r.heldCredits;
+      if (need <= 0) return r;
+      const plan = planOf(account);
+      const balance = balanceOf(account, plan);
+      const wanted = transcriptionCredits(Math.max(audioSeconds, maxAudioSeconds), r.unitCredits) - r.heldCredits;
+      // Whole priced minutes only, never less than what is needed now, never more than one hold may hold.
+      const affordable = Math.floor(Math.min(wanted, affordableCredits(balance), MAX_RESERVE_CREDITS - r.heldCredits) / r.unitCredits) * r.unitCredits;
+      const extra = Math.max(need, affordable);
+      if (r.heldCredits + extra > MAX_RESERVE_CREDITS) {
+        throw new MurmurError('invalid_request', `audio_seconds prices at more than one reservation may hold (${MAX_RESERVE_CREDITS}).`, { param: 'audio_seconds' });
+      }
+      const draw = drawCredits(balance, extra);
+      if (typeof draw === 'string') throw refusalError(draw, account, plan, extra);
+      const grown = await tx.growReservation(r.id, {
+        credits: r.credits + extra,
+        heldCredits: r.heldCredits + extra,
+        monthlyCredits: r.monthlyCredits + draw.monthly,
+        prepaidCredits: r.prepaidCredits + draw.prepaid,
+        spendCents: r.spendCents + draw.spendCents,
+      });
+      await tx.update(
+        {
+          monthlyRemaining: account.monthlyRemaining - draw.monthly,
+          prepaidRemaining: account.prepaidRemaining - draw.prepaid,
+          reserved: account.reserved + extra,
+          spendCents: account.spendCents + draw.spendCents,
+        },
+        now,
+      );
+      await tx.appendLedger({
+        kind: 'reserve',
+        monthlyDelta: -draw.monthly,
+        prepaidDelta: -draw.prepaid,
+        spendDeltaCents: draw.spendCents,
+        reservationId: r.id,
+        note: `transcribe: hold extended by ${plural(extra, 'credit')} to ${plural(grown.heldCredits, 'credit')} (${draw.monthly} monthly, ${draw.prepaid} prepaid)`,
+        createdAt: now,
+      });
+      return grown;
+    }, { reservationId });
   }
 
   /**
@@ -234,20 +338,38 @@ export class Charging {
    * lapsed with it. Counts the operation in this period's usage. Committing a committed
    * reservation again returns it unchanged.
    */
-  async commit(userId: string, reservationId: string, credits: number, usageSeconds: number): Promise<ReservationRecord> {
+  async commit(userId: string, reservationId: string, requested: number, usageSeconds: number, audioSeconds = 0): Promise<ReservationRecord> {
     checkUserId(userId);
     if (!isId('rsv', reservationId)) throw reservationNotFound();
-    if (!Number.isSafeInteger(credits) || credits < 0) {
+    if (!Number.isSafeInteger(requested) || requested < 0) {
       throw new MurmurError('invalid_request', 'credits must be the final amount: a whole number from 0 to the credits held.', { param: 'credits' });
     }
     if (!Number.isSafeInteger(usageSeconds) || usageSeconds < 0) {
       throw new MurmurError('invalid_request', 'usage_seconds must be a whole number, 0 or more.', { param: 'usage_seconds' });
+    }
+    checkAudioSeconds(audioSeconds, 'audio_seconds');
+    if (audioSeconds > 0 && requested > 0) {
+      throw new MurmurError('invalid_request', 'Give either credits (the final amount) or audio_seconds (billing prices it), not both.', { param: 'credits' });
     }
     return this.lifecycle.mutate(userId, async (account, tx, now) => {
       const r = await tx.findReservation(reservationId);
       if (!r) throw reservationNotFound();
       if (r.state === 'committed') return r;
       if (r.state !== 'held') throw notHeldError(r, 'committed');
+      let credits = requested;
+      if (audioSeconds > 0) {
+        if (r.operation !== 'transcribe' || r.unitCredits <= 0) {
+          throw new MurmurError('invalid_request', `Reservation ${r.id} was not priced by its audio; commit it with credits.`, { param: 'audio_seconds' });
+        }
+        credits = transcriptionCredits(audioSeconds, r.unitCredits);
+        if (credits > r.heldCredits) {
+          throw new MurmurError(
+            'invalid_request',
+            `${audioSeconds} s of audio cost ${plural(credits, 'credit')}, more than the ${r.heldCredits} held by ${r.id} (they pay for ${audioSecondsCovered(r.heldCredits, r.unitCredits)} s); extend the reservation first.`,
+            { param: 'audio_seconds' },
+          );
+        }
+      }
       if (credits > r.heldCredits) {
         throw new MurmurError('invalid_request', `credits (${credits}) must not exceed the ${r.heldCredits} credits held by ${r.id}.`, { param: 'credits' });
       }

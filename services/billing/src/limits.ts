@@ -31,6 +31,8 @@ export const MAX_HOLD_SECONDS = 24 * 60 * 60;
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 /** Most credits one reservation may hold (the largest balance support can set). */
 export const MAX_RESERVE_CREDITS = 1_000_000_000;
+/** Longest request fingerprint (a hex SHA-256 is 64; room for a prefix naming the digest). */
+export const MAX_FINGERPRINT_LENGTH = 128;
 
 /** A billing period: `[start, end)`, both instants in UTC. */
 export interface Period {
@@ -155,6 +157,15 @@ export function conversionCredits(transcriptChars: number, creditsPer1kChars: nu
   return Math.max(1, Math.ceil(transcriptChars / CHARS_PER_PRICED_THOUSAND) * creditsPer1kChars);
 }
 
+/**
+ * Seconds of audio `heldCredits` pay for at `creditsPerMinute`: whole priced minutes. A plan that
+ * prices audio at 0 has every length paid for by the minimum credit (Infinity).
+ */
+export function audioSecondsCovered(heldCredits: number, creditsPerMinute: number): number {
+  if (creditsPerMinute <= 0) return Number.POSITIVE_INFINITY;
+  return Math.floor(heldCredits / creditsPerMinute) * SECONDS_PER_PRICED_MINUTE;
+}
+
 /** What an account can spend right now, as the charging rules see it. */
 export interface Balance {
   monthly: number;
@@ -189,6 +200,18 @@ export function drawCredits(balance: Balance, credits: number): Draw | Refusal {
   const spendCents = prepaid * balance.priceCents;
   if (prepaid > 0 && balance.spendCents + spendCents > balance.capCents) return 'spending_cap_reached';
   return { monthly, prepaid, spendCents };
+}
+
+/**
+ * The most credits {@link drawCredits} would draw now: every monthly credit, then the prepaid
+ * ones that fit under the cap (all of them at a price of 0).
+ */
+export function affordableCredits(balance: Balance): number {
+  const monthly = Math.max(0, balance.monthly);
+  const prepaid = Math.max(0, balance.prepaid);
+  if (balance.priceCents <= 0) return monthly + prepaid;
+  const underCap = Math.max(0, Math.floor((balance.capCents - balance.spendCents) / balance.priceCents));
+  return monthly + Math.min(prepaid, underCap);
 }
 
 /**

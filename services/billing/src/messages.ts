@@ -54,6 +54,20 @@ export function rateLimitError(state: RateLimitState): MurmurError {
   );
 }
 
+/**
+ * An idempotency key that already belongs to another request (another operation, other
+ * parameters or other audio): refused before anything is priced or held. It names neither the
+ * other request nor what it cost.
+ */
+export function keyReused(existing: ReservationRecord, op: string): MurmurError {
+  const other = existing.operation === op ? 'another request' : `a ${existing.operation} request`;
+  return new MurmurError(
+    'idempotency_conflict',
+    `This idempotency key was already used for ${other} with other parameters; a key replays only the request it was first sent with. Use a new key for a new request.`,
+    { param: 'idempotency_key' },
+  );
+}
+
 /** One answer for an unknown reservation and another user's: which ids exist is not disclosed. */
 export function reservationNotFound(): MurmurError {
   return new MurmurError('not_found', 'No such reservation. Pass the id Reserve returned, with the same user_id.', { param: 'reservation_id' });

@@ -118,6 +118,8 @@ export interface ReservationRow {
   created_at: Date;
   expires_at: Date;
   settled_at: Date | null;
+  request_fingerprint: string | null;
+  unit_credits: string;
 }
 
 export function toReservation(row: ReservationRow): ReservationRecord {
@@ -140,6 +142,8 @@ export function toReservation(row: ReservationRow): ReservationRecord {
     createdAt: row.created_at,
     expiresAt: row.expires_at,
     settledAt: row.settled_at,
+    requestFingerprint: row.request_fingerprint,
+    unitCredits: Number(row.unit_credits),
   };
 }
 
@@ -184,6 +188,7 @@ export interface ChargeRow {
 export const RESERVATION_COLUMN_NAMES: readonly (keyof ReservationRow)[] = [
   'id', 'user_id', 'operation', 'credits', 'monthly_credits', 'prepaid_credits', 'held_credits', 'spend_cents', 'prepaid_credit_price_cents',
   'state', 'idempotency_key', 'admission_id', 'period_start', 'usage_seconds', 'note', 'created_at', 'expires_at', 'settled_at',
+  'request_fingerprint', 'unit_credits',
 ];
 export const RESERVATION_COLUMNS = RESERVATION_COLUMN_NAMES.join(', ');
 /** An admission row's columns. */

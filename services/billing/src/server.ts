@@ -10,6 +10,7 @@ import type { Charging } from './charging';
 import type { Ledger } from './ledger';
 import type { ChargeRecord, LedgerEntryRecord, OperationName, ReservationRecord, ReservationStateName } from './store';
 import type { UsageHistory } from './usage-history';
+import { audioSecondsCovered } from './limits';
 
 /** The billing domain, one part per concern, as the handlers call it. */
 export interface BillingDomain {
@@ -53,6 +54,7 @@ function toReservation(r: ReservationRecord): billing.Reservation {
     idempotencyKey: r.idempotencyKey,
     createdAt: r.createdAt,
     expiresAt: r.expiresAt,
+    audioSecondsCovered: r.operation === 'transcribe' && r.unitCredits > 0 ? audioSecondsCovered(r.state === 'held' ? r.heldCredits : r.credits, r.unitCredits) : 0,
   };
 }
 
@@ -134,7 +136,7 @@ export function billingHandlers({ accounts, charging, ledger, usageHistory }: Bi
       return { rateLimit: admission.rateLimit, admissionId: admission.admissionId };
     },
     async reserve(req) {
-      const { reservation, rateLimit } = await charging.reserve({
+      const { reservation, rateLimit, replayed } = await charging.reserve({
         userId: req.userId,
         operation: toOperationName(req.operation),
         credits: req.credits,
@@ -143,11 +145,16 @@ export function billingHandlers({ accounts, charging, ledger, usageHistory }: Bi
         audioSeconds: req.audioSeconds,
         transcriptChars: req.transcriptChars,
         holdSeconds: req.holdSeconds,
+        requestFingerprint: req.requestFingerprint,
       });
-      return { reservation: toReservation(reservation), rateLimit };
+      return { reservation: toReservation(reservation), rateLimit, replayed };
+    },
+    async extendReservation(req) {
+      const extend = { userId: req.userId, reservationId: req.reservationId, audioSeconds: req.audioSeconds, maxAudioSeconds: req.maxAudioSeconds };
+      return { reservation: toReservation(await charging.extendReservation(extend)) };
     },
     async commit(req) {
-      return { reservation: toReservation(await charging.commit(req.userId, req.reservationId, req.credits, req.usageSeconds)) };
+      return { reservation: toReservation(await charging.commit(req.userId, req.reservationId, req.credits, req.usageSeconds, req.audioSeconds)) };
     },
     async release(req) {
       return { reservation: toReservation(await charging.release(req.userId, req.reservationId, req.reason)) };

@@ -94,7 +94,14 @@ export interface ReservationRecord {
   createdAt: Date;
   expiresAt: Date;
   settledAt: Date | null;
+  /** What the request it was made for looked like (ReserveRequest.request_fingerprint); null for reservations older than fingerprints. */
+  requestFingerprint: string | null;
+  /** Price of one priced unit (a started minute, a started 1,000 characters) when reserved; 0 for an explicit amount. */
+  unitCredits: number;
 }
+
+/** What a held reservation holds, and how it splits (what growing it changes). */
+export type ReservationAmounts = Pick<ReservationRecord, 'credits' | 'heldCredits' | 'monthlyCredits' | 'prepaidCredits' | 'spendCents'>;
 
 /** The columns settling a reservation changes. */
 export type ReservationSettlement = Pick<ReservationRecord, 'state' | 'credits' | 'monthlyCredits' | 'prepaidCredits' | 'spendCents' | 'usageSeconds' | 'note'> & {
@@ -153,6 +160,8 @@ export interface AccountTransaction {
   insertReservation(reservation: ReservationRecord): Promise<ReservationRecord>;
   /** Moves the deadline of one of this user's held reservations (a renewed lease). */
   extendReservation(id: string, expiresAt: Date): Promise<ReservationRecord>;
+  /** Raises what one of this user's held reservations holds (ExtendReservation): its amounts become `amounts`. */
+  growReservation(id: string, amounts: ReservationAmounts): Promise<ReservationRecord>;
   /** Moves one of this user's held reservations out of the held state. */
   settleReservation(id: string, settlement: ReservationSettlement): Promise<ReservationRecord>;
   /** One of this user's admissions by id; undefined when unknown or someone else's. */

@@ -31,6 +31,7 @@ export const LEDGER_INSERT_COLUMNS = ['id', 'kind', 'monthly_delta', 'prepaid_de
 export const RESERVATION_INSERT_COLUMNS = [
   'id', 'operation', 'credits', 'monthly_credits', 'prepaid_credits', 'held_credits', 'spend_cents', 'prepaid_credit_price_cents',
   'state', 'idempotency_key', 'admission_id', 'period_start', 'usage_seconds', 'note', 'created_at', 'expires_at', 'settled_at',
+  'request_fingerprint', 'unit_credits',
 ];
 
 export class WriteBatch {

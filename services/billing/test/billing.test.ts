@@ -376,9 +376,9 @@ describe('billing service over gRPC (real Postgres: DATABASE_URL or a cluster of
       [
         'Reserve',
         (userId) =>
-          client.reserve({ userId, operation: billing.Operation.OPERATION_CONVERT, credits: 1, idempotencyKey: 'k', admissionId: '', audioSeconds: 0, transcriptChars: 0, holdSeconds: 0 }),
+          client.reserve({ userId, operation: billing.Operation.OPERATION_CONVERT, credits: 1, idempotencyKey: 'k', admissionId: '', audioSeconds: 0, transcriptChars: 0, holdSeconds: 0, requestFingerprint: 'fp' }),
       ],
-      ['Commit', (userId) => client.commit({ userId, reservationId: newId('rsv'), credits: 0, usageSeconds: 0 })],
+      ['Commit', (userId) => client.commit({ userId, reservationId: newId('rsv'), credits: 0, usageSeconds: 0, audioSeconds: 0 })],
       ['Release', (userId) => client.release({ userId, reservationId: newId('rsv'), reason: '' })],
     ];
     it.each(calls)('%s rejects anything but a usr_ id with param user_id', async (name, call) => {

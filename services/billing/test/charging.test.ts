@@ -83,6 +83,7 @@ describe('charging over gRPC: admission, reserve → commit / release, expiry (r
     audioSeconds: 0,
     transcriptChars: 0,
     holdSeconds: 0,
+    requestFingerprint: 'fp',
     ...over,
   });
   const reserve = async (client: BillingClient, userId: string, over: Partial<billing.ReserveRequest> = {}) =>
@@ -303,7 +304,7 @@ describe('charging over gRPC: admission, reserve → commit / release, expiry (r
     it('commits once when duplicate commits race; every one answers the committed reservation', async () => {
       const userId = newUser();
       const r = await reserve(fast, userId, { credits: 4 });
-      const raced = await Promise.all(Array.from({ length: 8 }, () => fast.commit({ userId, reservationId: r.id, credits: 3, usageSeconds: 0 })));
+      const raced = await Promise.all(Array.from({ length: 8 }, () => fast.commit({ userId, reservationId: r.id, credits: 3, usageSeconds: 0, audioSeconds: 0 })));
       for (const { reservation } of raced) expect(reservation).toMatchObject({ id: r.id, state: State.RESERVATION_STATE_COMMITTED, credits: 3 });
       expect(await balances(userId)).toEqual({ monthly: 97, prepaid: 0, spend: 0, reserved: 0 });
       expect((await ledgerRows(userId)).filter((row) => row.kind === 'commit')).toHaveLength(1);
@@ -316,7 +317,7 @@ describe('charging over gRPC: admission, reserve → commit / release, expiry (r
         const r = await reserve(fast, userId, { credits: 2, holdSeconds: 60 });
         const [renewed, committed] = await Promise.all([
           fast.renewReservation({ userId, reservationId: r.id, holdSeconds: 600 }),
-          fast.commit({ userId, reservationId: r.id, credits: 2, usageSeconds: 0 }),
+          fast.commit({ userId, reservationId: r.id, credits: 2, usageSeconds: 0, audioSeconds: 0 }),
         ]);
         const [row] = await db.query<{ expires_at: Date }>('SELECT expires_at FROM reservations WHERE id = $1', [r.id]);
         expect(committed.reservation!.expiresAt!.getTime()).toBe(row!.expires_at.getTime());
@@ -399,7 +400,7 @@ describe('charging over gRPC: admission, reserve → commit / release, expiry (r
           case 0:
           case 1: {
             const final = i % 5 === 0 ? credits : Math.floor(credits / 2);
-            await fast.commit({ userId, reservationId: r.id, credits: final, usageSeconds: 30 });
+            await fast.commit({ userId, reservationId: r.id, credits: final, usageSeconds: 30, audioSeconds: 0 });
             committed += 1;
             charged += final;
             break;
@@ -435,7 +436,7 @@ describe('charging over gRPC: admission, reserve → commit / release, expiry (r
       const userId = newUser();
       await setBalances(userId, 3, 20, 1_000);
       const r = await reserve(api, userId, { credits: 10 });
-      const done = (await api.commit({ userId, reservationId: r.id, credits: 4, usageSeconds: 200 })).reservation!;
+      const done = (await api.commit({ userId, reservationId: r.id, credits: 4, usageSeconds: 200, audioSeconds: 0 })).reservation!;
       expect(done).toMatchObject({ id: r.id, state: State.RESERVATION_STATE_COMMITTED, credits: 4, monthlyCredits: 3, prepaidCredits: 1 });
       expect(await usage(userId)).toMatchObject({
         monthlyCreditsRemaining: 0,
@@ -455,7 +456,7 @@ describe('charging over gRPC: admission, reserve → commit / release, expiry (r
     it('commits in full with a zero-delta commit row; a conversion counts as a conversion', async () => {
       const userId = newUser();
       const r = await reserve(api, userId, { operation: CONVERT, credits: 0, transcriptChars: 2_500 });
-      await api.commit({ userId, reservationId: r.id, credits: 3, usageSeconds: 0 });
+      await api.commit({ userId, reservationId: r.id, credits: 3, usageSeconds: 0, audioSeconds: 0 });
       expect(await usage(userId)).toMatchObject({ monthlyCreditsRemaining: 97, creditsUsed: 3, conversions: 1, transcriptions: 0, creditsReserved: 0 });
       const rows = await ledgerRows(userId);
       expect(rows[rows.length - 1]).toMatchObject({ kind: 'commit', monthly: 0, prepaid: 0, spend: 0 });
@@ -464,8 +465,8 @@ describe('charging over gRPC: admission, reserve → commit / release, expiry (r
     it('a second commit returns the committed reservation and charges nothing more', async () => {
       const userId = newUser();
       const r = await reserve(api, userId, { credits: 5 });
-      const first = (await api.commit({ userId, reservationId: r.id, credits: 2, usageSeconds: 10 })).reservation;
-      const second = (await api.commit({ userId, reservationId: r.id, credits: 5, usageSeconds: 99 })).reservation;
+      const first = (await api.commit({ userId, reservationId: r.id, credits: 2, usageSeconds: 10, audioSeconds: 0 })).reservation;
+      const second = (await api.commit({ userId, reservationId: r.id, credits: 5, usageSeconds: 99, audioSeconds: 0 })).reservation;
       expect(second).toEqual(first);
       expect(await usage(userId)).toMatchObject({ monthlyCreditsRemaining: 98, creditsUsed: 2, transcriptions: 1, transcriptionSeconds: 10 });
     });
@@ -473,7 +474,7 @@ describe('charging over gRPC: admission, reserve → commit / release, expiry (r
     it('refuses a final amount above what is held, with param credits', async () => {
       const userId = newUser();
       const r = await reserve(api, userId, { credits: 5 });
-      expect(await errorOf(api.commit({ userId, reservationId: r.id, credits: 6, usageSeconds: 0 }))).toMatchObject({ code: 'invalid_request', param: 'credits' });
+      expect(await errorOf(api.commit({ userId, reservationId: r.id, credits: 6, usageSeconds: 0, audioSeconds: 0 }))).toMatchObject({ code: 'invalid_request', param: 'credits' });
       expect(await stateOf(r.id)).toBe('held');
     });
 
@@ -495,11 +496,11 @@ describe('charging over gRPC: admission, reserve → commit / release, expiry (r
       const userId = newUser();
       const a = await reserve(api, userId);
       await api.release({ userId, reservationId: a.id, reason: '' });
-      const err = await errorOf(api.commit({ userId, reservationId: a.id, credits: 1, usageSeconds: 0 }));
+      const err = await errorOf(api.commit({ userId, reservationId: a.id, credits: 1, usageSeconds: 0, audioSeconds: 0 }));
       expect(err).toMatchObject({ code: 'invalid_request', param: 'reservation_id' });
       expect(err!.message).toContain('released');
       const b = await reserve(api, userId);
-      await api.commit({ userId, reservationId: b.id, credits: 1, usageSeconds: 0 });
+      await api.commit({ userId, reservationId: b.id, credits: 1, usageSeconds: 0, audioSeconds: 0 });
       expect(await errorOf(api.release({ userId, reservationId: b.id, reason: '' }))).toMatchObject({ code: 'invalid_request', param: 'reservation_id' });
     });
 
@@ -507,7 +508,7 @@ describe('charging over gRPC: admission, reserve → commit / release, expiry (r
       const [owner, other] = [newUser(), newUser()];
       const r = await reserve(api, owner);
       for (const reservationId of [newId('rsv'), 'rsv_nope', r.id]) {
-        expect(await errorOf(api.commit({ userId: other, reservationId, credits: 1, usageSeconds: 0 }))).toMatchObject({ code: 'not_found' });
+        expect(await errorOf(api.commit({ userId: other, reservationId, credits: 1, usageSeconds: 0, audioSeconds: 0 }))).toMatchObject({ code: 'not_found' });
         expect(await errorOf(api.release({ userId: other, reservationId, reason: '' }))).toMatchObject({ code: 'not_found' });
       }
       expect(await stateOf(r.id)).toBe('held');
@@ -529,7 +530,7 @@ describe('charging over gRPC: admission, reserve → commit / release, expiry (r
       expect(await balances(userId)).toEqual(before);
       const rows = await ledgerRows(userId);
       expect(rows[rows.length - 1]).toMatchObject({ kind: 'expire', monthly: 3, prepaid: 7, spend: -7, reservation_id: r.id });
-      const err = await errorOf(api.commit({ userId, reservationId: r.id, credits: 10, usageSeconds: 0 }));
+      const err = await errorOf(api.commit({ userId, reservationId: r.id, credits: 10, usageSeconds: 0, audioSeconds: 0 }));
       expect(err).toMatchObject({ code: 'invalid_request', param: 'reservation_id' });
       expect(err!.message).toContain('expired');
       expect((await api.release({ userId, reservationId: r.id, reason: 'late' })).reservation).toMatchObject({ state: State.RESERVATION_STATE_EXPIRED });
@@ -590,7 +591,7 @@ describe('charging over gRPC: admission, reserve → commit / release, expiry (r
         state: State.RESERVATION_STATE_EXPIRED,
       });
       const done = await reserve(api, userId, { credits: 1, holdSeconds: 10 });
-      await api.commit({ userId, reservationId: done.id, credits: 1, usageSeconds: 0 });
+      await api.commit({ userId, reservationId: done.id, credits: 1, usageSeconds: 0, audioSeconds: 0 });
       const again = (await api.renewReservation({ userId, reservationId: done.id, holdSeconds: 30 })).reservation!;
       expect(again.state).toBe(State.RESERVATION_STATE_COMMITTED);
       expect(again.expiresAt).toEqual(done.expiresAt);
@@ -618,7 +619,7 @@ describe('charging over gRPC: admission, reserve → commit / release, expiry (r
 
       clock.set('2026-02-01T00:30:00Z');
       expect(await balances(userId)).toEqual({ monthly: 100, prepaid: 11, spend: 0, reserved: 19 });
-      const done = (await api.commit({ userId, reservationId: a.id, credits: 8, usageSeconds: 480 })).reservation!;
+      const done = (await api.commit({ userId, reservationId: a.id, credits: 8, usageSeconds: 480, audioSeconds: 0 })).reservation!;
       expect(done).toMatchObject({ credits: 8, monthlyCredits: 6, prepaidCredits: 2 });
       await api.release({ userId, reservationId: b.id, reason: 'failed' });
       expect(await usage(userId)).toMatchObject({

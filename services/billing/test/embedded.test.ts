@@ -31,9 +31,9 @@ describe('billing on embedded PGlite', () => {
 
   const pair = async (userId: string, key: string) => {
     const { reservation } = await api.reserve({
-      userId, operation: billing.Operation.OPERATION_CONVERT, credits: 0, idempotencyKey: key, admissionId: '', audioSeconds: 0, transcriptChars: 1_500, holdSeconds: 0,
+      userId, operation: billing.Operation.OPERATION_CONVERT, credits: 0, idempotencyKey: key, admissionId: '', audioSeconds: 0, transcriptChars: 1_500, holdSeconds: 0, requestFingerprint: 'fp',
     });
-    const { reservation: committed } = await api.commit({ userId, reservationId: reservation!.id, credits: reservation!.credits, usageSeconds: 0 });
+    const { reservation: committed } = await api.commit({ userId, reservationId: reservation!.id, credits: reservation!.credits, usageSeconds: 0, audioSeconds: 0 });
     return committed!;
   };
 

@@ -63,10 +63,11 @@ describe('GetUsageHistory over gRPC: credits per day this period and the latest 
         audioSeconds: 0,
         transcriptChars: 0,
         holdSeconds,
+        requestFingerprint: 'fp',
       })
     ).reservation!;
   const commit = async (userId: string, reservationId: string, credits: number) =>
-    (await api.commit({ userId, reservationId, credits, usageSeconds: 0 })).reservation!;
+    (await api.commit({ userId, reservationId, credits, usageSeconds: 0, audioSeconds: 0 })).reservation!;
   /** One AI call charged now: Reserve `held`, Commit `credits` (≤ held). Returns the reservation id. */
   const charge = async (userId: string, operation: billing.Operation, credits: number, held = credits) => {
     const r = await reserve(userId, operation, held);

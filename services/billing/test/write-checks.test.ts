@@ -24,7 +24,7 @@ function heldReservation(userId: string): ReservationRecord {
   return {
     id: newId('res'), userId, operation: 'convert', credits: 5, monthlyCredits: 5, prepaidCredits: 0, heldCredits: 5, spendCents: 0,
     prepaidCreditPriceCents: 0, state: 'held', idempotencyKey: newId('idem'), admissionId: null, periodStart: AT, usageSeconds: 0,
-    note: '', createdAt: AT, expiresAt: new Date(AT.getTime() + 60_000), settledAt: null,
+    note: '', createdAt: AT, expiresAt: new Date(AT.getTime() + 60_000), settledAt: null, requestFingerprint: 'fp', unitCredits: 1,
   };
 }
 

@@ -23,6 +23,7 @@ import {
   type Logger,
   type PromiseClient,
 } from '@murmur/kit';
+import { createHash } from 'node:crypto';
 import { billing, conversion, library } from '@murmur/proto';
 import type { ConversionEngine } from './engines/engine';
 import { isKindName, KINDS, unknownKind, type KindName } from './kinds';
@@ -138,6 +139,17 @@ export function recordingText(transcript: library.Transcript): string {
   return transcript.segments.map((s) => s.text.trim()).filter(Boolean).join('\n\n');
 }
 
+/**
+ * What a conversion's result depends on, as one digest: billing binds the idempotency key to it,
+ * so the key replays only this request (the same source, kind, format, instructions and
+ * reference time), never another conversion, and never a transcription.
+ */
+export function conversionFingerprint(req: conversion.ConvertRequest, kind: KindName, format: OutputFormatName): string {
+  const source = req.source ? [req.source.$case, req.source.value] : [];
+  const parts = ['convert/1', ...source, kind, format, req.instructions, req.referenceTime?.toISOString() ?? ''];
+  return `sha256:${createHash('sha256').update(JSON.stringify(parts)).digest('hex')}`;
+}
+
 export class ConversionService {
   private readonly clock: Clock;
   private readonly timeoutMs: number;
@@ -178,7 +190,7 @@ export class ConversionService {
     // "transcript") before it holds anything: the plan's limits live there.
     const chars = countCharacters(source.transcript);
 
-    const { reservation, rateLimit } = await this.opts.billing.reserve({
+    const { reservation, rateLimit, replayed } = await this.opts.billing.reserve({
       userId,
       operation: billing.Operation.OPERATION_CONVERT,
       credits: 0,
@@ -188,25 +200,14 @@ export class ConversionService {
       transcriptChars: chars,
       // A short lease renewed while the work runs: a killed process's hold returns within it.
       holdSeconds: this.leaseSeconds,
+      requestFingerprint: conversionFingerprint(req, kind, format),
     });
     if (!reservation) throw new MurmurError('internal_error', 'internal error');
-    if (reservation.state === billing.ReservationState.RESERVATION_STATE_RELEASED || reservation.state === billing.ReservationState.RESERVATION_STATE_EXPIRED) {
-      throw new MurmurError(
-        'idempotency_conflict',
-        'This Idempotency-Key belongs to a conversion that failed or timed out; its credits were returned. Retry with a new key.',
-        { param: 'idempotency_key' },
-      );
-    }
-    const replay = reservation.state === billing.ReservationState.RESERVATION_STATE_COMMITTED;
-    if (replay && source.recording) {
-      const stored = this.storedArtifact(source.recording, kind, format);
-      if (stored) return this.response(stored.id, kind, format, stored.content, stored.data, stored.creditsCharged, source.recording.id, stored.createdAt ?? this.clock.now(), rateLimit);
-    }
+    // A replay never runs the engine again (it would be work nobody pays for): the stored
+    // artifact when there is one, else a clear refusal.
+    if (replayed) return this.replay(reservation, source, kind, format);
 
-    // A replay settles nothing: only a fresh hold is kept alive.
-    const lease = replay
-      ? undefined
-      : keepReservationHeld(this.opts.billing, { userId, reservationId: reservation.id }, { leaseSeconds: this.leaseSeconds, log: this.opts.log });
+    const lease = keepReservationHeld(this.opts.billing, { userId, reservationId: reservation.id }, { leaseSeconds: this.leaseSeconds, log: this.opts.log });
     let content: string;
     let data: Record<string, unknown>;
     let artifactId = newId('art');
@@ -215,14 +216,14 @@ export class ConversionService {
       try {
         const artifact = await this.runEngine(
           { transcript: source.engineText, kind, instructions: req.instructions, referenceTime: source.referenceTime },
-          lease ? AbortSignal.any([signal, lease.signal]) : signal,
+          AbortSignal.any([signal, lease.signal]),
         );
         content = renderArtifact(artifact, format);
         if (content.trim() === '') throw new Error('the engine produced no text');
         data = artifactData(artifact);
       } catch (err) {
-        if (!replay) await this.release(userId, reservation.id, lease?.lost ? 'hold lapsed' : 'conversion failed');
-        if (lease?.lost) throw holdLapsedError();
+        await this.release(userId, reservation.id, lease.lost ? 'hold lapsed' : 'conversion failed');
+        if (lease.lost) throw holdLapsedError();
         this.opts.log.warn({ kind, engine: this.opts.engine.name, chars, reason: (err as Error).message, cancelled: signal.aborted }, 'conversion failed; credits released');
         throw new MurmurError('conversion_failed');
       }
@@ -242,24 +243,22 @@ export class ConversionService {
           artifactId = artifact.id;
           createdAt = artifact.createdAt ?? createdAt;
         } catch (err) {
-          if (!replay) await this.release(userId, reservation.id, 'artifact could not be stored');
+          await this.release(userId, reservation.id, 'artifact could not be stored');
           throw err;
         }
       }
-      if (!replay) {
-        try {
-          await this.commit(userId, reservation.id, reservation.credits, signal);
-        } catch (err) {
-          // Not charged: the hold is released here or expires on its own.
-          await this.release(userId, reservation.id, 'commit failed');
-          throw lease?.lost ? holdLapsedError() : err;
-        }
+      try {
+        await this.commit(userId, reservation.id, reservation.credits, signal);
+      } catch (err) {
+        // Not charged: the hold is released here or expires on its own.
+        await this.release(userId, reservation.id, 'commit failed');
+        throw lease.lost ? holdLapsedError() : err;
       }
     } finally {
-      lease?.stop();
+      lease.stop();
     }
     this.opts.log.info(
-      { kind, format, engine: this.opts.engine.name, chars, credits: reservation.credits, stored: source.recording !== null, replay, ms: Date.now() - started },
+      { kind, format, engine: this.opts.engine.name, chars, credits: reservation.credits, stored: source.recording !== null, ms: Date.now() - started },
       'converted',
     );
     return this.response(artifactId, kind, format, content, data, reservation.credits, source.recording?.id ?? '', createdAt, rateLimit);
@@ -294,6 +293,34 @@ export class ConversionService {
     return artifact;
   }
 
+  /**
+   * The answer to a replayed idempotency key (the same request, billing says): the artifact it
+   * stored on the recording when it completed; otherwise a refusal, since running the engine
+   * again would be work nobody pays for.
+   */
+  private replay(reservation: billing.Reservation, source: Source, kind: KindName, format: OutputFormatName): conversion.ConvertResponse {
+    const State = billing.ReservationState;
+    if (reservation.state === State.RESERVATION_STATE_HELD) {
+      throw new MurmurError('idempotency_conflict', 'A conversion with this Idempotency-Key is still running. Retry after it finishes.', { param: 'idempotency_key' });
+    }
+    if (reservation.state === State.RESERVATION_STATE_COMMITTED && source.recording) {
+      const stored = this.storedArtifact(source.recording, kind, format);
+      if (stored) return this.response(stored.id, kind, format, stored.content, stored.data, stored.creditsCharged, source.recording.id, stored.createdAt ?? this.clock.now(), undefined);
+    }
+    if (reservation.state === State.RESERVATION_STATE_COMMITTED) {
+      throw new MurmurError(
+        'idempotency_conflict',
+        'This Idempotency-Key belongs to a conversion that completed and was charged; its response is no longer kept. Use a new key for a new conversion.',
+        { param: 'idempotency_key' },
+      );
+    }
+    throw new MurmurError(
+      'idempotency_conflict',
+      'This Idempotency-Key belongs to a conversion that failed or timed out; its credits were returned. Retry with a new key.',
+      { param: 'idempotency_key' },
+    );
+  }
+
   /** The newest artifact of this kind and format on the recording (a replayed, committed key). */
   private storedArtifact(recording: library.Recording, kind: KindName, format: OutputFormatName): library.Artifact | undefined {
     return recording.artifacts
@@ -315,7 +342,7 @@ export class ConversionService {
     const deadline = Date.now() + (this.leaseSeconds * 1000) / 2;
     for (let pause = 200; ; pause = Math.min(pause * 2, 2_000)) {
       try {
-        await this.opts.billing.commit({ reservationId, userId, credits, usageSeconds: 0 });
+        await this.opts.billing.commit({ reservationId, userId, credits, usageSeconds: 0, audioSeconds: 0 });
         return;
       } catch (err) {
         if (!(err instanceof MurmurError && err.code === 'service_unavailable') || signal.aborted || Date.now() + pause >= deadline) throw err;

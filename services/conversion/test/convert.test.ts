@@ -159,6 +159,7 @@ describe('charging', () => {
     const text = 'Dana will send the\u0000 mocks by Friday.\u0007 We agreed to ship.';
     const { recording } = await h.library.createRecording({
       ownerId: userId, title: 'ctl', folderId: '', durationSeconds: 5, transcript: { text: text.replace(/\u0000/g, ''), language: 'en', segments: [] }, createdAt: undefined,
+      recordingId: '',
     });
     const inline = await h.conversion.convert(convertRequest({ userId, source: transcriptSource(text), kind: 'action_items', referenceTime: PRODUCT_SYNC.recordedAt }));
     expect(inline.content).toContain('**Dana**: Send the mocks (due Fri 2026-01-16)');
@@ -219,6 +220,7 @@ describe('recordings', () => {
       durationSeconds: 600,
       transcript: { text: f.text, language: 'en', segments: [] },
       createdAt: f.recordedAt,
+      recordingId: '',
     });
     return recording!;
   }
@@ -258,6 +260,7 @@ describe('recordings', () => {
     const { recording } = await h.library.createRecording({
       ownerId: userId, title: 'incident review', folderId: '', durationSeconds: segments.length * 5,
       transcript: { text, language: 'en', segments }, createdAt: INCIDENT_REVIEW.recordedAt,
+      recordingId: '',
     });
     const r = await h.conversion.convert(convertRequest({ userId, source: recordingSource(recording!.id), kind: 'action_items' }));
     expect(h.engine.calls[h.engine.calls.length - 1]!.transcript).toBe(sentences.join('\n\n'));
@@ -288,7 +291,7 @@ describe('recordings', () => {
 
   it('refuses a recording without a transcript before charging', async () => {
     const userId = newUser();
-    const { recording } = await h.library.createRecording({ ownerId: userId, title: 'silent', folderId: '', durationSeconds: 3, transcript: undefined, createdAt: undefined });
+    const { recording } = await h.library.createRecording({ ownerId: userId, title: 'silent', folderId: '', durationSeconds: 3, transcript: undefined, createdAt: undefined, recordingId: '' });
     const err = await failure(h.conversion.convert(convertRequest({ userId, source: recordingSource(recording!.id), kind: 'summary' })));
     expect(err).toMatchObject({ code: 'invalid_request', param: 'recording_id' });
     expect((await usage(userId)).creditsUsed).toBe(0);

@@ -37,6 +37,9 @@ export function libraryHandlers(service: LibraryService): BoundService {
     async createRecording(req) {
       return { recording: await service.createRecording(req) };
     },
+    async deleteRecording(req) {
+      return { deleted: await service.deleteRecording(req) };
+    },
     async updateRecording(req) {
       return { recording: await service.updateRecording(req) };
     },

@@ -168,9 +168,23 @@ export class LibraryService {
     const transcript = req.transcript ? transcriptOf(req.transcript) : null;
     const createdAt = createdAtOf(req.createdAt, this.clock.now());
     const folderId = req.folderId === '' ? null : idOf('folder', req.folderId, 'folder_id');
-    const created = await this.store.createRecording({ id: newId('rec'), ownerId, title, folderId, durationSeconds, transcript, createdAt });
-    if (isMissing(created)) throw notFound('folder', 'folder_id');
+    if (req.recordingId !== '' && !isId('rec', req.recordingId)) {
+      throw new MurmurError('invalid_request', 'recording_id must be a recording id of the form rec_…, or empty for a new one.', { param: 'recording_id' });
+    }
+    const id = req.recordingId || newId('rec');
+    const created = await this.store.createRecording({ id, ownerId, title, folderId, durationSeconds, transcript, createdAt });
+    if (isMissing(created)) {
+      if (created.missing === 'taken') throw new MurmurError('invalid_request', 'recording_id is taken; choose another id or leave it empty.', { param: 'recording_id' });
+      throw notFound('folder', 'folder_id');
+    }
     return recordingSummaryMessage(created);
+  }
+
+  /** Deletes one of the owner's recordings and what refers to it; false when there was none (or the id is malformed). */
+  async deleteRecording(req: library.DeleteRecordingRequest): Promise<boolean> {
+    const ownerId = ownerIdOf(req.ownerId);
+    if (!isId('rec', req.recordingId)) return false;
+    return this.store.deleteRecording(ownerId, req.recordingId);
   }
 
   async updateRecording(req: library.UpdateRecordingRequest): Promise<library.Recording> {

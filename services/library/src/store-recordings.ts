@@ -105,10 +105,27 @@ export function postgresRecordingStore(db: Database): RecordingStore {
         `INSERT INTO recordings AS r (id, owner_id, title, folder_id, duration_seconds, created_at, updated_at, transcript, language, segments)
          SELECT $1, $2, $3, $4::text, $5::float8, $6::timestamptz, $6::timestamptz, $7::text, $8, $9::jsonb
          WHERE $4::text IS NULL OR EXISTS (SELECT 1 FROM folders WHERE owner_id = $2 AND id = $4)
+         ON CONFLICT (id) DO NOTHING
          RETURNING ${RECORDING_COLUMNS}`,
         [input.id, input.ownerId, input.title, input.folderId, input.durationSeconds, input.createdAt, t?.text ?? null, t?.language ?? '', JSON.stringify(t?.segments ?? [])],
       );
-      return row ? toRecording(row) : { missing: 'folder' };
+      if (row) return toRecording(row);
+      // Not inserted: the id exists (a retried save, or another owner's) or the folder does not.
+      const [existing] = await db.query<RecordingRow & { owner_id: string }>(`SELECT ${RECORDING_COLUMNS}, r.owner_id FROM recordings AS r WHERE r.id = $1`, [input.id]);
+      if (!existing) return { missing: 'folder' };
+      return existing.owner_id === input.ownerId ? toRecording(existing) : { missing: 'taken' };
+    },
+
+    async deleteRecording(ownerId, id) {
+      return db.transaction(async (client) => {
+        const found = await client.query('SELECT 1 FROM recordings WHERE owner_id = $1 AND id = $2 FOR UPDATE', [ownerId, id]);
+        if (found.rowCount === 0) return false;
+        for (const table of ['artifacts', 'thread_items', 'thread_context_sources', 'knowledge_base_recordings']) {
+          await client.query(`DELETE FROM ${table} WHERE owner_id = $1 AND recording_id = $2`, [ownerId, id]);
+        }
+        await client.query('DELETE FROM recordings WHERE owner_id = $1 AND id = $2', [ownerId, id]);
+        return true;
+      });
     },
 
     async updateRecording(ownerId, id, changes, now) {

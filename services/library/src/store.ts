@@ -99,7 +99,13 @@ export interface NewArtifact {
 export interface RecordingStore {
   listRecordings(ownerId: string, filter: RecordingFilter, page: PageQuery): Promise<RecordingRecord[]>;
   getRecording(ownerId: string, id: string): Promise<RecordingDetail | null>;
-  createRecording(input: NewRecording): Promise<RecordingRecord | Missing<'folder'>>;
+  /**
+   * Stores a new recording; with an id that exists already for the same owner, returns that one
+   * unchanged (a retried save). `taken`: the id belongs to another owner.
+   */
+  createRecording(input: NewRecording): Promise<RecordingRecord | Missing<'folder' | 'taken'>>;
+  /** Deletes one of the owner's recordings with what refers to it (artifacts, thread and KB links); false when there was none. */
+  deleteRecording(ownerId: string, id: string): Promise<boolean>;
   updateRecording(ownerId: string, id: string, changes: RecordingChanges, now: Date): Promise<RecordingRecord | Missing<'recording' | 'folder'>>;
   attachTranscript(ownerId: string, id: string, transcript: CleanTranscript, now: Date): Promise<RecordingRecord | null>;
   /** Stores the artifact and bumps the recording's updated_at; null when the recording is missing. */

@@ -18,7 +18,7 @@ describe('library reads over gRPC', () => {
   const transcript = (text: string) => ({ text, language: 'en', segments: [{ startSeconds: 0, endSeconds: 2, text }] });
 
   async function recording(ownerId: string, fields: Partial<library.CreateRecordingRequest> = {}): Promise<library.Recording> {
-    const res = await h.client.createRecording({ ownerId, title: 'Untitled', folderId: '', durationSeconds: 10, transcript: undefined, createdAt: undefined, ...fields });
+    const res = await h.client.createRecording({ ownerId, title: 'Untitled', folderId: '', durationSeconds: 10, transcript: undefined, createdAt: undefined, ...fields, recordingId: '' });
     return res.recording!;
   }
 
@@ -131,7 +131,7 @@ describe('library reads over gRPC', () => {
     it('refuses every write that names another owner’s row, with the message of a missing one', async () => {
       const a = alice.owner;
       const cases: Array<[string, (foreign: boolean) => Promise<unknown>]> = [
-        ['CreateRecording folder_id', (f) => h.client.createRecording({ ownerId: a, title: 'x', folderId: f ? bob.folder : newId('fld'), durationSeconds: 1, transcript: undefined, createdAt: undefined })],
+        ['CreateRecording folder_id', (f) => h.client.createRecording({ ownerId: a, title: 'x', folderId: f ? bob.folder : newId('fld'), durationSeconds: 1, transcript: undefined, createdAt: undefined, recordingId: '' })],
         ['UpdateRecording recording_id', (f) => h.client.updateRecording({ ownerId: a, recordingId: f ? bob.recording : newId('rec'), title: 'stolen' })],
         ['UpdateRecording folder_id', (f) => h.client.updateRecording({ ownerId: a, recordingId: alice.recording, folderId: f ? bob.folder : newId('fld') })],
         ['AttachTranscript', (f) => h.client.attachTranscript({ ownerId: a, recordingId: f ? bob.recording : newId('rec'), transcript: transcript('overwrite') })],
@@ -171,7 +171,7 @@ describe('library reads over gRPC', () => {
         h.client.getFolder({ ownerId, folderId: alice.folder }),
         h.client.listKnowledgeBases({ ownerId, page: page() }),
         h.client.getLibraryStats({ ownerId }),
-        h.client.createRecording({ ownerId, title: 'x', folderId: '', durationSeconds: 0, transcript: undefined, createdAt: undefined }),
+        h.client.createRecording({ ownerId, title: 'x', folderId: '', durationSeconds: 0, transcript: undefined, createdAt: undefined, recordingId: '' }),
         h.client.updateRecording({ ownerId, recordingId: alice.recording, title: 'x' }),
         h.client.attachTranscript({ ownerId, recordingId: alice.recording, transcript: transcript('x') }),
         h.client.addArtifact({ ownerId, recordingId: alice.recording, kind: 'summary', format: 0, content: 'x', creditsCharged: 0, data: undefined }),

@@ -13,7 +13,7 @@ describe('library writes over gRPC', () => {
     await h.stop();
   });
 
-  const base = (ownerId: string): library.CreateRecordingRequest => ({ ownerId, title: 'Note', folderId: '', durationSeconds: 12, transcript: undefined, createdAt: undefined });
+  const base = (ownerId: string): library.CreateRecordingRequest => ({ ownerId, title: 'Note', folderId: '', durationSeconds: 12, transcript: undefined, createdAt: undefined, recordingId: '' });
   const create = async (ownerId: string, fields: Partial<library.CreateRecordingRequest> = {}) => (await h.client.createRecording({ ...base(ownerId), ...fields })).recording!;
   const get = async (ownerId: string, recordingId: string) => (await h.client.getRecording({ ownerId, recordingId })).recording!;
   const search = async (ownerId: string, query: string) =>

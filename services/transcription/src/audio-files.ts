@@ -3,6 +3,7 @@
  * upload (with the size limit enforced while it streams), decoding it with ffmpeg to PCM while
  * the chunk planner watches the samples go by, and cutting a chunk out of the PCM as a WAV.
  */
+import type { Hash } from 'node:crypto';
 import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { Transform } from 'node:stream';
@@ -36,10 +37,11 @@ export async function closeQuietly(out: WriteStream): Promise<void> {
 }
 
 /**
- * Writes the audio chunks to `file`, counting bytes. Over `maxBytes` → audio_too_large at once,
- * before the rest is read; nothing at all → missing_audio. Returns the byte count.
+ * Writes the audio chunks to `file`, counting bytes (and feeding `hash`, when given: the request
+ * fingerprint). Over `maxBytes` → audio_too_large at once, before the rest is read; nothing at
+ * all → missing_audio. Returns the byte count.
  */
-export async function spoolUpload(chunks: AsyncIterable<Uint8Array>, file: string, maxBytes: number): Promise<number> {
+export async function spoolUpload(chunks: AsyncIterable<Uint8Array>, file: string, maxBytes: number, hash?: Hash): Promise<number> {
   const out = createWriteStream(file);
   let bytes = 0;
   try {
@@ -52,6 +54,7 @@ export async function spoolUpload(chunks: AsyncIterable<Uint8Array>, file: strin
           meta: { max_bytes: String(maxBytes) },
         });
       }
+      hash?.update(chunk);
       if (!out.write(chunk)) await once(out, 'drain');
     }
     out.end();
@@ -74,13 +77,15 @@ export class UndecodableAudioError extends Error {}
 /**
  * Decodes `input` (a file, so containers with their index at the end — MP4/M4A with a trailing
  * moov — work) to 16 kHz mono s16le PCM in `output`, handing every block to `onPcm` on the
- * way (the chunk planner). Returns the PCM byte count. A failure to decode →
+ * way (the chunk planner, the paid-audio check). A promise from `onPcm` holds the block (and,
+ * through backpressure, ffmpeg) until it settles; a rejection stops the decode. Returns the PCM
+ * byte count. A failure to decode →
  * {@link UndecodableAudioError}; an abort kills ffmpeg and rejects with the abort reason.
  */
 export async function decodeToPcm(
   input: string,
   output: string,
-  opts: { signal: AbortSignal; onPcm?: (block: Buffer) => void; ffmpegPath?: string },
+  opts: { signal: AbortSignal; onPcm?: (block: Buffer) => void | Promise<void>; ffmpegPath?: string },
 ): Promise<number> {
   const args = [
     '-nostdin', '-hide_banner', '-loglevel', 'error',
@@ -94,13 +99,15 @@ export async function decodeToPcm(
   const tap = new Transform({
     transform(block: Buffer, _enc, cb) {
       bytes += block.length;
+      let waiting: void | Promise<void>;
       try {
-        opts.onPcm?.(block);
+        waiting = opts.onPcm?.(block);
       } catch (err) {
         cb(err as Error);
         return;
       }
-      cb(null, block);
+      if (waiting) waiting.then(() => cb(null, block), (err: unknown) => cb(err as Error));
+      else cb(null, block);
     },
   });
   const written = pipeline(proc.child.stdout, tap, createWriteStream(output)).then(

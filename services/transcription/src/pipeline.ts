@@ -27,6 +27,8 @@ export interface DecodeOptions {
   maxPcmBytes?: number;
   tooLong?: () => Error;
   ffmpegPath?: string;
+  /** Told the PCM bytes decoded so far after each block; a promise holds the decode until it settles (paid-audio.ts). */
+  paid?: (decodedBytes: number) => Promise<void> | undefined;
 }
 
 /** Decodes `input` into `dir`/audio.pcm, cutting pieces on the way (see {@link decodeToPcm}). */
@@ -41,6 +43,7 @@ export async function decodeAndCut(input: string, dir: string, opts: DecodeOptio
       decoded += block.length;
       if (opts.maxPcmBytes !== undefined && decoded > opts.maxPcmBytes) throw opts.tooLong?.() ?? new Error('the audio is too long');
       pieces.push(...chunker.push(block));
+      return opts.paid?.(decoded);
     },
     ...(opts.ffmpegPath ? { ffmpegPath: opts.ffmpegPath } : {}),
   });

@@ -10,6 +10,7 @@
  *
  * Logs carry ids, sizes, durations and timings — never audio or transcript text.
  */
+import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -30,12 +31,13 @@ import type { SpeechEngine } from './engines/engine';
 import { BYTES_PER_SECOND } from './pcm';
 import type { ChunkRange } from './chunker';
 import { decodeAndCut, recognizeChunks, type DecodedAudio, type RecognizeChunksOptions } from './pipeline';
+import { FIRST_HOLD_SECONDS, PaidAudio } from './paid-audio';
 import { PIECE_SECONDS, planRecognition } from './plan';
 import { Semaphore } from './pool';
 import type { StitchedTranscript } from './stitch';
 
 /** The billing RPCs a transcription uses. */
-export type BillingPort = Pick<PromiseClient<billing.BillingServiceClient>, 'reserve' | 'commit' | 'release' | 'renewReservation'>;
+export type BillingPort = Pick<PromiseClient<billing.BillingServiceClient>, 'reserve' | 'commit' | 'release' | 'renewReservation' | 'extendReservation'>;
 
 /**
  * Longest audio decoded: 12 hours (1.4 GB of PCM on disk). 500 MB of low-bitrate Opus can
@@ -140,40 +142,35 @@ export class TranscriptionService {
     const started = Date.now();
     const dir = await mkdtemp(path.join(this.tmpDir, 'murmur-trn-'));
     try {
-      const maxBytes = audioLimitOf(config);
       const uploadFile = path.join(dir, `upload${safeExtension(config.filename)}`);
-      const uploadBytes = await spoolUpload(audio, uploadFile, maxBytes);
+      const audioHash = createHash('sha256');
+      const uploadBytes = await spoolUpload(audio, uploadFile, audioLimitOf(config), audioHash);
       call.signal.throwIfAborted();
 
-      const { pcmFile, durationSeconds: duration, pieces } = await this.decode(uploadFile, dir, call.signal, id);
-      const chunks = this.plan(pieces);
-      const decodedAt = Date.now();
-      log.info(
-        { transcription_id: id, upload_bytes: uploadBytes, duration_seconds: duration, pieces: pieces.length, chunks: chunks.length, decode_ms: decodedAt - started },
-        'audio decoded',
-      );
-      call.signal.throwIfAborted();
-
-      const { reservation } = await this.opts.billing.reserve({
+      // Held before a byte is decoded: one priced minute now, extended as the decoded audio
+      // grows (paid-audio.ts), so a file whose header lies, or hours of silence, is decoded only
+      // as far as the caller can pay for.
+      const leaseSeconds = this.opts.leaseSeconds ?? DEFAULT_HOLD_LEASE_SECONDS;
+      const { reservation, replayed } = await this.opts.billing.reserve({
         userId: config.userId,
         operation: billing.Operation.OPERATION_TRANSCRIBE,
         credits: 0,
         // A caller without an Idempotency-Key still gets one reservation per call.
         idempotencyKey: config.idempotencyKey || id,
         admissionId: config.admissionId,
-        audioSeconds: duration,
+        audioSeconds: FIRST_HOLD_SECONDS,
         transcriptChars: 0,
         // A short lease renewed while the work runs: a killed process's hold returns within it.
-        holdSeconds: this.opts.leaseSeconds ?? DEFAULT_HOLD_LEASE_SECONDS,
+        holdSeconds: leaseSeconds,
+        requestFingerprint: transcriptionFingerprint(config, audioHash.digest('hex')),
       });
       if (!reservation) throw new Error('billing answered Reserve without a reservation');
-      if (reservation.state === billing.ReservationState.RESERVATION_STATE_RELEASED || reservation.state === billing.ReservationState.RESERVATION_STATE_EXPIRED) {
-        // The key belongs to a call that already failed: recognising again could never be charged.
-        throw new MurmurError('idempotency_conflict', undefined, { param: 'idempotency_key' });
-      }
+      // The same request again: recognising it again would be work nobody pays for.
+      if (replayed) throw replayRefusal(reservation);
+      const hold = { userId: config.userId, reservationId: reservation.id };
       const release = async (reason: string) => {
         try {
-          await this.opts.billing.release({ reservationId: reservation.id, userId: config.userId, reason });
+          await this.opts.billing.release({ ...hold, reason });
           log.info({ transcription_id: id, reservation_id: reservation.id, reason }, 'reservation released');
         } catch (err) {
           // Billing expires the hold by itself after hold_seconds; log and carry on.
@@ -181,18 +178,26 @@ export class TranscriptionService {
         }
       };
 
-      const lease = keepReservationHeld(
-        this.opts.billing,
-        { userId: config.userId, reservationId: reservation.id },
-        { leaseSeconds: this.opts.leaseSeconds ?? DEFAULT_HOLD_LEASE_SECONDS, log },
-      );
+      const lease = keepReservationHeld(this.opts.billing, hold, { leaseSeconds, log });
+      const paid = new PaidAudio(this.opts.billing, hold, reservation.audioSecondsCovered, this.maxAudioSeconds);
+      let duration = 0;
+      let chunks: ChunkRange[] = [];
+      let decodedAt = started;
       let recognized: { transcript: StitchedTranscript; language: string };
       let charged: number;
       let recognizedAt = decodedAt;
       try {
+        const signal = AbortSignal.any([call.signal, lease.signal]);
         try {
-          const signal = AbortSignal.any([call.signal, lease.signal]);
-          recognized = await this.recognize(chunks, pcmFile, dir, { language: config.language, signal });
+          const decoded = await this.decode(uploadFile, dir, signal, id, paid);
+          duration = decoded.durationSeconds;
+          chunks = this.plan(decoded.pieces);
+          decodedAt = Date.now();
+          log.info(
+            { transcription_id: id, upload_bytes: uploadBytes, duration_seconds: duration, pieces: decoded.pieces.length, chunks: chunks.length, decode_ms: decodedAt - started },
+            'audio decoded',
+          );
+          recognized = await this.recognize(chunks, decoded.pcmFile, dir, { language: config.language, signal });
           recognizedAt = Date.now();
         } catch (err) {
           if (call.signal.aborted) {
@@ -203,17 +208,18 @@ export class TranscriptionService {
             await release('hold_lapsed');
             throw holdLapsedError();
           }
+          if (err instanceof MurmurError) {
+            // Undecodable, too long, more than the credits pay for: the caller's to mend.
+            await release(err.code);
+            throw err;
+          }
           await release('engine_failed');
           log.error({ transcription_id: id, engine: engine.name, err: (err as Error).message }, 'engine failed');
           throw new MurmurError('transcription_failed');
         }
         try {
-          const committed = await this.opts.billing.commit({
-            reservationId: reservation.id,
-            userId: config.userId,
-            credits: reservation.credits,
-            usageSeconds: Math.ceil(duration),
-          });
+          // The decoded length is what is charged, at the rate the hold was made at.
+          const committed = await this.opts.billing.commit({ ...hold, credits: 0, usageSeconds: Math.ceil(duration), audioSeconds: Math.max(duration, MIN_PRICED_SECONDS) });
           charged = committed.reservation?.credits ?? reservation.credits;
         } catch (err) {
           await release('commit_failed');
@@ -264,14 +270,18 @@ export class TranscriptionService {
     };
   }
 
-  /** ffmpeg → PCM on disk, cutting pieces on the way; undecodable → unsupported_audio. */
-  async decode(uploadFile: string, dir: string, signal: AbortSignal, id: string): Promise<DecodedAudio> {
+  /**
+   * ffmpeg → PCM on disk, cutting pieces on the way; undecodable → unsupported_audio. With
+   * `paid`, decoding goes only as far as the credit hold pays for (see paid-audio.ts).
+   */
+  async decode(uploadFile: string, dir: string, signal: AbortSignal, id: string, paid?: PaidAudio): Promise<DecodedAudio> {
     try {
       return await decodeAndCut(uploadFile, dir, {
         signal,
         maxPcmBytes: (this.opts.maxAudioSeconds ?? DEFAULT_MAX_AUDIO_SECONDS) * BYTES_PER_SECOND,
         tooLong: () => this.tooLong(),
         ...(this.opts.ffmpegPath ? { ffmpegPath: this.opts.ffmpegPath } : {}),
+        ...(paid ? { paid: (bytes: number) => paid.cover(bytes) } : {}),
       });
     } catch (err) {
       if (err instanceof UndecodableAudioError) {
@@ -284,12 +294,42 @@ export class TranscriptionService {
 }
 
 /**
- * The most bytes of audio a call may send: its max_bytes, or when 0 DESIGN.md §3's 500 MB —
- * kit's MAX_AUDIO_BYTES (decimal), the limit the gateway applies, so a direct gRPC caller meets
- * the same one.
+ * The most bytes of audio a call may send: DESIGN.md §3's 500 MB — kit's MAX_AUDIO_BYTES
+ * (decimal), the limit the gateway applies — or a smaller max_bytes the caller asks for. A
+ * direct gRPC caller meets the same limit as the gateway's: a larger max_bytes does not raise it.
  */
 export function audioLimitOf(config: Pick<TranscribeConfig, 'maxBytes'>): number {
-  return config.maxBytes > 0 ? config.maxBytes : MAX_AUDIO_BYTES;
+  return config.maxBytes > 0 ? Math.min(config.maxBytes, MAX_AUDIO_BYTES) : MAX_AUDIO_BYTES;
+}
+
+/**
+ * Decoded audio shorter than this is priced as this much: a commit by audio needs a positive
+ * length, and any audio at all costs the first priced minute (billing's minimum of one credit).
+ */
+const MIN_PRICED_SECONDS = 0.001;
+
+/**
+ * What a transcription's result depends on, as one digest: the audio's bytes and the language
+ * asked for. Billing binds the idempotency key to it, so the key replays only this request —
+ * never other audio, and never a conversion or a job.
+ */
+export function transcriptionFingerprint(config: Pick<TranscribeConfig, 'language'>, audioSha256: string): string {
+  return `sha256:${createHash('sha256').update(JSON.stringify(['transcribe/1', config.language, audioSha256])).digest('hex')}`;
+}
+
+/**
+ * Why a replayed idempotency key gets no transcript: the request's first call still runs, ended
+ * charged (its response is kept by the caller that made it, the gateway, not here), or failed.
+ */
+export function replayRefusal(reservation: billing.Reservation): MurmurError {
+  const State = billing.ReservationState;
+  const message =
+    reservation.state === State.RESERVATION_STATE_HELD
+      ? 'A transcription with this Idempotency-Key is still running. Retry after it finishes.'
+      : reservation.state === State.RESERVATION_STATE_COMMITTED
+        ? 'This Idempotency-Key belongs to a transcription that completed and was charged; its response is no longer kept. Use a new key for a new transcription.'
+        : 'This Idempotency-Key belongs to a transcription that failed or was cancelled; its credits were returned. Retry with a new key.';
+  return new MurmurError('idempotency_conflict', message, { param: 'idempotency_key' });
 }
 
 /** "en-US" → "en": the response carries ISO 639-1 like the engines report. */

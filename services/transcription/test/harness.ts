@@ -44,6 +44,7 @@ export async function startStack(opts: { engine: SpeechEngine; concurrency?: num
     reserve: (req, o) => ownBilling.reserve(req, o),
     commit: (req, o) => ownBilling.commit(req, o),
     renewReservation: (req, o) => ownBilling.renewReservation(req, o),
+    extendReservation: (req, o) => ownBilling.extendReservation(req, o),
     release: async (req, o) => {
       const res = await ownBilling.release(req, o);
       const seen = { reservationId: req.reservationId, reason: req.reason };

@@ -78,6 +78,7 @@ export const BILLING_RULES: ServiceRules<typeof billing.BillingServiceService> =
   admitAiRequest: { user: { owner: 'userId' } },
   getRateLimit: { user: { owner: 'userId' }, admin: true },
   reserve: { workloads: ['transcription', 'conversion'] },
+  extendReservation: { workloads: ['transcription'] },
   commit: { workloads: ['transcription', 'conversion'] },
   release: { workloads: ['transcription', 'conversion'] },
   renewReservation: { workloads: ['transcription', 'conversion'] },
@@ -98,8 +99,13 @@ export const LIBRARY_RULES: ServiceRules<typeof library.LibraryServiceService> =
   getFolder: { user: { owner: 'ownerId' }, workloads: ['transcription'], admin: true },
   listKnowledgeBases: OWN_DATA,
   getLibraryStats: OWN_DATA,
-  // A transcription job that completes stores its transcript for the job's owner (save: true).
-  createRecording: { user: { owner: 'ownerId' }, workloads: ['transcription'], admin: true },
+  // A transcription that completes stores its transcript for its owner (save: true): a job by the
+  // transcription service, POST /transcribe by the gateway once the transcript is charged. Not a
+  // developer's own call: a recording is made only from paid transcription, never from text sent
+  // directly (which would store any transcript free of charge).
+  createRecording: { workloads: ['transcription', 'gateway'], admin: true },
+  // A transcription job that ended without its charge (canceled, failed) takes back the recording it saved.
+  deleteRecording: { workloads: ['transcription'], admin: true },
   updateRecording: ADMIN,
   attachTranscript: ADMIN,
   addArtifact: { workloads: ['conversion'], admin: true },

@@ -246,9 +246,9 @@ export class JobStore {
     await tx.query(`UPDATE jobs SET queue_job_id = $2 WHERE id = $1`, [id, queueJobId]);
   }
 
-  /** The recording a completing job saved (kept before the charge, so a retry does not save it twice). */
-  async setRecording(id: string, recordingId: string): Promise<void> {
-    await this.db.query(`UPDATE jobs SET recording_id = $2, updated_at = now() WHERE id = $1`, [id, recordingId]);
+  /** What decoding found: the audio's real length and the credits now held for it (the hold grows with decoded audio). */
+  async setDecoded(id: string, durationSeconds: number, creditsReserved: number): Promise<void> {
+    await this.db.query(`UPDATE jobs SET duration_seconds = $2, credits_reserved = $3, updated_at = now() WHERE id = $1`, [id, durationSeconds, creditsReserved]);
   }
 
   /** The job's audio is gone from the store. */

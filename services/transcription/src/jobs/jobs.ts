@@ -2,19 +2,23 @@
  * The job RPCs' side of transcription jobs: submit (store the audio, price it, hold the
  * credits, queue it), read, list, cancel and watch. The work itself is worker.ts.
  *
- * Submission answers as soon as the upload is stored and priced: the duration comes from the
- * container's header (probe.ts), and only a file that does not state one is decoded first.
- * Everything that can be refused is refused here, before a job exists: the audio's size,
- * format and length, the language, the folder, and billing (credits, cap, rate limit through
- * the admission). Nothing is queued or held after a refusal.
+ * Submission answers as soon as the upload is stored and held for: the hold is the price of the
+ * duration the container's header states (probe.ts), or of one minute when it states none.
+ * That is only an estimate — a header can lie — so nothing is decoded here: the worker decodes
+ * under the hold, extends it as the decoded audio grows, and commits the decoded length's price
+ * (paid-audio.ts). Everything that can be refused from the upload alone is refused here, before a
+ * job exists: the audio's size, a format ffprobe cannot read, a stated length over the limit, the
+ * language, the folder, and billing (credits, cap, rate limit through the admission). Nothing is
+ * queued or held after a refusal.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import * as path from 'node:path';
 import { billing, type transcription } from '@murmur/proto';
 import { DEFAULT_HOLD_LEASE_SECONDS, filterDigest, hintOf, isId, isIdempotencyKey, MAX_IDEMPOTENCY_KEY_CHARS, MAX_TITLE_CHARS, MurmurError, newId, PageCursors, resolveLimit, titleOf } from '@murmur/kit';
 import { spoolUpload } from '../audio-files';
+import { FIRST_HOLD_SECONDS } from '../paid-audio';
 import { audioLimitOf, safeExtension } from '../service';
-import { dropAudio, HELD, JOB_HOLD_SECONDS, releaseHold, type JobDeps } from './deps';
+import { dropAudio, dropRecording, HELD, JOB_HOLD_SECONDS, releaseHold, type JobDeps } from './deps';
 import type { JobRow } from './job-store';
 import { presentJob, statusNameOf } from './present';
 import { probeDuration, UnreadableAudio } from './probe';
@@ -68,7 +72,7 @@ export class TranscriptionJobs {
       const file = path.join(dir, `upload${safeExtension(config.filename)}`);
       const bytes = await spoolUpload(audio, file, audioLimitOf(config));
       signal.throwIfAborted();
-      const duration = await this.durationOf(file, dir, signal, id);
+      const stated = await this.statedDuration(file, signal);
       ({ reservation } = await deps.billing.reserve({
         userId: config.userId,
         operation: billing.Operation.OPERATION_TRANSCRIBE,
@@ -76,10 +80,12 @@ export class TranscriptionJobs {
         // The job is the reservation's key: a retried or resumed job is charged once.
         idempotencyKey: id,
         admissionId: config.admissionId,
-        audioSeconds: duration,
+        audioSeconds: stated ?? FIRST_HOLD_SECONDS,
         transcriptChars: 0,
         // Short until the job is safely queued: a crash in between frees the credits within it.
         holdSeconds: DEFAULT_HOLD_LEASE_SECONDS,
+        // The job is the request: its id is the key, and no other request can carry it.
+        requestFingerprint: `transcription-job:${id}`,
       }));
       if (!reservation) throw new Error('billing answered Reserve without a reservation');
       await deps.audio.put(id, file);
@@ -98,7 +104,8 @@ export class TranscriptionJobs {
           folder_id: config.folderId,
           audio_key: id,
           upload_bytes: bytes,
-          duration_seconds: duration,
+          // The header's word until the worker decodes it (then the decoded length).
+          duration_seconds: stated ?? 0,
           reservation_id: held.id,
           credits_reserved: held.credits,
           webhook_url: webhookUrl,
@@ -114,7 +121,7 @@ export class TranscriptionJobs {
       }
       deps.queue.wake();
       await this.holdForTheJob(row);
-      deps.log.info({ job_id: id, upload_bytes: bytes, duration_seconds: duration, credits: held.credits, submit_ms: Date.now() - started }, 'transcription job queued');
+      deps.log.info({ job_id: id, upload_bytes: bytes, duration_seconds: stated ?? null, credits: held.credits, submit_ms: Date.now() - started }, 'transcription job queued');
       return presentJob(row);
     } catch (err) {
       if (reservation) await releaseHold(deps, { id, owner_id: config.userId, reservation_id: reservation.id }, 'submission failed');
@@ -126,8 +133,11 @@ export class TranscriptionJobs {
     }
   }
 
-  /** The header's duration; else the decoded one. Unreadable → unsupported_audio; too long → audio_too_large. */
-  private async durationOf(file: string, dir: string, signal: AbortSignal, id: string): Promise<number> {
+  /**
+   * The duration the header states, if any (an estimate to hold credits for, never the price).
+   * Unreadable → unsupported_audio; a stated length over the limit → audio_too_large.
+   */
+  private async statedDuration(file: string, signal: AbortSignal): Promise<number | undefined> {
     const { transcriber } = this.deps;
     let seconds: number | undefined;
     try {
@@ -136,8 +146,7 @@ export class TranscriptionJobs {
       if (err instanceof UnreadableAudio) throw new MurmurError('unsupported_audio', undefined, { param: 'audio' });
       throw err;
     }
-    if (seconds === undefined) seconds = (await transcriber.decode(file, dir, signal, id)).durationSeconds;
-    if (seconds > transcriber.maxAudioSeconds) throw transcriber.tooLong();
+    if (seconds !== undefined && seconds > transcriber.maxAudioSeconds) throw transcriber.tooLong();
     return seconds;
   }
 
@@ -182,6 +191,7 @@ export class TranscriptionJobs {
     const ended = await deps.store.finish(id, async (live) => ({ status: 'canceled', holdOpen: !(await releaseHold(deps, live, 'canceled')) }));
     if (!ended) throw new MurmurError('transcription_not_cancelable', undefined, { param: 'id' });
     if (ended.queue_job_id) await deps.queue.cancel(ended.queue_job_id);
+    await dropRecording(deps, ended);
     await dropAudio(deps, ended);
     deps.log.info({ job_id: id }, 'transcription job canceled');
     return presentJob(ended);

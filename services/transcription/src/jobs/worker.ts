@@ -2,27 +2,38 @@
  * One attempt at a queued job, on whichever replica the queue gave it to:
  *  1. the job becomes `processing`; its credit hold is renewed (a job queued through a day-long
  *     outage whose hold lapsed fails, charging nothing);
- *  2. the stored audio is decoded afresh into this attempt's temp folder;
+ *  2. the stored audio is decoded afresh into this attempt's temp folder, only as far as the hold
+ *     pays for: the hold made at submission priced the header's duration (or one minute), which a
+ *     file can misstate, so it is extended as the decoded audio grows, and a job whose audio runs
+ *     past what its owner can pay for fails with insufficient_tokens (paid-audio.ts);
  *  3. the recognition plan is read back (stored by the first attempt, so every attempt cuts the
  *     audio the same way, whatever replica it runs on) and only chunks without a stored
  *     transcript are recognised — each recorded as it finishes, with the job's progress;
- *  4. the job ends in one guarded step with the credits committed (and, with `save`, the
- *     recording stored), then its audio is deleted.
+ *  4. the job ends in one guarded step, with its row locked: with `save`, the recording stored
+ *     (under an id derived from the job's, so a retry finds it), then the decoded length's price
+ *     committed; then its audio is deleted. A cancel takes the same lock, so it lands wholly
+ *     before this step (nothing is stored or charged) or after it (the job has completed).
  * A cancel (seen at the next chunk, or when the queue takes the job back) stops it. A failure
  * fails the attempt: the queue retries it, resuming from the chunks done; the last attempt's
- * failure — or a failure no retry can mend — ends the job as failed with its credits released.
+ * failure — or a failure no retry can mend — ends the job as failed with its credits released,
+ * and a recording an interrupted end step may have stored is deleted: no transcript is kept
+ * without its charge.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import * as path from 'node:path';
 import { keepReservationHeld, MurmurError, transcriptionTitle, type Logger } from '@murmur/kit';
 import { BYTES_PER_SECOND } from '../pcm';
 import type { ChunkTranscript } from '../stitch';
-import { COMMITTED, dropAudio, HELD, JOB_HOLD_SECONDS, releaseHold, type JobDeps } from './deps';
+import { PaidAudio } from '../paid-audio';
+import { COMMITTED, dropAudio, dropRecording, HELD, JOB_HOLD_SECONDS, recordingIdOf, releaseHold, type JobDeps } from './deps';
 import type { JobErrorBody, JobResult, JobRow } from './job-store';
 import type { Attempt, JobMessage } from './queue';
 
 /** Failures that another attempt cannot mend: the job ends at once. */
-const FINAL_CODES = new Set(['unsupported_audio', 'audio_too_large', 'missing_audio', 'invalid_request', 'not_found']);
+const FINAL_CODES = new Set(['unsupported_audio', 'audio_too_large', 'missing_audio', 'invalid_request', 'not_found', 'insufficient_tokens', 'spending_cap_reached']);
+
+/** A decoded length priced by billing must be positive: any audio at all costs the first priced minute. */
+const MIN_PRICED_SECONDS = 0.001;
 
 class Canceled extends Error {}
 
@@ -72,7 +83,9 @@ export class JobWorker {
 
   private async fail(id: string, error: JobErrorBody): Promise<void> {
     const ended = await this.deps.store.finish(id, async (live) => ({ status: 'failed', error, holdOpen: !(await releaseHold(this.deps, live, `failed: ${error.code}`)) }));
-    if (ended) await dropAudio(this.deps, ended);
+    if (!ended) return;
+    await dropRecording(this.deps, ended);
+    await dropAudio(this.deps, ended);
   }
 
   private async process(row: JobRow, attempt: Attempt): Promise<void> {
@@ -89,7 +102,13 @@ export class JobWorker {
     try {
       if (!row.audio_key) throw new Error('the job has no stored audio');
       const audio = await deps.audio.localFile(row.audio_key, dir);
-      const decoded = await deps.transcriber.decode(audio, dir, signal, row.id);
+      // A hold committed already (an attempt that charged, then died before the job ended) pays for all of it.
+      const paid = reservation.state === HELD ? new PaidAudio(deps.billing, hold, reservation.audioSecondsCovered, deps.transcriber.maxAudioSeconds) : undefined;
+      const decoded = await deps.transcriber.decode(audio, dir, signal, row.id, paid);
+      const creditsHeld = paid?.creditsHeld ?? reservation.credits;
+      if (decoded.durationSeconds !== row.duration_seconds || creditsHeld !== row.credits_reserved) {
+        await deps.store.setDecoded(row.id, decoded.durationSeconds, creditsHeld);
+      }
       const plan = await deps.store.plan(row.id, deps.transcriber.plan(decoded.pieces));
       const chunks = plan.map((c) => ({ startByte: c.start_byte, endByte: c.end_byte }));
       const total = chunks.reduce((sum, c) => sum + (c.endByte - c.startByte), 0);
@@ -107,13 +126,13 @@ export class JobWorker {
         done,
         onChunk: async (index, chunk, language) => {
           doneBytes += plan[index]!.end_byte - plan[index]!.start_byte;
-          const processed = total > 0 ? (doneBytes / total) * row.duration_seconds : 0;
+          const processed = total > 0 ? (doneBytes / total) * decoded.durationSeconds : 0;
           const live = await deps.store.saveChunk(row.id, index, { text: chunk.text, segments: chunk.segments, language }, processed);
           if (!live) canceled.abort(new Canceled());
         },
       });
       if (canceled.signal.aborted) throw new Canceled();
-      const response = deps.transcriber.response(row.id, recognized, row.language, decoded.durationSeconds, row.credits_reserved);
+      const response = deps.transcriber.response(row.id, recognized, row.language, decoded.durationSeconds, 0);
       const result: JobResult = {
         id: row.id,
         text: response.text,
@@ -123,13 +142,20 @@ export class JobWorker {
         model: response.model,
         credits_charged: response.creditsCharged,
       };
-      // The recording first, kept on the job at once: a failure here (the folder was deleted)
-      // ends the job before anything is charged, and a retry after a crash reuses it.
-      if (row.save && !row.recording_id) await deps.store.setRecording(row.id, await this.saveRecording(row, result));
+      // One step under the job's lock (see the file comment): the recording first — a failure
+      // there (the folder was deleted) ends the attempt before anything is charged — then the
+      // charge for the audio decoded.
       const ended = await deps.store.finish(row.id, async (live) => {
-        const committed = await deps.billing.commit({ reservationId: live.reservation_id, userId: live.owner_id, credits: live.credits_reserved, usageSeconds: Math.ceil(decoded.durationSeconds) });
-        result.credits_charged = committed.reservation?.credits ?? live.credits_reserved;
-        return { status: 'completed', result, holdOpen: false };
+        const recordingId = live.save ? (live.recording_id ?? (await this.saveRecording(live, result))) : undefined;
+        const committed = await deps.billing.commit({
+          reservationId: live.reservation_id,
+          userId: live.owner_id,
+          credits: 0,
+          usageSeconds: Math.ceil(decoded.durationSeconds),
+          audioSeconds: Math.max(decoded.durationSeconds, MIN_PRICED_SECONDS),
+        });
+        result.credits_charged = committed.reservation?.credits ?? 0;
+        return { status: 'completed', result, ...(recordingId ? { recordingId } : {}), holdOpen: false };
       });
       if (!ended) throw new Canceled();
       await dropAudio(deps, ended);
@@ -147,6 +173,7 @@ export class JobWorker {
       durationSeconds: result.duration_seconds,
       transcript: { text: result.text, language: result.language, segments: result.segments.map((s) => ({ startSeconds: s.start, endSeconds: s.end, text: s.text })) },
       createdAt: undefined,
+      recordingId: recordingIdOf(job.id),
     });
     if (!recording) throw new Error('library answered CreateRecording without a recording');
     return recording.id;

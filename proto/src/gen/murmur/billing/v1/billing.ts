@@ -109,7 +109,14 @@ export interface Reservation {
     | Date
     | undefined;
   /** A held reservation past this time is released by the service itself. */
-  expiresAt: Date | undefined;
+  expiresAt:
+    | Date
+    | undefined;
+  /**
+   * A transcription priced by its audio: how many seconds of audio the credits held pay for
+   * (whole priced minutes); 0 for a conversion or an explicit amount.
+   */
+  audioSecondsCovered: number;
 }
 
 export interface LedgerEntry {
@@ -237,6 +244,13 @@ export interface ReserveRequest {
    * that keeps the hold alive with RenewReservation passes a short lease here.
    */
   holdSeconds: number;
+  /**
+   * A digest of everything the operation's result depends on (the audio and its options, the
+   * transcript and the artifact's kind, …), computed by the service doing the work; 1–128
+   * printable ASCII characters, required. The reservation keeps it: the same idempotency key
+   * with another fingerprint or operation is idempotency_conflict.
+   */
+  requestFingerprint: string;
 }
 
 export interface ReserveResponse {
@@ -247,7 +261,30 @@ export interface ReserveResponse {
    * The caller's rate-limit window after this call, when Reserve took the call's slot itself
    * (no admission_id was given and the reservation is new); unset otherwise.
    */
-  rateLimit: RateLimitState | undefined;
+  rateLimit:
+    | RateLimitState
+    | undefined;
+  /**
+   * True when the reservation was made earlier by the same request (same key, operation and
+   * fingerprint): nothing new was held, and the caller must not run the operation again.
+   */
+  replayed: boolean;
+}
+
+export interface ExtendReservationRequest {
+  reservationId: string;
+  userId: string;
+  /** The audio the hold must pay for now (seconds, > 0). */
+  audioSeconds: number;
+  /**
+   * Hold for up to this much when the balance allows (fewer extensions for long audio); below
+   * audio_seconds (0) means exactly audio_seconds.
+   */
+  maxAudioSeconds: number;
+}
+
+export interface ExtendReservationResponse {
+  reservation: Reservation | undefined;
 }
 
 export interface CommitRequest {
@@ -257,6 +294,11 @@ export interface CommitRequest {
   credits: number;
   /** Usage counted by this operation (audio seconds for a transcription). */
   usageSeconds: number;
+  /**
+   * A transcription's decoded audio, in seconds: when > 0, the final amount is its price at the
+   * reservation's rate (credits must be 0), and more than the hold pays for is refused.
+   */
+  audioSeconds: number;
 }
 
 export interface CommitResponse {
@@ -833,6 +875,7 @@ function createBaseReservation(): Reservation {
     idempotencyKey: "",
     createdAt: undefined,
     expiresAt: undefined,
+    audioSecondsCovered: 0,
   };
 }
 
@@ -867,6 +910,9 @@ export const Reservation: MessageFns<Reservation> = {
     }
     if (message.expiresAt !== undefined) {
       Timestamp.encode(toTimestamp(message.expiresAt), writer.uint32(82).fork()).join();
+    }
+    if (message.audioSecondsCovered !== 0) {
+      writer.uint32(89).double(message.audioSecondsCovered);
     }
     return writer;
   },
@@ -964,6 +1010,14 @@ export const Reservation: MessageFns<Reservation> = {
             message.expiresAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 11: {
+            if (tag !== 89) {
+              break;
+            }
+
+            message.audioSecondsCovered = reader.double();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -991,6 +1045,7 @@ export const Reservation: MessageFns<Reservation> = {
     message.idempotencyKey = object.idempotencyKey ?? "";
     message.createdAt = object.createdAt ?? undefined;
     message.expiresAt = object.expiresAt ?? undefined;
+    message.audioSecondsCovered = object.audioSecondsCovered ?? 0;
     return message;
   },
 };
@@ -2146,6 +2201,7 @@ function createBaseReserveRequest(): ReserveRequest {
     audioSeconds: 0,
     transcriptChars: 0,
     holdSeconds: 0,
+    requestFingerprint: "",
   };
 }
 
@@ -2174,6 +2230,9 @@ export const ReserveRequest: MessageFns<ReserveRequest> = {
     }
     if (message.holdSeconds !== 0) {
       writer.uint32(64).int32(message.holdSeconds);
+    }
+    if (message.requestFingerprint !== "") {
+      writer.uint32(74).string(message.requestFingerprint);
     }
     return writer;
   },
@@ -2255,6 +2314,14 @@ export const ReserveRequest: MessageFns<ReserveRequest> = {
             message.holdSeconds = reader.int32();
             continue;
           }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.requestFingerprint = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2280,12 +2347,13 @@ export const ReserveRequest: MessageFns<ReserveRequest> = {
     message.audioSeconds = object.audioSeconds ?? 0;
     message.transcriptChars = object.transcriptChars ?? 0;
     message.holdSeconds = object.holdSeconds ?? 0;
+    message.requestFingerprint = object.requestFingerprint ?? "";
     return message;
   },
 };
 
 function createBaseReserveResponse(): ReserveResponse {
-  return { reservation: undefined, rateLimit: undefined };
+  return { reservation: undefined, rateLimit: undefined, replayed: false };
 }
 
 export const ReserveResponse: MessageFns<ReserveResponse> = {
@@ -2295,6 +2363,9 @@ export const ReserveResponse: MessageFns<ReserveResponse> = {
     }
     if (message.rateLimit !== undefined) {
       RateLimitState.encode(message.rateLimit, writer.uint32(18).fork()).join();
+    }
+    if (message.replayed !== false) {
+      writer.uint32(24).bool(message.replayed);
     }
     return writer;
   },
@@ -2328,6 +2399,14 @@ export const ReserveResponse: MessageFns<ReserveResponse> = {
             message.rateLimit = RateLimitState.decode(reader, reader.uint32());
             continue;
           }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.replayed = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2351,12 +2430,161 @@ export const ReserveResponse: MessageFns<ReserveResponse> = {
     message.rateLimit = (object.rateLimit !== undefined && object.rateLimit !== null)
       ? RateLimitState.fromPartial(object.rateLimit)
       : undefined;
+    message.replayed = object.replayed ?? false;
+    return message;
+  },
+};
+
+function createBaseExtendReservationRequest(): ExtendReservationRequest {
+  return { reservationId: "", userId: "", audioSeconds: 0, maxAudioSeconds: 0 };
+}
+
+export const ExtendReservationRequest: MessageFns<ExtendReservationRequest> = {
+  encode(message: ExtendReservationRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.reservationId !== "") {
+      writer.uint32(10).string(message.reservationId);
+    }
+    if (message.userId !== "") {
+      writer.uint32(18).string(message.userId);
+    }
+    if (message.audioSeconds !== 0) {
+      writer.uint32(25).double(message.audioSeconds);
+    }
+    if (message.maxAudioSeconds !== 0) {
+      writer.uint32(33).double(message.maxAudioSeconds);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ExtendReservationRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseExtendReservationRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.reservationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 25) {
+              break;
+            }
+
+            message.audioSeconds = reader.double();
+            continue;
+          }
+          case 4: {
+            if (tag !== 33) {
+              break;
+            }
+
+            message.maxAudioSeconds = reader.double();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<ExtendReservationRequest>, I>>(base?: I): ExtendReservationRequest {
+    return ExtendReservationRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ExtendReservationRequest>, I>>(object: I): ExtendReservationRequest {
+    const message = createBaseExtendReservationRequest();
+    message.reservationId = object.reservationId ?? "";
+    message.userId = object.userId ?? "";
+    message.audioSeconds = object.audioSeconds ?? 0;
+    message.maxAudioSeconds = object.maxAudioSeconds ?? 0;
+    return message;
+  },
+};
+
+function createBaseExtendReservationResponse(): ExtendReservationResponse {
+  return { reservation: undefined };
+}
+
+export const ExtendReservationResponse: MessageFns<ExtendReservationResponse> = {
+  encode(message: ExtendReservationResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.reservation !== undefined) {
+      Reservation.encode(message.reservation, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ExtendReservationResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseExtendReservationResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.reservation = Reservation.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<ExtendReservationResponse>, I>>(base?: I): ExtendReservationResponse {
+    return ExtendReservationResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ExtendReservationResponse>, I>>(object: I): ExtendReservationResponse {
+    const message = createBaseExtendReservationResponse();
+    message.reservation = (object.reservation !== undefined && object.reservation !== null)
+      ? Reservation.fromPartial(object.reservation)
+      : undefined;
     return message;
   },
 };
 
 function createBaseCommitRequest(): CommitRequest {
-  return { reservationId: "", userId: "", credits: 0, usageSeconds: 0 };
+  return { reservationId: "", userId: "", credits: 0, usageSeconds: 0, audioSeconds: 0 };
 }
 
 export const CommitRequest: MessageFns<CommitRequest> = {
@@ -2372,6 +2600,9 @@ export const CommitRequest: MessageFns<CommitRequest> = {
     }
     if (message.usageSeconds !== 0) {
       writer.uint32(32).int64(message.usageSeconds);
+    }
+    if (message.audioSeconds !== 0) {
+      writer.uint32(41).double(message.audioSeconds);
     }
     return writer;
   },
@@ -2421,6 +2652,14 @@ export const CommitRequest: MessageFns<CommitRequest> = {
             message.usageSeconds = longToNumber(reader.int64());
             continue;
           }
+          case 5: {
+            if (tag !== 41) {
+              break;
+            }
+
+            message.audioSeconds = reader.double();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2442,6 +2681,7 @@ export const CommitRequest: MessageFns<CommitRequest> = {
     message.userId = object.userId ?? "";
     message.credits = object.credits ?? 0;
     message.usageSeconds = object.usageSeconds ?? 0;
+    message.audioSeconds = object.audioSeconds ?? 0;
     return message;
   },
 };
@@ -3377,7 +3617,9 @@ export const BillingServiceService = {
   },
   /**
    * Reserve holds credits for one AI operation, atomically (concurrent reserves never
-   * overdraw). The same idempotency key returns the same reservation. A conversion whose
+   * overdraw). The same idempotency key with the same operation and request fingerprint returns
+   * the same reservation (ReserveResponse.replayed); with another operation or fingerprint it is
+   * refused with idempotency_conflict, before anything is priced or held. A conversion whose
    * transcript_chars exceed the plan's max_transcript_chars is refused first, with
    * invalid_request (param "transcript"), before anything is held.
    */
@@ -3390,7 +3632,28 @@ export const BillingServiceService = {
     responseSerialize: (value: ReserveResponse): Buffer => Buffer.from(ReserveResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ReserveResponse => ReserveResponse.decode(value),
   },
-  /** Commit settles a reservation at its final amount (≤ the reserved amount); the rest returns. */
+  /**
+   * ExtendReservation raises a held transcription's hold so that it pays for at least
+   * audio_seconds of audio (and, when the balance allows, up to max_audio_seconds): the
+   * transcription service reserves before it decodes and extends the hold as the decoded audio
+   * grows, so it never decodes more than the caller can pay for. Refused, with nothing changed,
+   * with insufficient_tokens or spending_cap_reached when not even audio_seconds can be paid.
+   */
+  extendReservation: {
+    path: "/murmur.billing.v1.BillingService/ExtendReservation" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ExtendReservationRequest): Buffer =>
+      Buffer.from(ExtendReservationRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ExtendReservationRequest => ExtendReservationRequest.decode(value),
+    responseSerialize: (value: ExtendReservationResponse): Buffer =>
+      Buffer.from(ExtendReservationResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ExtendReservationResponse => ExtendReservationResponse.decode(value),
+  },
+  /**
+   * Commit settles a reservation at its final amount (≤ the reserved amount); the rest returns.
+   * A transcription may name the decoded audio instead (audio_seconds): billing prices it.
+   */
   commit: {
     path: "/murmur.billing.v1.BillingService/Commit" as const,
     requestStream: false as const,
@@ -3483,12 +3746,25 @@ export interface BillingServiceServer extends UntypedServiceImplementation {
   getRateLimit: handleUnaryCall<GetRateLimitRequest, GetRateLimitResponse>;
   /**
    * Reserve holds credits for one AI operation, atomically (concurrent reserves never
-   * overdraw). The same idempotency key returns the same reservation. A conversion whose
+   * overdraw). The same idempotency key with the same operation and request fingerprint returns
+   * the same reservation (ReserveResponse.replayed); with another operation or fingerprint it is
+   * refused with idempotency_conflict, before anything is priced or held. A conversion whose
    * transcript_chars exceed the plan's max_transcript_chars is refused first, with
    * invalid_request (param "transcript"), before anything is held.
    */
   reserve: handleUnaryCall<ReserveRequest, ReserveResponse>;
-  /** Commit settles a reservation at its final amount (≤ the reserved amount); the rest returns. */
+  /**
+   * ExtendReservation raises a held transcription's hold so that it pays for at least
+   * audio_seconds of audio (and, when the balance allows, up to max_audio_seconds): the
+   * transcription service reserves before it decodes and extends the hold as the decoded audio
+   * grows, so it never decodes more than the caller can pay for. Refused, with nothing changed,
+   * with insufficient_tokens or spending_cap_reached when not even audio_seconds can be paid.
+   */
+  extendReservation: handleUnaryCall<ExtendReservationRequest, ExtendReservationResponse>;
+  /**
+   * Commit settles a reservation at its final amount (≤ the reserved amount); the rest returns.
+   * A transcription may name the decoded audio instead (audio_seconds): billing prices it.
+   */
   commit: handleUnaryCall<CommitRequest, CommitResponse>;
   /** Release returns a reservation's credits in full (a failed or cancelled operation). */
   release: handleUnaryCall<ReleaseRequest, ReleaseResponse>;
@@ -3647,7 +3923,9 @@ export interface BillingServiceClient extends Client {
   ): ClientUnaryCall;
   /**
    * Reserve holds credits for one AI operation, atomically (concurrent reserves never
-   * overdraw). The same idempotency key returns the same reservation. A conversion whose
+   * overdraw). The same idempotency key with the same operation and request fingerprint returns
+   * the same reservation (ReserveResponse.replayed); with another operation or fingerprint it is
+   * refused with idempotency_conflict, before anything is priced or held. A conversion whose
    * transcript_chars exceed the plan's max_transcript_chars is refused first, with
    * invalid_request (param "transcript"), before anything is held.
    */
@@ -3666,7 +3944,32 @@ export interface BillingServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ReserveResponse) => void,
   ): ClientUnaryCall;
-  /** Commit settles a reservation at its final amount (≤ the reserved amount); the rest returns. */
+  /**
+   * ExtendReservation raises a held transcription's hold so that it pays for at least
+   * audio_seconds of audio (and, when the balance allows, up to max_audio_seconds): the
+   * transcription service reserves before it decodes and extends the hold as the decoded audio
+   * grows, so it never decodes more than the caller can pay for. Refused, with nothing changed,
+   * with insufficient_tokens or spending_cap_reached when not even audio_seconds can be paid.
+   */
+  extendReservation(
+    request: ExtendReservationRequest,
+    callback: (error: ServiceError | null, response: ExtendReservationResponse) => void,
+  ): ClientUnaryCall;
+  extendReservation(
+    request: ExtendReservationRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ExtendReservationResponse) => void,
+  ): ClientUnaryCall;
+  extendReservation(
+    request: ExtendReservationRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ExtendReservationResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Commit settles a reservation at its final amount (≤ the reserved amount); the rest returns.
+   * A transcription may name the decoded audio instead (audio_seconds): billing prices it.
+   */
   commit(
     request: CommitRequest,
     callback: (error: ServiceError | null, response: CommitResponse) => void,

@@ -265,11 +265,28 @@ export interface CreateRecordingRequest {
     | Transcript
     | undefined;
   /** Optional creation time (imports and seeding); now when absent. */
-  createdAt: Date | undefined;
+  createdAt:
+    | Date
+    | undefined;
+  /**
+   * Optional id for the new recording (rec_…); "" → a new one. The same id and owner again
+   * return the existing recording unchanged; an id another owner holds is invalid_request.
+   */
+  recordingId: string;
 }
 
 export interface CreateRecordingResponse {
   recording: Recording | undefined;
+}
+
+export interface DeleteRecordingRequest {
+  ownerId: string;
+  recordingId: string;
+}
+
+export interface DeleteRecordingResponse {
+  /** False when the owner had no recording with this id. */
+  deleted: boolean;
 }
 
 export interface UpdateRecordingRequest {
@@ -2723,7 +2740,15 @@ export const GetLibraryStatsResponse: MessageFns<GetLibraryStatsResponse> = {
 };
 
 function createBaseCreateRecordingRequest(): CreateRecordingRequest {
-  return { ownerId: "", title: "", folderId: "", durationSeconds: 0, transcript: undefined, createdAt: undefined };
+  return {
+    ownerId: "",
+    title: "",
+    folderId: "",
+    durationSeconds: 0,
+    transcript: undefined,
+    createdAt: undefined,
+    recordingId: "",
+  };
 }
 
 export const CreateRecordingRequest: MessageFns<CreateRecordingRequest> = {
@@ -2745,6 +2770,9 @@ export const CreateRecordingRequest: MessageFns<CreateRecordingRequest> = {
     }
     if (message.createdAt !== undefined) {
       Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(50).fork()).join();
+    }
+    if (message.recordingId !== "") {
+      writer.uint32(58).string(message.recordingId);
     }
     return writer;
   },
@@ -2810,6 +2838,14 @@ export const CreateRecordingRequest: MessageFns<CreateRecordingRequest> = {
             message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.recordingId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2835,6 +2871,7 @@ export const CreateRecordingRequest: MessageFns<CreateRecordingRequest> = {
       ? Transcript.fromPartial(object.transcript)
       : undefined;
     message.createdAt = object.createdAt ?? undefined;
+    message.recordingId = object.recordingId ?? "";
     return message;
   },
 };
@@ -2892,6 +2929,128 @@ export const CreateRecordingResponse: MessageFns<CreateRecordingResponse> = {
     message.recording = (object.recording !== undefined && object.recording !== null)
       ? Recording.fromPartial(object.recording)
       : undefined;
+    return message;
+  },
+};
+
+function createBaseDeleteRecordingRequest(): DeleteRecordingRequest {
+  return { ownerId: "", recordingId: "" };
+}
+
+export const DeleteRecordingRequest: MessageFns<DeleteRecordingRequest> = {
+  encode(message: DeleteRecordingRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.ownerId !== "") {
+      writer.uint32(10).string(message.ownerId);
+    }
+    if (message.recordingId !== "") {
+      writer.uint32(18).string(message.recordingId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteRecordingRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteRecordingRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.ownerId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.recordingId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<DeleteRecordingRequest>, I>>(base?: I): DeleteRecordingRequest {
+    return DeleteRecordingRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DeleteRecordingRequest>, I>>(object: I): DeleteRecordingRequest {
+    const message = createBaseDeleteRecordingRequest();
+    message.ownerId = object.ownerId ?? "";
+    message.recordingId = object.recordingId ?? "";
+    return message;
+  },
+};
+
+function createBaseDeleteRecordingResponse(): DeleteRecordingResponse {
+  return { deleted: false };
+}
+
+export const DeleteRecordingResponse: MessageFns<DeleteRecordingResponse> = {
+  encode(message: DeleteRecordingResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.deleted !== false) {
+      writer.uint32(8).bool(message.deleted);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteRecordingResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteRecordingResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.deleted = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<DeleteRecordingResponse>, I>>(base?: I): DeleteRecordingResponse {
+    return DeleteRecordingResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DeleteRecordingResponse>, I>>(object: I): DeleteRecordingResponse {
+    const message = createBaseDeleteRecordingResponse();
+    message.deleted = object.deleted ?? false;
     return message;
   },
 };
@@ -4340,7 +4499,11 @@ export const LibraryServiceService = {
       Buffer.from(GetLibraryStatsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetLibraryStatsResponse => GetLibraryStatsResponse.decode(value),
   },
-  /** CreateRecording stores a recording, optionally with its transcript (internal). */
+  /**
+   * CreateRecording stores a recording, optionally with its transcript (internal). With a
+   * recording_id chosen by the caller it is idempotent: the same id and owner again return the
+   * recording the first call made (a retried save).
+   */
   createRecording: {
     path: "/murmur.library.v1.LibraryService/CreateRecording" as const,
     requestStream: false as const,
@@ -4351,6 +4514,22 @@ export const LibraryServiceService = {
     responseSerialize: (value: CreateRecordingResponse): Buffer =>
       Buffer.from(CreateRecordingResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): CreateRecordingResponse => CreateRecordingResponse.decode(value),
+  },
+  /**
+   * DeleteRecording removes a recording with its artifacts and its places in threads and
+   * knowledge bases (internal: a transcription job that ended without its charge takes back the
+   * recording it saved). Deleting one that does not exist answers deleted = false.
+   */
+  deleteRecording: {
+    path: "/murmur.library.v1.LibraryService/DeleteRecording" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DeleteRecordingRequest): Buffer =>
+      Buffer.from(DeleteRecordingRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DeleteRecordingRequest => DeleteRecordingRequest.decode(value),
+    responseSerialize: (value: DeleteRecordingResponse): Buffer =>
+      Buffer.from(DeleteRecordingResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): DeleteRecordingResponse => DeleteRecordingResponse.decode(value),
   },
   /** UpdateRecording renames or moves a recording (internal). */
   updateRecording: {
@@ -4478,8 +4657,18 @@ export interface LibraryServiceServer extends UntypedServiceImplementation {
   listKnowledgeBases: handleUnaryCall<ListKnowledgeBasesRequest, ListKnowledgeBasesResponse>;
   /** GetLibraryStats counts an owner's content (for the profile). */
   getLibraryStats: handleUnaryCall<GetLibraryStatsRequest, GetLibraryStatsResponse>;
-  /** CreateRecording stores a recording, optionally with its transcript (internal). */
+  /**
+   * CreateRecording stores a recording, optionally with its transcript (internal). With a
+   * recording_id chosen by the caller it is idempotent: the same id and owner again return the
+   * recording the first call made (a retried save).
+   */
   createRecording: handleUnaryCall<CreateRecordingRequest, CreateRecordingResponse>;
+  /**
+   * DeleteRecording removes a recording with its artifacts and its places in threads and
+   * knowledge bases (internal: a transcription job that ended without its charge takes back the
+   * recording it saved). Deleting one that does not exist answers deleted = false.
+   */
+  deleteRecording: handleUnaryCall<DeleteRecordingRequest, DeleteRecordingResponse>;
   /** UpdateRecording renames or moves a recording (internal). */
   updateRecording: handleUnaryCall<UpdateRecordingRequest, UpdateRecordingResponse>;
   /** AttachTranscript sets or replaces a recording's transcript (internal). */
@@ -4629,7 +4818,11 @@ export interface LibraryServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetLibraryStatsResponse) => void,
   ): ClientUnaryCall;
-  /** CreateRecording stores a recording, optionally with its transcript (internal). */
+  /**
+   * CreateRecording stores a recording, optionally with its transcript (internal). With a
+   * recording_id chosen by the caller it is idempotent: the same id and owner again return the
+   * recording the first call made (a retried save).
+   */
   createRecording(
     request: CreateRecordingRequest,
     callback: (error: ServiceError | null, response: CreateRecordingResponse) => void,
@@ -4644,6 +4837,26 @@ export interface LibraryServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: CreateRecordingResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * DeleteRecording removes a recording with its artifacts and its places in threads and
+   * knowledge bases (internal: a transcription job that ended without its charge takes back the
+   * recording it saved). Deleting one that does not exist answers deleted = false.
+   */
+  deleteRecording(
+    request: DeleteRecordingRequest,
+    callback: (error: ServiceError | null, response: DeleteRecordingResponse) => void,
+  ): ClientUnaryCall;
+  deleteRecording(
+    request: DeleteRecordingRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: DeleteRecordingResponse) => void,
+  ): ClientUnaryCall;
+  deleteRecording(
+    request: DeleteRecordingRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: DeleteRecordingResponse) => void,
   ): ClientUnaryCall;
   /** UpdateRecording renames or moves a recording (internal). */
   updateRecording(

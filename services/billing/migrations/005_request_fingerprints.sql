@@ -1,0 +1,14 @@
+-- Idempotency keys that replay only the same request, and holds that grow with the audio.
+--
+-- request_fingerprint: a digest of everything the operation's result depends on, computed by the
+-- service doing the work. Reserve returns a reservation for its key only to a request with the
+-- same operation and fingerprint; anything else is idempotency_conflict. NULL for reservations
+-- made before this migration: they are never replayed (no fingerprint matches NULL).
+--
+-- unit_credits: the price of one priced unit (a started minute of audio, a started 1,000
+-- characters) on the plan when it was reserved, so ExtendReservation and a Commit by decoded
+-- audio price at the rate the hold began with; 0 for an explicit amount (never re-priced).
+
+ALTER TABLE reservations
+  ADD COLUMN request_fingerprint text NULL,
+  ADD COLUMN unit_credits        bigint NOT NULL DEFAULT 0 CONSTRAINT reservations_unit_credits_nonnegative CHECK (unit_credits >= 0);
