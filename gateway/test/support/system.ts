@@ -37,7 +37,7 @@ import { AUTH_MIGRATIONS_DIR, startAuthService } from '@murmur/auth';
 import { BILLING_MIGRATIONS_DIR, RedisRateLimiter, startBillingService } from '@murmur/billing';
 import { LIBRARY_MIGRATIONS_DIR, startLibraryService } from '@murmur/library';
 import { LocalEngine, startConversionService } from '@murmur/conversion';
-import { createPocketsphinxEngine, FileAudioStore, startTranscriptionService, TRANSCRIPTION_MIGRATIONS_DIR, type JobsDeps } from '@murmur/transcription';
+import { createPocketsphinxEngine, FileAudioStore, startTranscriptionService, TRANSCRIPTION_MIGRATIONS_DIR, type JobsDeps, type LibraryPort } from '@murmur/transcription';
 import { auth as authProto, billing as billingProto, library as libraryProto } from '@murmur/proto';
 import { createClient, keyVerifierVia, type Workload } from '@murmur/kit';
 import {
@@ -145,6 +145,11 @@ export interface SystemOptions {
   log?: Logger;
   /** Overrides of the transcription jobs' settings (with `ai`). */
   jobs?: Partial<Omit<JobsDeps, 'db' | 'library'>>;
+  /**
+   * Puts something in front of the real library client the jobs' worker uses (with `ai`): a test
+   * holds a call there to land another request at an exact point of a job's end.
+   */
+  jobLibrary?: (library: LibraryPort) => LibraryPort;
   /** Where an `audio_url` may point (the gateway's MURMUR_AUDIO_URL_*); default the production policy. */
   audioUrlPolicy?: AudioUrlPolicy;
 }
@@ -216,7 +221,7 @@ export async function startSystem(opts: SystemOptions = {}): Promise<TestSystem>
         jobs: {
           db: transcriptionDb!,
           audio: await FileAudioStore.open(audioDir),
-          library: transcriptionClients.library,
+          library: opts.jobLibrary ? opts.jobLibrary(transcriptionClients.library) : transcriptionClients.library,
           cursorSecret: 'murmur-test-cursor-secret',
           queue: { superviseSeconds: 1, heartbeatSeconds: 10, retryDelaySeconds: 0 },
           ...opts.jobs,

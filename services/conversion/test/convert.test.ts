@@ -8,6 +8,7 @@ import { billing, conversion, library } from '@murmur/proto';
 import { countCharacters, EngineError, KIND_NAMES, LocalEngine, parseCsv, type Artifact, type ConversionEngine, type EngineInput } from '../src/index';
 import { withWeekday } from '../src/nlp/dates';
 import { FIXTURES, INCIDENT_REVIEW, PRODUCT_SYNC, type Fixture } from './support/fixtures';
+import { conversionFingerprint } from '../src/service';
 import { convertRequest, failure, newUser, recordingSource, startHarness, transcriptSource, type Harness } from './support/harness';
 import { parseMarkdownTable, unescapeMarkdown } from './support/markdown';
 
@@ -176,17 +177,47 @@ describe('charging', () => {
     expect(r.creditsCharged).toBe(1);
   });
 
-  it('replays the same idempotency key without charging again', async () => {
+  it('never runs the engine again for a replayed key: the same request is refused as completed, charged once', async () => {
     const userId = newUser();
     const key = 'idem-replay-1';
-    const first = await convert(userId, INCIDENT_REVIEW, 'action_items', MARKDOWN, { idempotencyKey: key });
+    await convert(userId, INCIDENT_REVIEW, 'action_items', MARKDOWN, { idempotencyKey: key });
     const afterFirst = await usage(userId);
-    const second = await convert(userId, INCIDENT_REVIEW, 'action_items', MARKDOWN, { idempotencyKey: key });
-    const afterSecond = await usage(userId);
-    expect(second.content).toBe(first.content);
-    expect(second.creditsCharged).toBe(first.creditsCharged);
-    expect(afterSecond.monthlyCreditsRemaining).toBe(afterFirst.monthlyCreditsRemaining);
-    expect(afterSecond.conversions).toBe(1);
+    const engineCalls = h.engine.calls.length;
+    const err = await failure(convert(userId, INCIDENT_REVIEW, 'action_items', MARKDOWN, { idempotencyKey: key }));
+    expect(err).toMatchObject({ code: 'idempotency_conflict', param: 'idempotency_key' });
+    expect(err.message).toMatch(/completed and was charged/);
+    expect(h.engine.calls.length).toBe(engineCalls);
+    expect(await usage(userId)).toEqual(afterFirst);
+  });
+
+  it.each([
+    ['another transcript', { source: transcriptSource(`${INCIDENT_REVIEW.text} And one more thing.`) }],
+    ['another kind', { kind: 'summary' }],
+    ['other instructions', { instructions: 'Only the owners.' }],
+  ])('refuses a key reused with %s (idempotency_conflict), running and charging nothing', async (_name, other) => {
+    const userId = newUser();
+    const key = 'idem-reused-1';
+    await convert(userId, INCIDENT_REVIEW, 'action_items', MARKDOWN, { idempotencyKey: key });
+    const afterFirst = await usage(userId);
+    const engineCalls = h.engine.calls.length;
+    const err = await failure(convert(userId, INCIDENT_REVIEW, 'action_items', MARKDOWN, { idempotencyKey: key, ...other }));
+    expect(err).toMatchObject({ code: 'idempotency_conflict', param: 'idempotency_key' });
+    expect(err.message).toMatch(/other parameters/);
+    expect(h.engine.calls.length).toBe(engineCalls);
+    expect(await usage(userId)).toEqual(afterFirst);
+  });
+
+  it('refuses a key while its first conversion still holds its credits, running nothing', async () => {
+    const userId = newUser();
+    const request = convertRequest({ userId, source: transcriptSource(INCIDENT_REVIEW.text), kind: 'summary', idempotencyKey: 'idem-running-1' });
+    // The first call's hold, as billing keeps it while that call runs (same key, same request).
+    await h.billing.reserve({
+      userId, operation: billing.Operation.OPERATION_CONVERT, credits: 0, idempotencyKey: 'idem-running-1', admissionId: '', audioSeconds: 0,
+      transcriptChars: countCharacters(INCIDENT_REVIEW.text), holdSeconds: 60, requestFingerprint: conversionFingerprint(request, 'summary', 'markdown'),
+    });
+    const engineCalls = h.engine.calls.length;
+    expect(await failure(h.conversion.convert(request))).toMatchObject({ code: 'idempotency_conflict', message: expect.stringMatching(/still running/) });
+    expect(h.engine.calls.length).toBe(engineCalls);
   });
 
   it('refuses with insufficient_tokens when the balance is short, and reserves nothing', async () => {

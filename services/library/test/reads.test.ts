@@ -172,6 +172,7 @@ describe('library reads over gRPC', () => {
         h.client.listKnowledgeBases({ ownerId, page: page() }),
         h.client.getLibraryStats({ ownerId }),
         h.client.createRecording({ ownerId, title: 'x', folderId: '', durationSeconds: 0, transcript: undefined, createdAt: undefined, recordingId: '' }),
+        h.client.deleteRecording({ ownerId, recordingId: alice.recording }),
         h.client.updateRecording({ ownerId, recordingId: alice.recording, title: 'x' }),
         h.client.attachTranscript({ ownerId, recordingId: alice.recording, transcript: transcript('x') }),
         h.client.addArtifact({ ownerId, recordingId: alice.recording, kind: 'summary', format: 0, content: 'x', creditsCharged: 0, data: undefined }),

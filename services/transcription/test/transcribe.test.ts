@@ -5,13 +5,14 @@
  * index after the audio, as ffmpeg writes it by default; fake engines only where a failure
  * has to be provoked.
  */
-import { seededRandom } from '@murmur/kit';
+import { MAX_AUDIO_BYTES, seededRandom } from '@murmur/kit';
 import { stat } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { transcription } from '@murmur/proto';
 import { EngineError, type Recognition, type RecognizeOptions, type SpeechEngine } from '../src/engines/engine';
 import { createPocketsphinxEngine } from '../src/engines/pocketsphinx';
 import { wavHeader } from '../src/pcm';
+import { audioLimitOf } from '../src/service';
 import { wordErrorRate } from '../src/wer';
 import { ffmpeg, LIBRIVOX_DIR, probeSeconds, synthPcm, tempDir } from './fixtures';
 import {
@@ -123,15 +124,54 @@ describe('Transcribe with pocketsphinx', () => {
     expect(usage.monthlyCreditsRemaining).toBe(usage.plan!.monthlyCredits - 1);
   });
 
-  it('charges once for a repeated idempotency key', async () => {
-    behaviour = async () => ({ text: 'hello', segments: [{ start: 0, end: 1, text: 'hello' }] });
+  it('charges a repeated idempotency key once and never recognises it again (the repeat is idempotency_conflict)', async () => {
+    let recognitions = 0;
+    behaviour = async () => {
+      recognitions += 1;
+      return { text: 'hello', segments: [{ start: 0, end: 1, text: 'hello' }] };
+    };
     const user = newUser();
     const cfg = config(user, { idempotencyKey: 'idem-repeat-1' });
     const wav = synthWav(61);
     const first = await transcribeBuffer(stack.client, wav, cfg);
-    const second = await transcribeBuffer(stack.client, wav, cfg);
-    expect([first.creditsCharged, second.creditsCharged]).toEqual([2, 2]);
+    expect(first.creditsCharged).toBe(2);
+    const seen = recognitions;
+    const again = await failure(transcribeBuffer(stack.client, wav, cfg));
+    expect(again).toMatchObject({ code: 'idempotency_conflict', param: 'idempotency_key', message: expect.stringMatching(/completed and was charged/) });
+    // The same key with other audio (a completed job's id, another file): refused before anything is held.
+    const other = await failure(transcribeBuffer(stack.client, synthWav(120), cfg));
+    expect(other).toMatchObject({ code: 'idempotency_conflict', message: expect.stringMatching(/other parameters/) });
+    expect(recognitions).toBe(seen);
     expect(await usageOf(stack.billing, user)).toMatchObject({ creditsUsed: 2, transcriptions: 1, creditsReserved: 0 });
+  });
+
+  it('holds one minute before decoding and extends the hold as the audio decodes: charged by the decoded length', async () => {
+    behaviour = async () => ({ text: 'hello', segments: [{ start: 0, end: 1, text: 'hello' }] });
+    const user = newUser();
+    const r = await transcribeBuffer(stack.client, synthWav(185), config(user));
+    expect(r.creditsCharged).toBe(4);
+    expect(await usageOf(stack.billing, user)).toMatchObject({ creditsUsed: 4, creditsReserved: 0, transcriptionSeconds: 185 });
+    const ledger = (await stack.billing.listLedgerEntries({ userId: user, pageSize: 20, pageToken: '' })).entries.map((e) => e.kind).reverse().filter((k) => k !== 'reset');
+    expect(ledger[0]).toBe('reserve');
+    expect(ledger.filter((k) => k === 'reserve').length).toBeGreaterThan(1);
+    expect(ledger[ledger.length - 1]).toBe('commit');
+  });
+
+  it('stops decoding at what the caller can pay for: 12 hours of silence with 1 credit is insufficient_tokens after a minute, not a 1.4 GB decode', async () => {
+    let recognitions = 0;
+    behaviour = async () => {
+      recognitions += 1;
+      return { text: '', segments: [] };
+    };
+    const user = newUser();
+    await stack.billing.adjustCredits({ userId: user, monthlyCredits: 1, note: 'one credit' });
+    // Past the 12-hour limit: decoded to the end, it would be audio_too_large after decoding 1.4 GB.
+    const flac = path.join(tmp.dir, 'silence-12h.flac');
+    await ffmpeg(['-f', 'lavfi', '-i', 'anullsrc=r=1000:cl=mono', '-t', String(12 * 3600 + 100), '-c:a', 'flac', flac]);
+    const err = await failure(transcribeFile(stack.client, flac, config(user, { filename: 'silence.flac' })));
+    expect(err).toMatchObject({ code: 'insufficient_tokens', param: 'audio', message: expect.stringMatching(/decoding stopped after 1 minute/) });
+    expect(recognitions).toBe(0);
+    expect(await usageOf(stack.billing, user)).toMatchObject({ creditsUsed: 0, creditsReserved: 0, monthlyCreditsRemaining: 1 });
   });
 
   it('reports its engines', async () => {
@@ -141,6 +181,13 @@ describe('Transcribe with pocketsphinx', () => {
 });
 
 describe('Transcribe errors', () => {
+  it('never lets a direct caller raise the 500 MB limit with max_bytes; a smaller one is kept', () => {
+    expect(audioLimitOf({ maxBytes: 600_000_000 })).toBe(MAX_AUDIO_BYTES);
+    expect(audioLimitOf({ maxBytes: Number.MAX_SAFE_INTEGER })).toBe(MAX_AUDIO_BYTES);
+    expect(audioLimitOf({ maxBytes: 0 })).toBe(MAX_AUDIO_BYTES);
+    expect(audioLimitOf({ maxBytes: 100_000 })).toBe(100_000);
+  });
+
   it('answers missing_audio when the stream holds only the config', async () => {
     const user = newUser();
     const call = openTranscribe(stack.client, config(user));

@@ -59,7 +59,7 @@ export function recordingIdOf(jobId: string): string {
  */
 export async function dropRecording(deps: Pick<JobDeps, 'library' | 'log'>, row: Pick<JobRow, 'id' | 'owner_id' | 'save' | 'recording_id'>): Promise<void> {
   if (!row.save) return;
-  const recordingId = row.recording_id ?? recordingIdOf(row.id);
+  const recordingId = row.recording_id || recordingIdOf(row.id);
   try {
     const { deleted } = await deps.library.deleteRecording({ ownerId: row.owner_id, recordingId });
     if (deleted) deps.log.info({ job_id: row.id, recording_id: recordingId }, 'recording of an uncharged job deleted');

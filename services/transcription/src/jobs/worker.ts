@@ -146,7 +146,7 @@ export class JobWorker {
       // there (the folder was deleted) ends the attempt before anything is charged — then the
       // charge for the audio decoded.
       const ended = await deps.store.finish(row.id, async (live) => {
-        const recordingId = live.save ? (live.recording_id ?? (await this.saveRecording(live, result))) : undefined;
+        const recordingId = live.save ? live.recording_id || (await this.saveRecording(live, result)) : undefined;
         const committed = await deps.billing.commit({
           reservationId: live.reservation_id,
           userId: live.owner_id,
