@@ -109,6 +109,8 @@ describe('cross-tenant reads over direct gRPC', () => {
       ChangePlan: await refusal(direct.billing.changePlan({ userId: a.id, planId: 'business' }, o)),
       Reserve: await refusal(direct.billing.reserve(billing.ReserveRequest.fromPartial({ userId: b.id, operation: billing.Operation.OPERATION_CONVERT, credits: 1, idempotencyKey: 'r' }), o)),
       CreateFolder: await refusal(direct.library.createFolder({ ownerId: b.id, name: 'planted', createdAt: undefined }, o)),
+      ExtendReservation: await refusal(direct.billing.extendReservation({ userId: a.id, reservationId: 'rsv_0', audioSeconds: 60, maxAudioSeconds: 0 }, o)),
+      DeleteRecording: await refusal(direct.library.deleteRecording({ ownerId: a.id, recordingId: bIds.recording }, o)),
     };
     expect(outcomes).toEqual({
       CreateApiKey: 'permission_denied',
@@ -117,8 +119,21 @@ describe('cross-tenant reads over direct gRPC', () => {
       ChangePlan: 'permission_denied',
       Reserve: 'permission_denied',
       CreateFolder: 'permission_denied',
+      ExtendReservation: 'permission_denied',
+      DeleteRecording: 'permission_denied',
     });
     expect((await sys.admin.billing.getUsage({ userId: a.id })).usage?.prepaidCreditsRemaining).toBe(0);
+  });
+
+  it("with A's own key, a recording cannot be stored directly: only paid transcription makes one (issue #30)", async () => {
+    const o = withKey(a.key);
+    const before = (await sys.admin.library.getLibraryStats({ ownerId: a.id })).recordings;
+    // A 3.15-million-character transcript stored at no charge was the finding.
+    const text = 'free words '.repeat(10_000);
+    const request = { ownerId: a.id, title: 'free storage', folderId: '', durationSeconds: 1, transcript: { text, language: 'en', segments: [] }, createdAt: undefined, recordingId: '' };
+    expect(await refusal(direct.library.createRecording(request, o))).toBe('permission_denied');
+    expect(await refusal(direct.library.createRecording({ ...request, ownerId: '' }, o))).toBe('permission_denied');
+    expect((await sys.admin.library.getLibraryStats({ ownerId: a.id })).recordings).toBe(before);
   });
 
   it("through the gateway's principal assertion for A, B's data is as unreachable", async () => {

@@ -86,6 +86,28 @@ const TRANSCRIPT = 'Marcus will send the budget to Dana by Friday. We agreed to 
     expect(bugReports(f.lines)).toEqual([]);
   });
 
+  it('gives nothing for free once Redis restarted empty: a used key with another body, or the same one, is 409 and charged nothing (issue #30)', async () => {
+    const { sys } = f;
+    const user = await sys.newUser('redis-empty@example.com');
+    const convert = (transcript: string) => call(sys.baseUrl, user.key, 'POST', '/convert', { transcript, kind: 'summary' }, { 'idempotency-key': 'redis-empty-1' });
+    expect((await convert(TRANSCRIPT)).status).toBe(200);
+    const charged = (await call(sys.baseUrl, user.key, 'GET', '/usage')).body.credits.monthly_remaining;
+
+    await f.redis.kill();
+    await f.redis.start();
+    await eventually('usage answers again', async () => (await call(sys.baseUrl, user.key, 'GET', '/usage')).status === 200);
+
+    // The gateway's record is gone; billing's reservation still knows the request the key was for.
+    const other = await convert(`${TRANSCRIPT} `.repeat(40));
+    expect([other.status, other.code]).toEqual([409, 'idempotency_conflict']);
+    const same = await convert(TRANSCRIPT);
+    expect([same.status, same.code]).toEqual([409, 'idempotency_conflict']);
+    expect(same.body.error.message).toMatch(/completed and was charged/);
+    const usage = (await call(sys.baseUrl, user.key, 'GET', '/usage')).body;
+    expect([usage.credits.monthly_remaining, usage.counters.conversions]).toEqual([charged, 1]);
+    expect(bugReports(f.lines)).toEqual([]);
+  });
+
   it('keeps the revocation channel working after Redis came back: a cached key, revoked, fails on its next request', async () => {
     const { sys } = f;
     // The gateway caches nothing for a while after its channel came back; move past that.
