@@ -5,9 +5,9 @@
 import { execFile } from 'node:child_process';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { testIdentityDir } from '@murmur/kit/testing';
+import { testIdentityDir, testIdentityStore, testKeyPems } from '@murmur/kit/testing';
 import { get, startSystem, type TestSystem } from '../../gateway/test/support/system';
 
 const run = promisify(execFile);
@@ -31,15 +31,28 @@ describe('admin CLI', () => {
       return { code: e.code, stdout: e.stdout, stderr: e.stderr };
     }
   };
-  /** The CLI as an operator runs it: with the app's workload key (the admin role). */
-  const admin = (...args: string[]) => adminWith(testIdentityDir(), ...args);
+  /** The CLI as an operator runs it beside `npm start`: with the app's workload key (the admin role) from its key store. */
+  const admin = (...args: string[]) => adminWith(testIdentityStore(), ...args);
 
-  it("refuses to run without the app's workload key, naming the folder it looked in", async () => {
+  it("refuses to run without the app's workload key, naming where it looked", async () => {
     const empty = mkdtempSync(path.join(tmpdir(), 'murmur-no-identity-'));
     const res = await adminWith(empty, 'users', 'create', '--email', 'nokey@example.com');
     expect(res.code).not.toBe(0);
-    expect(res.stderr).toContain(`no workload key app.key in ${empty}`);
+    expect(res.stderr).toContain(`no workload key of app at ${path.join(empty, 'app.key')}`);
     expect((await admin('keys', 'list', '--email', 'nokey@example.com')).code).not.toBe(0); // the user was never made
+  });
+
+  it('takes the app key as the chart mounts it, and from a key store of an earlier version, which it moves into its folders', async () => {
+    expect((await admin('users', 'create', '--email', 'layouts@example.com')).code).toBe(0);
+    const chart = await adminWith(testIdentityDir('app'), 'keys', 'list', '--email', 'layouts@example.com');
+    expect(chart).toMatchObject({ code: 0, stderr: '' });
+    const earlier = mkdtempSync(path.join(tmpdir(), 'murmur-earlier-identity-'));
+    for (const [w, p] of testKeyPems()) {
+      writeFileSync(path.join(earlier, `${w}.key`), p.privatePem, { mode: 0o600 });
+      writeFileSync(path.join(earlier, `${w}.pub`), p.publicPem);
+    }
+    expect(await adminWith(earlier, 'keys', 'list', '--email', 'layouts@example.com')).toMatchObject({ code: 0, stderr: '' });
+    expect(readdirSync(earlier).sort()).toEqual(['admin', 'private', 'public']);
   });
 
   it('creates a user and a key, prints the key alone on the last line, and the key works', async () => {
@@ -85,7 +98,7 @@ describe('admin CLI', () => {
   it("prints a one-time sign-in link to the app's pages at APP_PUBLIC_URL, which opens a session once", async () => {
     await admin('users', 'create', '--email', 'cli-login@example.com');
     const res = await run(process.execPath, [CLI, 'login', '--email', 'cli-login@example.com'], {
-      env: { ...process.env, ...sys.addresses, MURMUR_IDENTITY_DIR: testIdentityDir(), APP_PUBLIC_URL: 'https://app.example.com/' },
+      env: { ...process.env, ...sys.addresses, MURMUR_IDENTITY_DIR: testIdentityStore(), APP_PUBLIC_URL: 'https://app.example.com/' },
     });
     const link = res.stdout.trimEnd().split('\n').pop()!;
     expect(link).toMatch(/^https:\/\/app\.example\.com\/sign-in\?token=sit_[A-Za-z0-9_-]{43}$/);

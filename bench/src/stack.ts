@@ -8,11 +8,11 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Client } from 'pg';
-import { waitForGrpcServing, waitForHttpOk } from '@murmur/kit';
-import { testIdentityDir, testMinter } from '@murmur/kit/testing';
+import { identityStoreAt, waitForGrpcServing, waitForHttpOk, type Workload } from '@murmur/kit';
+import { testIdentityStore, testMinter } from '@murmur/kit/testing';
 import { admin } from '@murmur/app';
 import { closeClients, createClients, type Clients, type ServiceAddresses } from '@murmur/gateway';
-import type { ChildSpec } from '@murmur/launcher';
+import { childIdentity, type ChildSpec } from '@murmur/launcher';
 import { freePorts, redactUrl } from './benchmark';
 import { ProcessSet } from './processes';
 
@@ -194,23 +194,21 @@ export async function startStack(log: (line: string) => void, opts: StackOptions
     MURMUR_CURSOR_SECRET: CURSOR_SECRET,
     // Each service listens on its own *_ADDR, whatever the caller's shell says.
     GRPC_LISTEN_ADDR: '',
-    // The workload keys of every process (made once per bench run); the bench's own clients use the same.
-    MURMUR_IDENTITY_DIR: testIdentityDir(),
     ...opts.env,
   };
   const redis = Boolean(env.REDIS_URL);
-  const node = (name: string, script: string): ChildSpec => ({
-    name,
-    command: process.execPath,
-    args: ['--enable-source-maps', path.join(ROOT, script)],
-    env,
-  });
+  // Each process is handed its own workload key as `npm start` hands it (made once per bench run); the bench's own clients use the same keys.
+  const keys = identityStoreAt(testIdentityStore());
+  const node = (name: string, script: string, workload: Workload, extra: NodeJS.ProcessEnv = {}): ChildSpec => {
+    const identity = childIdentity(keys, workload);
+    return { name, command: process.execPath, args: ['--enable-source-maps', path.join(ROOT, script)], env: { ...env, ...identity.env, ...extra }, key: identity.key };
+  };
   const replicaAddrs = Array.from({ length: replicas }, (_, i) => ({ name: `transcription-${i + 2}`, addr: `127.0.0.1:${ports[6 + extras.length + i]!}` }));
   const procs = new ProcessSet(
     [
-      ...opts.services.map((s) => node(s, `services/${s}/dist/main.js`)),
-      ...replicaAddrs.map((r) => ({ ...node(r.name, 'services/transcription/dist/main.js'), env: { ...env, GRPC_LISTEN_ADDR: r.addr } })),
-      node('gateway', 'gateway/dist/main.js'),
+      ...opts.services.map((s) => node(s, `services/${s}/dist/main.js`, s)),
+      ...replicaAddrs.map((r) => node(r.name, 'services/transcription/dist/main.js', 'transcription', { GRPC_LISTEN_ADDR: r.addr })),
+      node('gateway', 'gateway/dist/main.js', 'gateway'),
     ],
     log,
   );

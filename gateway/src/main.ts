@@ -5,7 +5,7 @@
  * in-process otherwise). Listens on PORT (default 8080); service addresses come from *_ADDR.
  */
 import './tracing';
-import { appPublicUrl, commonSchema, connectRedis, publicApiUrl, publicUrlsSchema, createLogger, exitStartFailure, identityDirOf, listenOn, loadConfig, loadWorkloadIdentity, onShutdown, RevocationListener, serviceAddressSchema, storageSchema, systemClock, z } from '@murmur/kit';
+import { appPublicUrl, commonSchema, connectRedis, publicApiUrl, publicUrlsSchema, createLogger, exitStartFailure, listenOn, loadConfig, loadWorkloadIdentity, onShutdown, RevocationListener, serviceAddressSchema, storageSchema, systemClock, z } from '@murmur/kit';
 import { createApp } from './app';
 import { createHttpServer } from './http/server';
 import { closeClients, createClients } from './clients';
@@ -32,7 +32,7 @@ async function main(): Promise<void> {
   const redis = cfg.REDIS_URL ? await connectRedis(cfg.REDIS_URL, log) : undefined;
   if (!redis) log.info('REDIS_URL unset: idempotency records are in-process (exact for one gateway replica only)');
   // The gateway calls as its own workload, with a principal assertion for each verified caller.
-  const clients = createClients(cfg, cfg.GRPC_DEADLINE_MS, loadWorkloadIdentity(identityDirOf(cfg), 'gateway').minter);
+  const clients = createClients(cfg, cfg.GRPC_DEADLINE_MS, loadWorkloadIdentity(cfg, 'gateway').minter);
   // With Redis, verified keys are cached here and auth pushes revocations (acknowledged).
   let keyCache: VerifiedKeyCache | undefined;
   let listener: RevocationListener | undefined;

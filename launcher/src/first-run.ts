@@ -4,6 +4,7 @@
  * Every start prints a fresh one-time sign-in link of the demo user to the app's Settings pages.
  */
 import { admin, adminIdentity } from '@murmur/app';
+import type { IdentityConfig } from '@murmur/kit';
 import { closeClients, createClients, type ServiceAddresses } from '@murmur/gateway';
 
 const { createUser, createKey, seed, signInLinkFor } = admin;
@@ -11,7 +12,7 @@ const { createUser, createKey, seed, signInLinkFor } = admin;
 export const DEMO_EMAIL = 'demo@murmur.local';
 
 export async function firstRun(
-  env: ServiceAddresses & { MURMUR_DATA_DIR: string; MURMUR_IDENTITY_DIR?: string | undefined },
+  env: ServiceAddresses & IdentityConfig,
   baseUrl: string,
   appUrl: string,
   print: (line: string) => void,

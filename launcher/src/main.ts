@@ -6,13 +6,19 @@
  * DATABASE_URL unset every service embeds its own Postgres (PGlite) under ./data; with
  * REDIS_URL unset caches and limits are in-process. PORT sets the gateway port (8080).
  *
+ * Every workload's key is kept in the key store under MURMUR_IDENTITY_DIR (default
+ * MURMUR_DATA_DIR/identity; kit access/identity-store.ts), made on the first start and moved
+ * there from an earlier version's layout; each child is handed its own key only
+ * (child-identity.ts).
+ *
  * It announces "Murmur is up" only once the gateway it started answers HTTP. A port that cannot
  * be bound (another program holds it), or a process that keeps crashing, stops everything with
  * a message naming the process and the variable to change, and a non-zero exit.
  */
 import * as path from 'node:path';
-import { clusterTemplateFile, EXIT_CANNOT_BIND, generateIdentityFiles, identityDirOf, loadConfig, prepareClusterTemplate, serviceAddressSchema, storageSchema, waitForGrpcServing, waitUntil, z } from '@murmur/kit';
+import { clusterTemplateFile, EXIT_CANNOT_BIND, identityDirOf, identityStoreAt, loadConfig, prepareClusterTemplate, prepareIdentityStore, serviceAddressSchema, storageSchema, waitForGrpcServing, waitUntil, z, type Workload } from '@murmur/kit';
 import { appPublicUrl, appWebSchema } from '@murmur/app';
+import { childIdentity } from './child-identity';
 import { firstRun } from './first-run';
 import { firstUnbindable, parseHostPort, type ListenAddress } from './listen-addresses';
 import { Supervisor, type ChildSpec } from './supervisor';
@@ -27,7 +33,7 @@ const cfg = loadConfig({
   HOST: z.string().default('0.0.0.0'),
 });
 const print = (line: string) => process.stdout.write(`${line}\n`);
-const identityDir = identityDirOf(cfg);
+const identityStore = identityStoreAt(identityDirOf(cfg));
 
 const SERVICES = [
   { name: 'auth', addr: cfg.AUTH_ADDR, variable: 'AUTH_ADDR' },
@@ -35,7 +41,7 @@ const SERVICES = [
   { name: 'library', addr: cfg.LIBRARY_ADDR, variable: 'LIBRARY_ADDR' },
   { name: 'transcription', addr: cfg.TRANSCRIPTION_ADDR, variable: 'TRANSCRIPTION_ADDR' },
   { name: 'conversion', addr: cfg.CONVERSION_ADDR, variable: 'CONVERSION_ADDR' },
-];
+] as const satisfies readonly { name: Workload; addr: string; variable: string }[];
 
 const LISTEN_ADDRESSES: ListenAddress[] = [
   { name: 'gateway', variable: 'PORT', host: cfg.HOST, port: cfg.PORT },
@@ -65,7 +71,8 @@ function gaveUpMessage(name: string, cannotBind: boolean): string {
   return `${name} cannot listen on ${address} (its own message is above). Stop the program holding that port or set ${variable} to a free port.`;
 }
 
-function spec(name: string, script: string): ChildSpec {
+function spec(name: Workload, script: string): ChildSpec {
+  const identity = childIdentity(identityStore, name);
   return {
     name,
     command: process.execPath,
@@ -81,14 +88,17 @@ function spec(name: string, script: string): ChildSpec {
       APP_PORT: String(cfg.APP_PORT),
       APP_HOST: cfg.APP_HOST,
       MURMUR_DATA_DIR: cfg.MURMUR_DATA_DIR,
-      MURMUR_IDENTITY_DIR: identityDir,
+      ...identity.env,
     },
+    key: identity.key,
   };
 }
 
 async function main(): Promise<void> {
-  // Every process's workload key, made once (kept in the data folder, private keys 0600).
-  if (generateIdentityFiles(identityDir).length > 0) print(`Made the workload keys of every process under ${identityDir}.`);
+  // Every process's workload key, made once (kept in the data folder, owner-only).
+  const keys = prepareIdentityStore(identityStore.root);
+  if (keys.moved.length > 0) print(`Moved the workload keys under ${identityStore.root} into public/, private/ and admin/ (the app's): no process is given another's key.`);
+  if (keys.made.length > 0) print(`Made the workload keys of ${keys.made.join(', ')} under ${identityStore.root}.`);
   print(`Murmur: ${cfg.DATABASE_URL ? 'Postgres at DATABASE_URL' : `embedded Postgres (PGlite) under ${cfg.MURMUR_DATA_DIR}`}, ${cfg.REDIS_URL ? 'Redis at REDIS_URL' : 'in-process limiter and cache'}.`);
   const taken = await firstUnbindable(LISTEN_ADDRESSES);
   if (taken) throw new LaunchFailure(taken.message, EXIT_CANNOT_BIND);
@@ -130,7 +140,8 @@ async function main(): Promise<void> {
     await Promise.race([Promise.all([waitUntil(`the gateway at ${baseUrl}`, answers, 60_000), waitUntil(`the app at ${appUrl}`, appAnswers, 60_000)]), failed]);
     print('');
     print(`Murmur is up: REST at ${baseUrl}/api/v1`);
-    await firstRun(cfg, baseUrl, appUrl, print);
+    // As the admin CLI beside `npm start` does: the store's admin key.
+    await firstRun({ ...cfg, MURMUR_IDENTITY_DIR: identityStore.root, MURMUR_IDENTITY_KEY_FILE: undefined, MURMUR_IDENTITY_KEY_FD: undefined }, baseUrl, appUrl, print);
     print('Press Ctrl-C to stop.');
   } catch (err) {
     const failure = err instanceof LaunchFailure ? err : new LaunchFailure((err as Error).message, 1);

@@ -6,6 +6,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as readline from 'node:readline';
+import type { Writable } from 'node:stream';
 import { EXIT_CANNOT_BIND } from '@murmur/kit';
 import { restartDelay } from './backoff';
 
@@ -14,6 +15,11 @@ export interface ChildSpec {
   command: string;
   args: string[];
   env: NodeJS.ProcessEnv;
+  /**
+   * Written to the child's descriptor 3 at each start, then closed: how it is handed its workload
+   * key without a path or an environment variable (launcher child-identity.ts).
+   */
+  key?: () => Buffer;
 }
 
 interface Running {
@@ -55,11 +61,12 @@ export class Supervisor {
     this.stopping = false;
     const running = this.children.get(name) ?? { spec, startedAt: 0, attempt: 0 };
     this.children.set(name, running);
-    const proc = spawn(spec.command, spec.args, { env: spec.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawn(spec.command, spec.args, { env: spec.env, stdio: ['ignore', 'pipe', 'pipe', ...(spec.key ? (['pipe'] as const) : [])] });
     running.proc = proc;
     running.startedAt = Date.now();
     const prefix = `[${spec.name.padEnd(this.width)}]`;
-    for (const stream of [proc.stdout, proc.stderr]) {
+    if (spec.key) this.handOver(proc, spec.key, prefix);
+    for (const stream of [proc.stdout!, proc.stderr!]) {
       readline.createInterface({ input: stream }).on('line', (line) => this.out(`${prefix} ${line}`));
     }
     proc.on('exit', (code, signal) => {
@@ -81,6 +88,20 @@ export class Supervisor {
       this.out(`${prefix} exited (${how}); restarting in ${delayMs} ms`);
       running.timer = setTimeout(() => this.start(name), delayMs);
     });
+  }
+
+  /** Writes the key to the child's descriptor 3 and closes it; a key that cannot be read leaves it empty (the child says so and exits). */
+  private handOver(proc: ChildProcess, key: () => Buffer, prefix: string): void {
+    const channel = proc.stdio[3] as Writable;
+    channel.on('error', () => undefined); // a child that exits before reading: it is restarted or given up like any other
+    let bytes: Buffer;
+    try {
+      bytes = key();
+    } catch (err) {
+      this.out(`${prefix} its workload key cannot be read: ${(err as Error).message}`);
+      bytes = Buffer.alloc(0);
+    }
+    channel.end(bytes);
   }
 
   /** Pid of a running child (tests and diagnostics). */

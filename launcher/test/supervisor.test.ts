@@ -24,6 +24,29 @@ describe('supervisor', () => {
   });
 });
 
+describe('supervisor handing a child its key', () => {
+  it('writes the key to descriptor 3 at every start, and nothing when it cannot be read, saying so', async () => {
+    const lines: string[] = [];
+    let key: () => Buffer = () => Buffer.from('first key');
+    // The child prints what it read on descriptor 3 (to its end), then exits 3 to be restarted.
+    const script = "const fs = require('fs'); const k = fs.readFileSync(3, 'utf8'); fs.closeSync(3); console.log('read [' + k + ']'); setTimeout(() => process.exit(3), 20)";
+    const sup = new Supervisor([{ name: 'keyed', command: node, args: ['-e', script], env: process.env, key: () => key() }], (l) => lines.push(l), {
+      restartDelay: (attempt) => ({ delayMs: 10, nextAttempt: attempt + 1, giveUp: attempt >= 2 }),
+    });
+    sup.start('keyed');
+    const deadline = Date.now() + 20_000;
+    while (!lines.includes('[keyed] read [first key]') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    key = () => {
+      throw new Error('ENOENT: no such file, open private/keyed.key');
+    };
+    while (!lines.includes('[keyed] read []') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    await sup.stopAll(2_000);
+    expect(lines).toContain('[keyed] read [first key]');
+    expect(lines).toContain('[keyed] its workload key cannot be read: ENOENT: no such file, open private/keyed.key');
+    expect(lines).toContain('[keyed] read []');
+  });
+});
+
 describe('supervisor giving up', () => {
   /** Waits (generously, only to catch a hang) until `done` says so. */
   async function until(done: () => boolean): Promise<void> {

@@ -10,7 +10,7 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { EXIT_CANNOT_BIND, waitForGrpcServing } from '@murmur/kit';
-import { freePort } from '@murmur/kit/testing';
+import { freePort, testIdentityDir } from '@murmur/kit/testing';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 /** Only generous enough to catch a hang: services migrate PGlite on a busy machine first. */
@@ -110,16 +110,17 @@ describe('a port that cannot be bound', () => {
 
   it('the gateway exits 78 naming PORT, instead of exiting 0 as if it had served', async () => {
     const port = await holdPort();
-    const run = await finish(start('gateway/dist/main.js', { PORT: String(port), HOST: '127.0.0.1' }));
+    const run = await finish(start('gateway/dist/main.js', { PORT: String(port), HOST: '127.0.0.1', MURMUR_IDENTITY_DIR: testIdentityDir('gateway') }));
     expect(run.code).toBe(EXIT_CANNOT_BIND);
     expect(run.stderr).toContain(`gateway failed to start: cannot listen on 127.0.0.1:${port}: the port is already in use by another program. Stop that program or set PORT to a free port.`);
   });
 
   it('a service started twice on one address: the second exits 78 naming CONVERSION_ADDR, the first keeps serving', async () => {
-    const first = start('services/conversion/dist/main.js', {});
+    const identity = { MURMUR_IDENTITY_DIR: testIdentityDir('conversion') };
+    const first = start('services/conversion/dist/main.js', identity);
     const firstExit = finish(first);
     await waitForGrpcServing(env.CONVERSION_ADDR!, EXIT_WITHIN_MS);
-    const run = await finish(start('services/conversion/dist/main.js', {}));
+    const run = await finish(start('services/conversion/dist/main.js', identity));
     expect(run.code).toBe(EXIT_CANNOT_BIND);
     expect(run.stderr).toContain(`conversion failed to start: cannot listen on ${env.CONVERSION_ADDR}: the port is already in use by another program. Stop that program or set CONVERSION_ADDR to a free port.`);
     await waitForGrpcServing(env.CONVERSION_ADDR!, 5_000);

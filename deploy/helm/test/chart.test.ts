@@ -31,7 +31,7 @@ interface CheckModule {
   validateObject(obj: unknown): string[];
 }
 const check = require('../check.js') as CheckModule;
-import { WORKLOADS, loadTrustStore, signingKeyFromPem, TokenMinter, TokenVerifier } from '@murmur/kit';
+import { WORKLOADS, loadTrustStore, loadWorkloadIdentity, TokenVerifier } from '@murmur/kit';
 import { openTestDatabase } from '@murmur/kit/testing';
 import { JobStore, TRANSCRIPTION_MIGRATIONS_DIR } from '@murmur/transcription';
 const { servicesWithMigrations } = require('../../docker/migrate.js') as { servicesWithMigrations(): Array<{ name: string }> };
@@ -205,13 +205,17 @@ describe('the chart as shipped', () => {
     expect(find(defaults, 'Secret', 'murmur-identity-app').data!['app.key']).toBeDefined();
   });
 
-  it('makes keys our services accept: a token signed with the rendered key verifies against the rendered certificate', async () => {
+  it('makes keys our services accept: a pod\'s identity folder, as mounted, loads, and its tokens verify against the rendered certificates', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'murmur-chart-identity-'));
     scratch.push(dir);
+    // The gateway pod's /etc/murmur/identity: every certificate and its own key.
     for (const [file, pem] of Object.entries(find(defaults, 'ConfigMap', 'murmur-identity-trust').data!)) fs.writeFileSync(path.join(dir, file), pem);
     const gatewayKey = Buffer.from(find(defaults, 'Secret', 'murmur-identity-gateway').data!['gateway.key']!, 'base64').toString('utf8');
-    const token = await new TokenMinter(signingKeyFromPem('gateway', gatewayKey)).workloadToken('library');
-    expect(await new TokenVerifier('library', loadTrustStore(dir)).workloadToken(token)).toEqual({ workload: 'gateway', roles: [] });
+    fs.writeFileSync(path.join(dir, 'gateway.key'), gatewayKey, { mode: 0o600 });
+    const gateway = loadWorkloadIdentity({ MURMUR_DATA_DIR: '/data', MURMUR_IDENTITY_DIR: dir }, 'gateway');
+    const token = await gateway.minter.workloadToken('library');
+    fs.rmSync(path.join(dir, 'gateway.key'));
+    expect(await new TokenVerifier('library', loadTrustStore(dir, 'library')).workloadToken(token)).toEqual({ workload: 'gateway', roles: [] });
   });
 
   it('takes every identity from identity.existingSecret when given, each pod still with its own key only', () => {

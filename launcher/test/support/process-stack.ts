@@ -7,10 +7,11 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { waitForGrpcServing, waitForHttpOk } from '@murmur/kit';
-import { freePort, testIdentityDir, testMinter } from '@murmur/kit/testing';
+import { identityStoreAt, waitForGrpcServing, waitForHttpOk, type Workload } from '@murmur/kit';
+import { freePort, testIdentityStore, testMinter } from '@murmur/kit/testing';
 import { closeClients, createClients, type Clients, type ServiceAddresses } from '@murmur/gateway';
-import { Supervisor } from '../../src/supervisor';
+import { childIdentity } from '../../src/child-identity';
+import { Supervisor, type ChildSpec } from '../../src/supervisor';
 
 export const ROOT = path.resolve(__dirname, '..', '..', '..');
 export const SERVICES = ['auth', 'billing', 'library', 'transcription', 'conversion'] as const;
@@ -64,19 +65,22 @@ export async function startProcessStack(
     DATABASE_URL: '',
     REDIS_URL: '',
     MURMUR_DATA_DIR: dataDir,
-    // Every child loads its workload key from here; the test calls as the app's admin with the same keys.
-    MURMUR_IDENTITY_DIR: testIdentityDir(),
     MURMUR_TRANSCRIPTION_ENGINE: 'pocketsphinx',
     ...opts.env,
   };
-  const spec = (name: string, script: string) => ({ name, command: process.execPath, args: [path.join(ROOT, script)], env });
+  // Each child is handed its own workload key as `npm start` hands it; the test calls as the app's admin with the same keys.
+  const keys = identityStoreAt(testIdentityStore());
+  const spec = (name: string, script: string, workload: Workload, extra: NodeJS.ProcessEnv = {}): ChildSpec => {
+    const identity = childIdentity(keys, workload);
+    return { name, command: process.execPath, args: [path.join(ROOT, script)], env: { ...env, ...identity.env, ...extra }, key: identity.key };
+  };
   const replicas = Array.from({ length: extra }, (_, i) => ({ name: `transcription-${i + 2}`, addr: addr(6 + i) }));
   const tail: string[] = [];
   const supervisor = new Supervisor(
     [
-      ...SERVICES.map((s) => spec(s, `services/${s}/dist/main.js`)),
-      ...replicas.map((r) => ({ ...spec(r.name, 'services/transcription/dist/main.js'), env: { ...env, GRPC_LISTEN_ADDR: r.addr } })),
-      spec('gateway', 'gateway/dist/main.js'),
+      ...SERVICES.map((s) => spec(s, `services/${s}/dist/main.js`, s)),
+      ...replicas.map((r) => spec(r.name, 'services/transcription/dist/main.js', 'transcription', { GRPC_LISTEN_ADDR: r.addr })),
+      spec('gateway', 'gateway/dist/main.js', 'gateway'),
     ],
     (line) => {
       // The last lines every process printed, for the error of a stack that does not come up.

@@ -20,14 +20,16 @@ export const storageSchema = {
   REDIS_URL: z.string().url().optional(),
   /** Where the embedded Postgres keeps its files when DATABASE_URL is unset. */
   MURMUR_DATA_DIR: z.string().default('./data'),
-  /** The workload keys (access/identity-keys.ts); default MURMUR_DATA_DIR/identity, where `npm start` makes them. */
+  /**
+   * The workload keys (docs/authorization.md#keys, kit access/workload-identity.ts): a folder of
+   * public keys, or `npm start`'s key store; default MURMUR_DATA_DIR/identity, where `npm start` makes it.
+   */
   MURMUR_IDENTITY_DIR: z.string().optional(),
+  /** This process's private key, when it is not in MURMUR_IDENTITY_DIR. */
+  MURMUR_IDENTITY_KEY_FILE: z.string().min(1).optional(),
+  /** The descriptor `npm start` wrote this process's private key to (read once at start, then closed). */
+  MURMUR_IDENTITY_KEY_FD: z.coerce.number().int().min(3).optional(),
 };
-
-/** The folder of workload keys a process loads its identity from. */
-export function identityDirOf(cfg: { MURMUR_DATA_DIR: string; MURMUR_IDENTITY_DIR?: string | undefined }): string {
-  return cfg.MURMUR_IDENTITY_DIR ?? `${cfg.MURMUR_DATA_DIR.replace(/\/+$/, '')}/identity`;
-}
 
 export const commonSchema = {
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

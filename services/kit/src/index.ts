@@ -31,6 +31,7 @@ export * from './text-rules';
 export * from './limits';
 export * from './access/workloads';
 export * from './access/identity-keys';
+export * from './access/identity-store';
 export * from './access/tokens';
 export * from './access/rpc-policy';
 export * from './access/access-control';

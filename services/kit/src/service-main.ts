@@ -7,7 +7,7 @@
  */
 import * as path from 'node:path';
 import { auth } from '@murmur/proto';
-import { commonSchema, identityDirOf, loadConfig, serviceAddressSchema, storageSchema } from './config';
+import { commonSchema, loadConfig, serviceAddressSchema, storageSchema } from './config';
 import { createClient } from './grpc-client';
 import type { AccessControl } from './access/access-control';
 import { keyVerifierVia, loadWorkloadIdentity, type WorkloadIdentity } from './access/workload-identity';
@@ -63,7 +63,7 @@ export function runServiceProcess(opts: {
       : undefined;
     const redis = cfg.REDIS_URL ? await connectRedis(cfg.REDIS_URL, log) : undefined;
     if (!isWorkload(opts.name)) throw new Error(`${opts.name} is not a workload`);
-    const identity = loadWorkloadIdentity(identityDirOf(cfg), opts.name);
+    const identity = loadWorkloadIdentity(cfg, opts.name);
     const authClient = createClient(auth.AuthServiceClient, cfg.AUTH_ADDR, { deadlineMs: cfg.GRPC_DEADLINE_MS, identity: identity.minter });
     const access = identity.accessControl(keyVerifierVia(authClient));
     const server = await opts.start({ cfg, log, db: db as Database, redis, identity, access }, cfg.GRPC_LISTEN_ADDR ?? opts.address(cfg));

@@ -1,14 +1,15 @@
 /**
  * Test support: workload identities for tests, which run several of our processes in one. Keys
  * of every workload are made once per test process (real Ed25519 pairs, the same code paths as
- * production); `identityDir()` writes them where a process under test (the admin CLI, a service
- * started as a child process) loads them from MURMUR_IDENTITY_DIR.
+ * production); `testIdentityDir(w)` and `testIdentityStore()` write them where a process under
+ * test (the admin CLI, a service started as a child process) loads them, in the two layouts a
+ * process is given in production (docs/authorization.md#keys).
  */
 import type * as grpc from '@grpc/grpc-js';
 import { createHmac, sign as cryptoSign, type KeyObject } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { MurmurError } from './errors';
 import { currentContext, newRequestId, runWithContext } from './context';
 import { createClient, type ClientOptions, type PromiseClient } from './grpc-client';
@@ -16,6 +17,7 @@ import { ruleFor, type OwnerField } from './access/rpc-policy';
 import type { AccessControl, KeyVerifier } from './access/access-control';
 import { generateWorkloadKeyPair, publicKeyFromPem, signingKeyFromPem, trustStoreOf, type SigningKey, type TrustStore } from './access/identity-keys';
 import type { TokenMinter } from './access/tokens';
+import { identityStoreAt } from './access/identity-store';
 import { WorkloadIdentity } from './access/workload-identity';
 import { WORKLOAD_ROLES, WORKLOADS, type Workload } from './access/workloads';
 
@@ -26,7 +28,8 @@ interface Pems {
 
 let pems: Map<Workload, Pems> | undefined;
 let trust: TrustStore | undefined;
-let dir: string | undefined;
+const dirs = new Map<Workload, string>();
+let store: string | undefined;
 
 function keys(): Map<Workload, Pems> {
   if (!pems) pems = new Map(WORKLOADS.map((w) => [w, generateWorkloadKeyPair()]));
@@ -75,16 +78,32 @@ export function testAccess(w: Workload, verifyKey: KeyVerifier = refuseEveryKey)
   return testIdentity(w).accessControl(verifyKey);
 }
 
-/** A folder holding this test process's keys as MURMUR_IDENTITY_DIR expects them (made once). */
-export function testIdentityDir(): string {
-  if (dir) return dir;
-  const d = mkdtempSync(join(tmpdir(), 'murmur-identity-'));
-  for (const [w, p] of keys()) {
-    writeFileSync(join(d, `${w}.key`), p.privatePem, { mode: 0o600 });
-    writeFileSync(join(d, `${w}.pub`), p.publicPem);
-  }
-  dir = d;
+/**
+ * A folder as the chart mounts it for workload `w` (MURMUR_IDENTITY_DIR): its own `<w>.key` and
+ * every workload's `.pub`, no other private key. Made once per workload.
+ */
+export function testIdentityDir(w: Workload): string {
+  let d = dirs.get(w);
+  if (d) return d;
+  d = mkdtempSync(join(tmpdir(), `murmur-identity-${w}-`));
+  writeFileSync(join(d, `${w}.key`), keys().get(w)!.privatePem, { mode: 0o600 });
+  for (const [other, p] of keys()) writeFileSync(join(d, `${other}.pub`), p.publicPem);
+  dirs.set(w, d);
   return d;
+}
+
+/** `npm start`'s key store (kit access/identity-store.ts) holding this test process's keys; its root. Made once. */
+export function testIdentityStore(): string {
+  if (store) return store;
+  const s = identityStoreAt(mkdtempSync(join(tmpdir(), 'murmur-identity-store-')));
+  for (const [w, p] of keys()) {
+    mkdirSync(dirname(s.keyFile(w)), { recursive: true, mode: 0o700 });
+    mkdirSync(s.publicDir, { recursive: true });
+    writeFileSync(s.keyFile(w), p.privatePem, { mode: 0o600 });
+    writeFileSync(s.publicFile(w), p.publicPem);
+  }
+  store = s.root;
+  return store;
 }
 
 /** The owner a request names through `path` (rpc-policy's OwnerField), or '' when it names none. */

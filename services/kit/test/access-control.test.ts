@@ -1,25 +1,8 @@
 /**
- * The access decision (kit access/access-control.ts) as a table: rule kinds × callers; the owner
- * binding of requests, oneofs included; and key material on disk (identity-keys.ts).
+ * The access decision (kit access/access-control.ts) as a table: rule kinds × callers; and the
+ * owner binding of requests, oneofs included. Key material on disk: identity-keys.test.ts.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import * as path from 'node:path';
-import {
-  bindOwner,
-  decide,
-  generateIdentityFiles,
-  loadTrustStore,
-  loadWorkloadIdentity,
-  MurmurError,
-  signingKeyFromPem,
-  TokenMinter,
-  TokenVerifier,
-  WORKLOADS,
-  type Caller,
-  type RpcRule,
-} from '@murmur/kit';
+import { bindOwner, decide, MurmurError, type Caller, type RpcRule } from '@murmur/kit';
 
 const P = '/murmur.test.v1.TestService/Do';
 const user: Caller = { user: { userId: 'usr_a', keyId: 'key_a', via: 'key' } };
@@ -103,45 +86,5 @@ describe('bindOwner', () => {
     expect(code(() => bindOwner({ payload: { $case: 'config', value: { userId: 'usr_b' } } }, 'payload:config.userId', 'usr_a'))).toBe('not_found');
     const chunk = { payload: { $case: 'audioChunk', value: Buffer.alloc(1) } };
     expect(code(() => bindOwner(chunk, 'payload:config.userId', 'usr_a'))).toBe('ok');
-  });
-});
-
-describe('workload keys on disk', () => {
-  it('makes a pair per workload once, private keys readable by their owner only, and signs tokens the trust store verifies', async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'murmur-keys-'));
-    expect(generateIdentityFiles(dir).sort()).toEqual([...WORKLOADS].sort());
-    const before = readFileSync(path.join(dir, 'gateway.key'), 'utf8');
-    expect(generateIdentityFiles(dir)).toEqual([]);
-    expect(readFileSync(path.join(dir, 'gateway.key'), 'utf8')).toBe(before);
-    expect(statSync(path.join(dir, 'app.key')).mode & 0o777).toBe(0o600);
-    const gateway = loadWorkloadIdentity(dir, 'gateway');
-    const token = await gateway.minter.workloadToken('billing');
-    expect(await new TokenVerifier('billing', loadTrustStore(dir)).workloadToken(token)).toEqual({ workload: 'gateway', roles: [] });
-  });
-
-  it('names the folder when the workload has no key there', () => {
-    const empty = mkdtempSync(path.join(tmpdir(), 'murmur-nokeys-'));
-    expect(() => loadWorkloadIdentity(empty, 'library')).toThrow(`no workload key library.key in ${empty}`);
-  });
-
-  const openssl = (() => {
-    try {
-      execFileSync('openssl', ['version'], { stdio: 'ignore' });
-      return true;
-    } catch {
-      return false;
-    }
-  })();
-  if (!openssl) process.stderr.write('skipped: the RSA certificate case of workload keys — openssl is not installed\n');
-  (openssl ? it : it.skip)('accepts an RSA key (PKCS#1, as sprig writes it) with a self-signed X.509 certificate as its public key', async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'murmur-rsa-'));
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', path.join(dir, 'k.pem'), '-out', path.join(dir, 'auth.pub'), '-days', '1', '-subj', '/CN=auth.murmur.internal'], { stdio: 'ignore' });
-    execFileSync('openssl', ['rsa', '-in', path.join(dir, 'k.pem'), '-traditional', '-out', path.join(dir, 'auth.key')], { stdio: 'ignore' });
-    expect(readFileSync(path.join(dir, 'auth.key'), 'utf8')).toMatch(/BEGIN RSA PRIVATE KEY/);
-    expect(existsSync(path.join(dir, 'auth.pub'))).toBe(true);
-    const signing = signingKeyFromPem('auth', readFileSync(path.join(dir, 'auth.key'), 'utf8'));
-    expect(signing.alg).toBe('RS256');
-    const token = await new TokenMinter(signing).principalAssertion('library', { userId: 'usr_a', keyId: 'key_a' });
-    expect(await new TokenVerifier('library', loadTrustStore(dir)).principalAssertion(token)).toEqual({ userId: 'usr_a', keyId: 'key_a', issuer: 'auth' });
   });
 });
