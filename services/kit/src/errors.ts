@@ -119,7 +119,7 @@ export const ERROR_CODES = {
   },
   idempotency_conflict: {
     http: 409, type: 'idempotency_error', grpc: GrpcStatus.ABORTED,
-    message: 'This Idempotency-Key was used with other parameters, or its first request is still running. Use a new key, or retry later.',
+    message: 'This Idempotency-Key was used with other parameters, or its first request is still running (retry later), or completed and its response is no longer kept. Use a new key for a new request.',
   },
   conversion_failed: {
     http: 502, type: 'api_error', grpc: GrpcStatus.INTERNAL,
