@@ -12,3 +12,11 @@
 ALTER TABLE reservations
   ADD COLUMN request_fingerprint text NULL,
   ADD COLUMN unit_credits        bigint NOT NULL DEFAULT 0 CONSTRAINT reservations_unit_credits_nonnegative CHECK (unit_credits >= 0);
+
+-- A key belongs to the reservation that holds it or was charged for it. A released or expired
+-- reservation charged nothing and delivered nothing, so its key is free again: a retry of a call
+-- that failed, was cancelled or whose client went away (its upload perhaps cut short, so another
+-- fingerprint) reserves anew and pays for what it then gets. Reserve looks keys up among held and
+-- committed reservations only; the uniqueness follows.
+ALTER TABLE reservations DROP CONSTRAINT reservations_idempotency_key_per_user;
+CREATE UNIQUE INDEX reservations_live_key_per_user ON reservations (user_id, idempotency_key) WHERE state IN ('held', 'committed');

@@ -55,7 +55,9 @@ export function lockStatement(userId: string, ahead: LockReadAhead): { text: str
   if (reservationBy) {
     values.push(ahead.reservationId ?? ahead.idempotencyKey);
     select.push(...RESERVATION_COLUMN_NAMES.map((c) => `r.${c} AS ${RESERVATION_PREFIX}${c}`));
-    joins.push(`LEFT JOIN reservations r ON r.user_id = a.user_id AND r.${reservationBy} = $${values.length}`);
+    // By key, only a reservation that holds its key (held or committed; migrations/005).
+    const live = reservationBy === 'idempotency_key' ? ` AND r.state IN ('held', 'committed')` : '';
+    joins.push(`LEFT JOIN reservations r ON r.user_id = a.user_id AND r.${reservationBy} = $${values.length}${live}`);
   }
   if (ahead.admissionId !== undefined) {
     values.push(ahead.admissionId);

@@ -11,6 +11,11 @@ import { ACCOUNT_COLUMNS, RESERVATION_COLUMNS, toAdmission, toReservation, type 
 import type { Account, AccountChanges, AccountTransaction, AdmissionRecord, NewLedgerEntry, ReservationAmounts, ReservationRecord, ReservationSettlement } from './store';
 import { WriteBatch } from './write-batch';
 
+/** A released or expired reservation charged nothing and delivered nothing: its key is free again (migrations/005). */
+function holdsItsKey(r: ReservationRecord): boolean {
+  return r.state === 'held' || r.state === 'committed';
+}
+
 export class PostgresAccountTransaction implements AccountTransaction {
   private readonly writes: WriteBatch;
   /** Reservations this transaction has read or written, as they now stand: what a queued settle returns. */
@@ -102,12 +107,12 @@ export class PostgresAccountTransaction implements AccountTransaction {
   }
 
   async findReservationByKey(idempotencyKey: string): Promise<ReservationRecord | undefined> {
-    for (const r of this.known.values()) if (r.idempotencyKey === idempotencyKey) return r;
+    for (const r of this.known.values()) if (r.idempotencyKey === idempotencyKey && holdsItsKey(r)) return r;
     if (this.absentKeys.has(idempotencyKey)) return undefined;
     await this.flush();
     const { rows } = await this.run<ReservationRow>(
       this.client,
-      `SELECT ${RESERVATION_COLUMNS} FROM reservations WHERE user_id = $1 AND idempotency_key = $2`,
+      `SELECT ${RESERVATION_COLUMNS} FROM reservations WHERE user_id = $1 AND idempotency_key = $2 AND state IN ('held', 'committed')`,
       [this.userId, idempotencyKey],
     );
     return rows[0] ? this.remember(toReservation(rows[0])) : undefined;

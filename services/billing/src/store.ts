@@ -153,7 +153,7 @@ export interface AccountTransaction {
   appendLedger(entry: NewLedgerEntry): Promise<void>;
   /** One of this user's reservations by id; undefined when unknown or someone else's. */
   findReservation(id: string): Promise<ReservationRecord | undefined>;
-  /** This user's reservation made with `idempotencyKey`, if any. */
+  /** This user's held or committed reservation made with `idempotencyKey`, if any (a released or expired one no longer holds its key). */
   findReservationByKey(idempotencyKey: string): Promise<ReservationRecord | undefined>;
   /** This user's held reservations whose deadline is at or before `now`, oldest deadline first. */
   expiredHolds(now: Date): Promise<ReservationRecord[]>;

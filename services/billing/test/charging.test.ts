@@ -199,13 +199,18 @@ describe('charging over gRPC: admission, reserve → commit / release, expiry (r
       expect((await rateLimit(userId)).remaining).toBe(9);
     });
 
-    it('answers a replay with the reservation as it is now, also once released', async () => {
+    it('answers a replay with the reservation as it is now while it holds its key; once released the key is free and reserves anew', async () => {
       const userId = newUser();
       const idempotencyKey = key();
       const r = await reserve(api, userId, { idempotencyKey });
+      expect(await reserve(api, userId, { idempotencyKey })).toMatchObject({ id: r.id, state: State.RESERVATION_STATE_HELD });
       await api.release({ userId, reservationId: r.id, reason: 'engine failed' });
-      expect(await reserve(api, userId, { idempotencyKey })).toMatchObject({ id: r.id, state: State.RESERVATION_STATE_RELEASED });
       expect(await balances(userId)).toEqual({ monthly: 100, prepaid: 0, spend: 0, reserved: 0 });
+      const again = await reserve(api, userId, { idempotencyKey });
+      expect(again).toMatchObject({ state: State.RESERVATION_STATE_HELD, credits: 1 });
+      expect(again.id).not.toBe(r.id);
+      expect(await balances(userId)).toEqual({ monthly: 99, prepaid: 0, spend: 0, reserved: 1 });
+      await expectReconciled(userId);
     });
 
     it('scopes idempotency keys per user', async () => {

@@ -83,15 +83,23 @@ describe('idempotency keys replay only their own request; holds grow with decode
       expect({ usage: await usage(userId), slots: await window(userId), ledger: await ledgerCount(userId) }).toEqual(before);
     });
 
-    it('refuses a replay of the same key whose fingerprint differs even when the first call failed (released)', async () => {
+    it('frees the key of a reservation that charged nothing (released, expired): a retry, even of a cut-short upload, reserves anew and pays', async () => {
       const userId = await newUser(50);
-      const made = (await api.reserve(request(userId, { idempotencyKey: 'k-failed' }))).reservation!;
-      await api.release({ userId, reservationId: made.id, reason: 'engine failed' });
-      expect(await errorOf(api.reserve(request(userId, { idempotencyKey: 'k-failed', requestFingerprint: 'sha256:other' })))).toMatchObject({
+      const made = (await api.reserve(request(userId, { idempotencyKey: 'k-failed', requestFingerprint: 'sha256:half-upload' }))).reservation!;
+      await api.release({ userId, reservationId: made.id, reason: 'cancelled' });
+      const retry = await api.reserve(request(userId, { idempotencyKey: 'k-failed' }));
+      expect(retry).toMatchObject({ replayed: false, reservation: { state: State.RESERVATION_STATE_HELD, credits: 1 } });
+      expect(retry.reservation!.id).not.toBe(made.id);
+      expect(await usage(userId)).toMatchObject({ monthly: 49, reserved: 1 });
+      // Once it holds the key, the key is bound to the retry's request again.
+      expect(await errorOf(api.reserve(request(userId, { idempotencyKey: 'k-failed', requestFingerprint: 'sha256:half-upload' })))).toMatchObject({
         code: 'idempotency_conflict',
-        param: 'idempotency_key',
       });
-      expect(await api.reserve(request(userId, { idempotencyKey: 'k-failed' }))).toMatchObject({ replayed: true, reservation: { state: State.RESERVATION_STATE_RELEASED } });
+      // An expired hold frees its key the same way.
+      const lapsing = (await api.reserve(request(userId, { idempotencyKey: 'k-lapsed', holdSeconds: 30 }))).reservation!;
+      clock.advance(31_000);
+      expect((await api.reserve(request(userId, { idempotencyKey: 'k-lapsed' }))).reservation).toMatchObject({ state: State.RESERVATION_STATE_HELD });
+      expect((await api.renewReservation({ userId, reservationId: lapsing.id, holdSeconds: 30 })).reservation).toMatchObject({ state: State.RESERVATION_STATE_EXPIRED });
     });
 
     it("checks a conversion against the plan's size cap before looking the key up", async () => {

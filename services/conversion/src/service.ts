@@ -294,29 +294,23 @@ export class ConversionService {
   }
 
   /**
-   * The answer to a replayed idempotency key (the same request, billing says): the artifact it
-   * stored on the recording when it completed; otherwise a refusal, since running the engine
-   * again would be work nobody pays for.
+   * The answer to a replayed idempotency key (the same request, still held or committed, billing
+   * says): the artifact it stored on the recording when it completed; otherwise a refusal, since
+   * running the engine again would be work nobody pays for.
    */
   private replay(reservation: billing.Reservation, source: Source, kind: KindName, format: OutputFormatName): conversion.ConvertResponse {
     const State = billing.ReservationState;
     if (reservation.state === State.RESERVATION_STATE_HELD) {
       throw new MurmurError('idempotency_conflict', 'A conversion with this Idempotency-Key is still running. Retry after it finishes.', { param: 'idempotency_key' });
     }
-    if (reservation.state === State.RESERVATION_STATE_COMMITTED && source.recording) {
+    // Committed (billing replays no key whose call failed: that key is free again).
+    if (source.recording) {
       const stored = this.storedArtifact(source.recording, kind, format);
       if (stored) return this.response(stored.id, kind, format, stored.content, stored.data, stored.creditsCharged, source.recording.id, stored.createdAt ?? this.clock.now(), undefined);
     }
-    if (reservation.state === State.RESERVATION_STATE_COMMITTED) {
-      throw new MurmurError(
-        'idempotency_conflict',
-        'This Idempotency-Key belongs to a conversion that completed and was charged; its response is no longer kept. Use a new key for a new conversion.',
-        { param: 'idempotency_key' },
-      );
-    }
     throw new MurmurError(
       'idempotency_conflict',
-      'This Idempotency-Key belongs to a conversion that failed or timed out; its credits were returned. Retry with a new key.',
+      'This Idempotency-Key belongs to a conversion that completed and was charged; its response is no longer kept. Use a new key for a new conversion.',
       { param: 'idempotency_key' },
     );
   }

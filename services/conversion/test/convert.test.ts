@@ -394,13 +394,14 @@ describe('engine failures return the credits', () => {
     expect(after).toMatchObject({ monthlyCreditsRemaining: before.monthlyCreditsRemaining, creditsReserved: 0, creditsUsed: 0, conversions: 0 });
   });
 
-  it('refuses to run a key whose first conversion failed (its credits are back), with idempotency_conflict', async () => {
+  it('lets a key whose first conversion failed (its credits are back) run again, charged once for the conversion it delivers', async () => {
     h.engine.current = failing(async () => Promise.reject(new EngineError('boom')));
     const userId = newUser();
     await failure(convert(userId, PRODUCT_SYNC, 'summary', MARKDOWN, { idempotencyKey: 'idem-failed' }));
+    expect(await usage(userId)).toMatchObject({ creditsUsed: 0, creditsReserved: 0 });
     h.engine.current = new LocalEngine();
-    const err = await failure(convert(userId, PRODUCT_SYNC, 'summary', MARKDOWN, { idempotencyKey: 'idem-failed' }));
-    expect(err).toMatchObject({ code: 'idempotency_conflict', param: 'idempotency_key' });
+    const retry = await convert(userId, PRODUCT_SYNC, 'summary', MARKDOWN, { idempotencyKey: 'idem-failed' });
+    expect(await usage(userId)).toMatchObject({ creditsUsed: retry.creditsCharged, conversions: 1, creditsReserved: 0 });
   });
 });
 

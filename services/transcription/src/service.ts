@@ -318,17 +318,15 @@ export function transcriptionFingerprint(config: Pick<TranscribeConfig, 'languag
 }
 
 /**
- * Why a replayed idempotency key gets no transcript: the request's first call still runs, ended
- * charged (its response is kept by the caller that made it, the gateway, not here), or failed.
+ * Why a replayed idempotency key gets no transcript: the request's first call still runs (its
+ * hold is held), or it completed and was charged (its response is kept by the caller that made it,
+ * the gateway, not here). A key whose call failed is free again: billing does not replay it.
  */
 export function replayRefusal(reservation: billing.Reservation): MurmurError {
-  const State = billing.ReservationState;
   const message =
-    reservation.state === State.RESERVATION_STATE_HELD
+    reservation.state === billing.ReservationState.RESERVATION_STATE_HELD
       ? 'A transcription with this Idempotency-Key is still running. Retry after it finishes.'
-      : reservation.state === State.RESERVATION_STATE_COMMITTED
-        ? 'This Idempotency-Key belongs to a transcription that completed and was charged; its response is no longer kept. Use a new key for a new transcription.'
-        : 'This Idempotency-Key belongs to a transcription that failed or was cancelled; its credits were returned. Retry with a new key.';
+      : 'This Idempotency-Key belongs to a transcription that completed and was charged; its response is no longer kept. Use a new key for a new transcription.';
   return new MurmurError('idempotency_conflict', message, { param: 'idempotency_key' });
 }
 
