@@ -1,12 +1,17 @@
 /**
- * Decoding only what is paid for. A transcription holds credits before its audio is decoded, and
- * the hold says how many seconds of audio it pays for (Reservation.audio_seconds_covered). As
- * ffmpeg's PCM arrives, {@link PaidAudio.cover} checks the decoded length against that: past it,
- * decoding waits while billing extends the hold (ExtendReservation, asking for twice as much when
- * the balance allows, so a two-hour file needs a handful of extensions), and stops at once when
- * billing refuses — insufficient_tokens or spending_cap_reached, with the hold then released by
- * the caller. So the work done before anyone has paid is at most one block of PCM past the hold,
- * whatever the file's header claims (a patched Matroska duration, a FLAC of 12 hours of silence).
+ * Decoding only what is paid for. A transcription's credits are held before its audio is decoded
+ * past the first block, and the hold says how many seconds of audio it pays for
+ * (Reservation.audio_seconds_covered). As ffmpeg's PCM arrives, {@link PaidAudio.cover} checks the
+ * decoded length against that: past it, decoding waits while billing extends the hold
+ * (ExtendReservation, asking for twice as much when the balance allows, so a two-hour file needs
+ * a handful of extensions), and stops at once when billing refuses — insufficient_tokens or
+ * spending_cap_reached, with the hold then released by the caller. So the work done before anyone
+ * has paid is at most one block of PCM past the hold, whatever the file's header claims (a
+ * patched Matroska duration, a FLAC of 12 hours of silence).
+ *
+ * A synchronous call opens its hold with the first block of PCM ({@link PaidAudio.opening}): a file
+ * ffmpeg cannot decode at all is refused (unsupported_audio) with nothing reserved. A job holds
+ * from its submission ({@link PaidAudio.holding}).
  *
  * The committed price is the decoded length's (Commit with audio_seconds), never the hold's.
  */
@@ -21,21 +26,28 @@ export type ExtendPort = Pick<PromiseClient<billing.BillingServiceClient>, 'exte
 export const FIRST_HOLD_SECONDS = 60;
 
 export class PaidAudio {
-  private covered: number;
+  private reservationId: string | undefined;
+  private covered = 0;
   private held: number | undefined;
-  private extending: Promise<void> | undefined;
+  private pending: Promise<void> | undefined;
 
-  /**
-   * `coveredSeconds`: what the hold pays for now (Reservation.audio_seconds_covered); `maxSeconds`:
-   * the longest audio accepted, so an extension never asks for more than could ever be decoded.
-   */
-  constructor(
+  private constructor(
     private readonly billing: ExtendPort,
-    private readonly hold: { userId: string; reservationId: string },
-    coveredSeconds: number,
+    private readonly userId: string,
     private readonly maxSeconds: number,
-  ) {
-    this.covered = coveredSeconds;
+    private readonly open: (() => Promise<billing.Reservation>) | undefined,
+  ) {}
+
+  /** A hold made when the first PCM arrives, by `open` (billing's Reserve, whose refusals pass through). */
+  static opening(billing: ExtendPort, userId: string, maxSeconds: number, open: () => Promise<billing.Reservation>): PaidAudio {
+    return new PaidAudio(billing, userId, maxSeconds, open);
+  }
+
+  /** A hold that exists already (a job's): `reservation` as billing last answered it. */
+  static holding(billing: ExtendPort, userId: string, maxSeconds: number, reservation: billing.Reservation): PaidAudio {
+    const paid = new PaidAudio(billing, userId, maxSeconds, undefined);
+    paid.take(reservation);
+    return paid;
   }
 
   /** Credits the hold holds after the last extension; undefined while it was never extended. */
@@ -51,23 +63,32 @@ export class PaidAudio {
   /**
    * Called with the PCM bytes decoded so far: nothing to wait for while the hold covers them
    * (undefined, so the decoder does not yield per block); otherwise a promise that settles once
-   * billing extended the hold, or rejects with billing's refusal.
+   * billing made or extended the hold, or rejects with billing's refusal.
    */
   cover(decodedBytes: number): Promise<void> | undefined {
     const seconds = decodedBytes / BYTES_PER_SECOND;
-    if (seconds <= this.covered) return undefined;
-    this.extending ??= this.extend(seconds).finally(() => {
-      this.extending = undefined;
+    if (this.reservationId !== undefined && seconds <= this.covered) return undefined;
+    this.pending ??= (this.reservationId === undefined ? this.first() : this.extend(seconds)).finally(() => {
+      this.pending = undefined;
     });
-    const pending = this.extending;
-    return pending.then(() => this.cover(decodedBytes));
+    return this.pending.then(() => this.cover(decodedBytes));
+  }
+
+  private take(reservation: billing.Reservation): void {
+    this.reservationId = reservation.id;
+    this.covered = reservation.audioSecondsCovered;
+  }
+
+  private async first(): Promise<void> {
+    if (!this.open) throw new Error('PaidAudio without a hold or a way to open one');
+    this.take(await this.open());
   }
 
   private async extend(seconds: number): Promise<void> {
     const want = Math.min(this.maxSeconds, Math.max(2 * this.covered, seconds + FIRST_HOLD_SECONDS));
     let reservation: billing.Reservation | undefined;
     try {
-      ({ reservation } = await this.billing.extendReservation({ ...this.hold, audioSeconds: seconds, maxAudioSeconds: want }));
+      ({ reservation } = await this.billing.extendReservation({ userId: this.userId, reservationId: this.reservationId!, audioSeconds: seconds, maxAudioSeconds: want }));
     } catch (err) {
       if (err instanceof MurmurError && (err.code === 'insufficient_tokens' || err.code === 'spending_cap_reached')) {
         const minutes = Math.floor(this.covered / 60);
@@ -83,7 +104,7 @@ export class PaidAudio {
       throw new MurmurError('service_unavailable', 'The credits of this call were no longer held (the hold lapsed); nothing was charged. Retry in a few seconds.');
     }
     if (reservation.audioSecondsCovered < seconds) throw new Error(`billing extended the hold to ${reservation.audioSecondsCovered} s, not the ${seconds} s asked for`);
-    this.covered = reservation.audioSecondsCovered;
+    this.take(reservation);
     this.held = reservation.credits;
   }
 }

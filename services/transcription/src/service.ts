@@ -20,6 +20,7 @@ import {
   isLanguageTag,
   keepReservationHeld,
   MAX_AUDIO_BYTES,
+  type HoldLease,
   MurmurError,
   newId,
   type Logger,
@@ -147,30 +148,40 @@ export class TranscriptionService {
       const uploadBytes = await spoolUpload(audio, uploadFile, audioLimitOf(config), audioHash);
       call.signal.throwIfAborted();
 
-      // Held before a byte is decoded: one priced minute now, extended as the decoded audio
-      // grows (paid-audio.ts), so a file whose header lies, or hours of silence, is decoded only
-      // as far as the caller can pay for.
+      // Held once ffmpeg yields its first PCM (undecodable bytes hold nothing): one priced
+      // minute, extended as the decoded audio grows (paid-audio.ts), so a file whose header lies,
+      // or hours of silence, is decoded only as far as the caller can pay for.
       const leaseSeconds = this.opts.leaseSeconds ?? DEFAULT_HOLD_LEASE_SECONDS;
-      const { reservation, replayed } = await this.opts.billing.reserve({
-        userId: config.userId,
-        operation: billing.Operation.OPERATION_TRANSCRIBE,
-        credits: 0,
-        // A caller without an Idempotency-Key still gets one reservation per call.
-        idempotencyKey: config.idempotencyKey || id,
-        admissionId: config.admissionId,
-        audioSeconds: FIRST_HOLD_SECONDS,
-        transcriptChars: 0,
-        // A short lease renewed while the work runs: a killed process's hold returns within it.
-        holdSeconds: leaseSeconds,
-        requestFingerprint: transcriptionFingerprint(config, audioHash.digest('hex')),
+      const fingerprint = transcriptionFingerprint(config, audioHash.digest('hex'));
+      let reservation: billing.Reservation | undefined;
+      let lease: HoldLease | undefined;
+      const leaseLost = new AbortController();
+      const paid = PaidAudio.opening(this.opts.billing, config.userId, this.maxAudioSeconds, async () => {
+        const { reservation: made, replayed } = await this.opts.billing.reserve({
+          userId: config.userId,
+          operation: billing.Operation.OPERATION_TRANSCRIBE,
+          credits: 0,
+          // A caller without an Idempotency-Key still gets one reservation per call.
+          idempotencyKey: config.idempotencyKey || id,
+          admissionId: config.admissionId,
+          audioSeconds: FIRST_HOLD_SECONDS,
+          transcriptChars: 0,
+          // A short lease renewed while the work runs: a killed process's hold returns within it.
+          holdSeconds: leaseSeconds,
+          requestFingerprint: fingerprint,
+        });
+        if (!made) throw new Error('billing answered Reserve without a reservation');
+        // The same request again: recognising it again would be work nobody pays for.
+        if (replayed) throw replayRefusal(made);
+        reservation = made;
+        lease = keepReservationHeld(this.opts.billing, { userId: config.userId, reservationId: made.id }, { leaseSeconds, log });
+        lease.signal.addEventListener('abort', () => leaseLost.abort(lease?.signal.reason), { once: true });
+        return made;
       });
-      if (!reservation) throw new Error('billing answered Reserve without a reservation');
-      // The same request again: recognising it again would be work nobody pays for.
-      if (replayed) throw replayRefusal(reservation);
-      const hold = { userId: config.userId, reservationId: reservation.id };
       const release = async (reason: string) => {
+        if (!reservation) return;
         try {
-          await this.opts.billing.release({ ...hold, reason });
+          await this.opts.billing.release({ userId: config.userId, reservationId: reservation.id, reason });
           log.info({ transcription_id: id, reservation_id: reservation.id, reason }, 'reservation released');
         } catch (err) {
           // Billing expires the hold by itself after hold_seconds; log and carry on.
@@ -178,8 +189,6 @@ export class TranscriptionService {
         }
       };
 
-      const lease = keepReservationHeld(this.opts.billing, hold, { leaseSeconds, log });
-      const paid = new PaidAudio(this.opts.billing, hold, reservation.audioSecondsCovered, this.maxAudioSeconds);
       let duration = 0;
       let chunks: ChunkRange[] = [];
       let decodedAt = started;
@@ -187,7 +196,7 @@ export class TranscriptionService {
       let charged: number;
       let recognizedAt = decodedAt;
       try {
-        const signal = AbortSignal.any([call.signal, lease.signal]);
+        const signal = AbortSignal.any([call.signal, leaseLost.signal]);
         try {
           const decoded = await this.decode(uploadFile, dir, signal, id, paid);
           duration = decoded.durationSeconds;
@@ -204,12 +213,12 @@ export class TranscriptionService {
             await release('cancelled');
             throw err;
           }
-          if (lease.lost) {
+          if (lease?.lost) {
             await release('hold_lapsed');
             throw holdLapsedError();
           }
           if (err instanceof MurmurError) {
-            // Undecodable, too long, more than the credits pay for: the caller's to mend.
+            // Undecodable, too long, more than the credits pay for, a reused key: the caller's to mend.
             await release(err.code);
             throw err;
           }
@@ -217,23 +226,30 @@ export class TranscriptionService {
           log.error({ transcription_id: id, engine: engine.name, err: (err as Error).message }, 'engine failed');
           throw new MurmurError('transcription_failed');
         }
+        if (!reservation) throw new Error('decoded audio without a hold');
         try {
           // The decoded length is what is charged, at the rate the hold was made at.
-          const committed = await this.opts.billing.commit({ ...hold, credits: 0, usageSeconds: Math.ceil(duration), audioSeconds: Math.max(duration, MIN_PRICED_SECONDS) });
+          const committed = await this.opts.billing.commit({
+            userId: config.userId,
+            reservationId: reservation.id,
+            credits: 0,
+            usageSeconds: Math.ceil(duration),
+            audioSeconds: Math.max(duration, MIN_PRICED_SECONDS),
+          });
           charged = committed.reservation?.credits ?? reservation.credits;
         } catch (err) {
           await release('commit_failed');
-          throw lease.lost ? holdLapsedError() : err;
+          throw lease?.lost ? holdLapsedError() : err;
         }
       } finally {
-        lease.stop();
+        lease?.stop();
       }
 
       const { transcript } = recognized;
       log.info(
         {
           transcription_id: id,
-          reservation_id: reservation.id,
+          reservation_id: reservation?.id,
           duration_seconds: duration,
           chunks: chunks.length,
           segments: transcript.segments.length,

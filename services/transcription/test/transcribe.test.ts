@@ -286,17 +286,28 @@ describe('Transcribe errors', () => {
     expect(entries.map((e) => e.kind)).toEqual(expect.arrayContaining(['reserve', 'release']));
   });
 
-  it('answers idempotency_conflict, without recognising, for the key of a call that failed', async () => {
+  it('frees the key of a call that failed: the retry runs again and is charged only for what it delivers', async () => {
     let calls = 0;
     behaviour = async () => {
       calls++;
-      throw new EngineError('boom');
+      if (calls === 1) throw new EngineError('boom');
+      return { text: 'hello', segments: [{ start: 0, end: 1, text: 'hello' }] };
     };
-    const cfg = config(newUser(), { idempotencyKey: 'idem-failed-once' });
+    const user = newUser();
+    const cfg = config(user, { idempotencyKey: 'idem-failed-once' });
     expect((await failure(transcribeBuffer(stack.client, synthWav(3), cfg))).code).toBe('transcription_failed');
-    const again = await failure(transcribeBuffer(stack.client, synthWav(3), cfg));
-    expect([again.code, again.param]).toEqual(['idempotency_conflict', 'idempotency_key']);
-    expect(calls).toBe(1);
+    expect(await usageOf(stack.billing, user)).toMatchObject({ creditsUsed: 0, creditsReserved: 0 });
+    const again = await transcribeBuffer(stack.client, synthWav(3), cfg);
+    expect([again.creditsCharged, calls]).toEqual([1, 2]);
+    expect(await usageOf(stack.billing, user)).toMatchObject({ creditsUsed: 1, creditsReserved: 0, transcriptions: 1 });
+  });
+
+  it('holds nothing for bytes ffmpeg cannot decode: unsupported_audio with no reservation at all', async () => {
+    const user = newUser();
+    const err = await failure(transcribeBuffer(stack.client, Buffer.from('this is not audio at all, just text'), config(user)));
+    expect(err.code).toBe('unsupported_audio');
+    const ledger = (await stack.billing.listLedgerEntries({ userId: user, pageSize: 20, pageToken: '' })).entries.map((e) => e.kind).filter((k) => k !== 'reset');
+    expect(ledger).toEqual([]);
   });
 
   it('stops the other chunks when one chunk fails', async () => {

@@ -103,7 +103,7 @@ export class JobWorker {
       if (!row.audio_key) throw new Error('the job has no stored audio');
       const audio = await deps.audio.localFile(row.audio_key, dir);
       // A hold committed already (an attempt that charged, then died before the job ended) pays for all of it.
-      const paid = reservation.state === HELD ? new PaidAudio(deps.billing, hold, reservation.audioSecondsCovered, deps.transcriber.maxAudioSeconds) : undefined;
+      const paid = reservation.state === HELD ? PaidAudio.holding(deps.billing, row.owner_id, deps.transcriber.maxAudioSeconds, reservation) : undefined;
       const decoded = await deps.transcriber.decode(audio, dir, signal, row.id, paid);
       const creditsHeld = paid?.creditsHeld ?? reservation.credits;
       if (decoded.durationSeconds !== row.duration_seconds || creditsHeld !== row.credits_reserved) {
