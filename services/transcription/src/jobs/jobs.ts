@@ -13,11 +13,22 @@ import * as path from 'node:path';
 import { billing, type transcription } from '@murmur/proto';
 import { DEFAULT_HOLD_LEASE_SECONDS, filterDigest, hintOf, isId, isIdempotencyKey, MAX_IDEMPOTENCY_KEY_CHARS, MAX_TITLE_CHARS, MurmurError, newId, PageCursors, resolveLimit, titleOf } from '@murmur/kit';
 import { spoolUpload } from '../audio-files';
+import type { CallerLimits } from '../caller-limits';
 import { audioLimitOf, safeExtension } from '../service';
 import { dropAudio, HELD, JOB_HOLD_SECONDS, releaseHold, type JobDeps } from './deps';
 import type { JobRow } from './job-store';
 import { presentJob, statusNameOf } from './present';
 import { probeDuration, UnreadableAudio } from './probe';
+
+/** Options that followed the audio (SubmitTranscriptionLateOptions): their final values. */
+export type LateOptions = transcription.SubmitTranscriptionLateOptions;
+
+/** `title` and `folder_id` only mean something for a saved recording. */
+function checkCombination(config: Pick<SubmitConfig, 'title' | 'folderId' | 'save'>): void {
+  if ((config.title || config.folderId) && !config.save) {
+    throw new MurmurError('invalid_request', '`title` and `folder_id` only apply with `save: true`.', { param: config.title ? 'title' : 'folder_id' });
+  }
+}
 
 /** How often a watcher re-reads its job. */
 export const WATCH_INTERVAL_MS = 500;
@@ -30,6 +41,8 @@ export class TranscriptionJobs {
   constructor(
     private readonly deps: JobDeps,
     cursorSecret: string,
+    /** The per-user cap on watchers (caller-limits.ts). */
+    private readonly limits: CallerLimits,
   ) {
     this.cursors = new PageCursors(cursorSecret);
   }
@@ -38,23 +51,30 @@ export class TranscriptionJobs {
     return new MurmurError('not_found', 'No transcription with this id. Check the id returned by POST /transcriptions.', { param: 'id' });
   }
 
-  /** Checks what the audio does not decide, before any of it is read. */
-  async validate(config: SubmitConfig): Promise<void> {
+  /**
+   * Checks what the audio does not decide. `partial`, before the audio: options may still follow
+   * it (late options), so each value is checked but not how they combine; `full` once they are
+   * all in, before anything is stored, held or charged.
+   */
+  async validate(config: SubmitConfig, mode: 'full' | 'partial' = 'full'): Promise<void> {
     this.deps.transcriber.validate(config);
     if (config.idempotencyKey && !isIdempotencyKey(config.idempotencyKey)) {
       throw new MurmurError('invalid_request', `idempotency_key must be 1–${MAX_IDEMPOTENCY_KEY_CHARS} printable ASCII characters without spaces.`, { param: 'idempotency_key' });
     }
     if (config.title) titleOf(config.title, MAX_TITLE_CHARS);
-    if ((config.title || config.folderId) && !config.save) {
-      throw new MurmurError('invalid_request', '`title` and `folder_id` only apply with `save: true`.', { param: config.title ? 'title' : 'folder_id' });
-    }
+    if (mode === 'full') checkCombination(config);
     if (config.folderId) await this.deps.library.getFolder({ ownerId: config.userId, folderId: config.folderId });
   }
 
-  async submit(config: SubmitConfig, audio: AsyncIterable<Uint8Array>, signal: AbortSignal): Promise<transcription.TranscriptionJob> {
+  /**
+   * `lateOptions`: the options that followed the audio, if any (read once the audio has ended);
+   * they replace the config's, and the whole is checked again before anything is stored or held.
+   */
+  async submit(config: SubmitConfig, audio: AsyncIterable<Uint8Array>, signal: AbortSignal, lateOptions: () => LateOptions | undefined = () => undefined): Promise<transcription.TranscriptionJob> {
     const { deps } = this;
-    await this.validate(config);
-    const webhookUrl = await deps.webhooks.endpointFor(config.userId, config.webhookUrl);
+    // What is known now is refused now, before the upload is read.
+    await this.validate(config, 'partial');
+    let webhookUrl = await deps.webhooks.endpointFor(config.userId, config.webhookUrl);
     if (config.idempotencyKey) {
       const existing = await deps.store.byIdempotencyKey(config.userId, config.idempotencyKey);
       if (existing) return presentJob(existing);
@@ -68,6 +88,14 @@ export class TranscriptionJobs {
       const file = path.join(dir, `upload${safeExtension(config.filename)}`);
       const bytes = await spoolUpload(audio, file, audioLimitOf(config));
       signal.throwIfAborted();
+      const late = lateOptions();
+      if (late) {
+        config = { ...config, save: late.save, title: late.title, folderId: late.folderId, webhookUrl: late.webhookUrl };
+        await this.validate(config);
+        webhookUrl = await deps.webhooks.endpointFor(config.userId, config.webhookUrl);
+      } else {
+        checkCombination(config);
+      }
       const duration = await this.durationOf(file, dir, signal, id);
       ({ reservation } = await deps.billing.reserve({
         userId: config.userId,
@@ -187,28 +215,41 @@ export class TranscriptionJobs {
     return presentJob(ended);
   }
 
-  /** Yields the job now and whenever its status or progress changes, until it has ended or `signal` aborts. */
+  /**
+   * Yields the job now and whenever its status or progress changes, until it has ended or
+   * `signal` aborts. A live job's watcher holds one of its owner's watcher slots while it runs
+   * (over the cap: rate_limit_exceeded); a job that has already ended is answered at once, slot-free.
+   */
   async *watch(ownerId: string, id: string, signal: AbortSignal): AsyncGenerator<transcription.TranscriptionJob> {
-    let last = '';
-    for (;;) {
-      const row = await this.owned(ownerId, id);
-      const job = presentJob(row);
-      const seen = `${job.status}:${job.progress}`;
-      if (seen !== last) {
-        last = seen;
-        yield job;
-      }
-      if (row.status !== 'queued' && row.status !== 'processing') return;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(done, WATCH_INTERVAL_MS);
-        function done() {
-          clearTimeout(timer);
-          signal.removeEventListener('abort', done);
-          resolve();
+    let row = await this.owned(ownerId, id);
+    const live = (r: JobRow) => r.status === 'queued' || r.status === 'processing';
+    if (!live(row)) return void (yield presentJob(row));
+    const slot = await this.limits.watcher(ownerId);
+    try {
+      let last = '';
+      for (;;) {
+        const job = presentJob(row);
+        const seen = `${job.status}:${job.progress}`;
+        if (seen !== last) {
+          last = seen;
+          yield job;
         }
-        signal.addEventListener('abort', done, { once: true });
-      });
-      if (signal.aborted) return;
+        if (!live(row)) return;
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(done, WATCH_INTERVAL_MS);
+          function done() {
+            clearTimeout(timer);
+            signal.removeEventListener('abort', done);
+            resolve();
+          }
+          signal.addEventListener('abort', done, { once: true });
+        });
+        if (signal.aborted) return;
+        await slot.keep().catch((err: unknown) => this.deps.log.warn({ job_id: id, err: (err as Error).message }, 'watcher slot not renewed'));
+        row = await this.owned(ownerId, id);
+      }
+    } finally {
+      await slot.release().catch((err: unknown) => this.deps.log.warn({ job_id: id, err: (err as Error).message }, 'watcher slot not released; it lapses by itself'));
     }
   }
 }
