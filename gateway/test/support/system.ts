@@ -127,6 +127,8 @@ export interface TestSystem {
   authCache?: KeyValueCache;
   /** The folder of queued jobs' audio (empty when no job is live). */
   audioDir: string;
+  /** The transcription service's own schema (with `ai`), for tests that look at what it stores. */
+  transcriptionDb?: Database;
   /** Another gateway replica over the same services (its own key cache and listener). */
   extraGateway(): Promise<TestGateway>;
   /** Creates a user and a key; returns both. */
@@ -256,6 +258,7 @@ export async function startSystem(opts: SystemOptions = {}): Promise<TestSystem>
     clients,
     admin,
     audioDir,
+    transcriptionDb,
     addresses,
     authClock,
     authCache,
