@@ -72,7 +72,7 @@ export class MemoryLeaseSet implements LeaseSet {
  * KEYS[1]: the user's sorted set (member = lease, score = when it ends, in ms).
  * ARGV: now, limit, lease, until. Drops ended leases; adds this one when fewer than `limit` are
  * alive ({1, 0}), else answers when the soonest ends ({0, its end}). The key expires with its
- * last lease, so idle users cost nothing.
+ * last lease (PEXPIRE, relative: Redis's clock need not agree with ours), so idle users cost nothing.
  */
 const ACQUIRE_LUA = `
 local key = KEYS[1]
@@ -80,19 +80,23 @@ redis.call('ZREMRANGEBYSCORE', key, '-inf', ARGV[1])
 if redis.call('ZCARD', key) < tonumber(ARGV[2]) then
   redis.call('ZADD', key, ARGV[4], ARGV[3])
   local last = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')
-  redis.call('PEXPIREAT', key, math.ceil(tonumber(last[2])))
+  redis.call('PEXPIRE', key, math.max(1, math.ceil(tonumber(last[2]) - tonumber(ARGV[1]))))
   return {1, 0}
 end
 local first = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
 return {0, first[2]}
 `;
 
-/** ARGV: lease, until. Moves a live lease's end (a lapsed one stays gone) and the key's expiry with it. */
+/**
+ * ARGV: now, lease, until. Moves a live lease's end (a lapsed one stays gone) and the key's
+ * expiry with it. Expiries are relative (PEXPIRE): Redis's clock need not agree with ours.
+ */
 const RENEW_LUA = `
 local key = KEYS[1]
-if redis.call('ZADD', key, 'XX', 'CH', ARGV[2], ARGV[1]) == 1 then
+redis.call('ZREMRANGEBYSCORE', key, '-inf', ARGV[1])
+if redis.call('ZADD', key, 'XX', 'CH', ARGV[3], ARGV[2]) == 1 then
   local last = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')
-  redis.call('PEXPIREAT', key, math.ceil(tonumber(last[2])))
+  redis.call('PEXPIRE', key, math.max(1, math.ceil(tonumber(last[2]) - tonumber(ARGV[1]))))
 end
 return 1
 `;
@@ -124,7 +128,8 @@ export class RedisLeaseSet implements LeaseSet {
   }
 
   async renew(key: string, lease: string, ttlMs: number): Promise<void> {
-    await this.call(() => this.redis.eval(RENEW_LUA, { keys: [this.prefix + key], arguments: [lease, String(this.now() + ttlMs)] }));
+    const now = this.now();
+    await this.call(() => this.redis.eval(RENEW_LUA, { keys: [this.prefix + key], arguments: [String(now), lease, String(now + ttlMs)] }));
   }
 
   async release(key: string, lease: string): Promise<void> {
