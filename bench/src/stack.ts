@@ -5,6 +5,7 @@
  * the gRPC clients the admin CLI uses, to seed users, keys, recordings and credits through the
  * real RPCs. Shared by read-path, mcp, convert and transcribe.
  */
+import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Client } from 'pg';
@@ -196,6 +197,7 @@ export async function startStack(log: (line: string) => void, opts: StackOptions
     GRPC_LISTEN_ADDR: '',
     // The workload keys of every process (made once per bench run); the bench's own clients use the same.
     MURMUR_IDENTITY_DIR: testIdentityDir(),
+    MURMUR_WEBHOOK_SECRET_KEY: `bench:${randomBytes(32).toString('base64')}`,
     ...opts.env,
   };
   const redis = Boolean(env.REDIS_URL);

@@ -16,6 +16,7 @@ import { appPublicUrl, appWebSchema } from '@murmur/app';
 import { firstRun } from './first-run';
 import { firstUnbindable, parseHostPort, type ListenAddress } from './listen-addresses';
 import { Supervisor, type ChildSpec } from './supervisor';
+import { webhookSecretKeyEnv } from './webhook-secret-key';
 
 const root = path.resolve(__dirname, '..', '..');
 const cfg = loadConfig({
@@ -28,6 +29,8 @@ const cfg = loadConfig({
 });
 const print = (line: string) => process.stdout.write(`${line}\n`);
 const identityDir = identityDirOf(cfg);
+// The key sealing webhook signing secrets, made once under the data folder (unless the operator set one).
+const webhookKey = webhookSecretKeyEnv(cfg.MURMUR_DATA_DIR);
 
 const SERVICES = [
   { name: 'auth', addr: cfg.AUTH_ADDR, variable: 'AUTH_ADDR' },
@@ -82,6 +85,7 @@ function spec(name: string, script: string): ChildSpec {
       APP_HOST: cfg.APP_HOST,
       MURMUR_DATA_DIR: cfg.MURMUR_DATA_DIR,
       MURMUR_IDENTITY_DIR: identityDir,
+      ...webhookKey.env,
     },
   };
 }
@@ -89,6 +93,7 @@ function spec(name: string, script: string): ChildSpec {
 async function main(): Promise<void> {
   // Every process's workload key, made once (kept in the data folder, private keys 0600).
   if (generateIdentityFiles(identityDir).length > 0) print(`Made the workload keys of every process under ${identityDir}.`);
+  if (webhookKey.made) print(`Made the key that seals webhook signing secrets: ${webhookKey.made}.`);
   print(`Murmur: ${cfg.DATABASE_URL ? 'Postgres at DATABASE_URL' : `embedded Postgres (PGlite) under ${cfg.MURMUR_DATA_DIR}`}, ${cfg.REDIS_URL ? 'Redis at REDIS_URL' : 'in-process limiter and cache'}.`);
   const taken = await firstUnbindable(LISTEN_ADDRESSES);
   if (taken) throw new LaunchFailure(taken.message, EXIT_CANNOT_BIND);

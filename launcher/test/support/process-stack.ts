@@ -4,6 +4,7 @@
  * serve. Each child keeps its own embedded Postgres in a fresh folder unless the caller passes
  * a DATABASE_URL of its own (a test cluster it may restart). Shared by the cross-process tests.
  */
+import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -67,6 +68,8 @@ export async function startProcessStack(
     // Every child loads its workload key from here; the test calls as the app's admin with the same keys.
     MURMUR_IDENTITY_DIR: testIdentityDir(),
     MURMUR_TRANSCRIPTION_ENGINE: 'pocketsphinx',
+    // The key sealing webhook signing secrets (`npm start` keeps one under ./data); the same across restarts.
+    MURMUR_WEBHOOK_SECRET_KEY: `test:${randomBytes(32).toString('base64')}`,
     ...opts.env,
   };
   const spec = (name: string, script: string) => ({ name, command: process.execPath, args: [path.join(ROOT, script)], env });
