@@ -13,12 +13,12 @@ import * as path from 'node:path';
 import { billing, type transcription } from '@murmur/proto';
 import { DEFAULT_HOLD_LEASE_SECONDS, filterDigest, hintOf, isId, isIdempotencyKey, MAX_IDEMPOTENCY_KEY_CHARS, MAX_TITLE_CHARS, MurmurError, newId, PageCursors, resolveLimit, titleOf } from '@murmur/kit';
 import { spoolUpload } from '../audio-files';
-import type { CallerLimits } from '../caller-limits';
 import { audioLimitOf, safeExtension } from '../service';
 import { dropAudio, HELD, JOB_HOLD_SECONDS, releaseHold, type JobDeps } from './deps';
 import type { JobRow } from './job-store';
 import { presentJob, statusNameOf } from './present';
 import { probeDuration, UnreadableAudio } from './probe';
+import type { CallerLimits } from '../caller-limits';
 
 /** Options that followed the audio (SubmitTranscriptionLateOptions): their final values. */
 export type LateOptions = transcription.SubmitTranscriptionLateOptions;
@@ -66,6 +66,17 @@ export class TranscriptionJobs {
     if (config.folderId) await this.deps.library.getFolder({ ownerId: config.userId, folderId: config.folderId });
   }
 
+  /** The config with the options that followed the audio, all checked again (nothing is stored or held yet). */
+  private async withLateOptions(config: SubmitConfig, webhookUrl: string, late: LateOptions | undefined): Promise<{ config: SubmitConfig; webhookUrl: string }> {
+    if (!late) {
+      checkCombination(config);
+      return { config, webhookUrl };
+    }
+    const final = { ...config, save: late.save, title: late.title, folderId: late.folderId, webhookUrl: late.webhookUrl };
+    await this.validate(final);
+    return { config: final, webhookUrl: await this.deps.webhooks.endpointFor(final.userId, final.webhookUrl) };
+  }
+
   /**
    * `lateOptions`: the options that followed the audio, if any (read once the audio has ended);
    * they replace the config's, and the whole is checked again before anything is stored or held.
@@ -87,15 +98,8 @@ export class TranscriptionJobs {
     try {
       const file = path.join(dir, `upload${safeExtension(config.filename)}`);
       const bytes = await spoolUpload(audio, file, audioLimitOf(config));
+      ({ config, webhookUrl } = await this.withLateOptions(config, webhookUrl, lateOptions()));
       signal.throwIfAborted();
-      const late = lateOptions();
-      if (late) {
-        config = { ...config, save: late.save, title: late.title, folderId: late.folderId, webhookUrl: late.webhookUrl };
-        await this.validate(config);
-        webhookUrl = await deps.webhooks.endpointFor(config.userId, config.webhookUrl);
-      } else {
-        checkCombination(config);
-      }
       const duration = await this.durationOf(file, dir, signal, id);
       ({ reservation } = await deps.billing.reserve({
         userId: config.userId,
