@@ -347,6 +347,29 @@ describe('transcription jobs', () => {
     expect(await submit({ filename: 'a\u0000b.wav', contentType: 'audio/wav\u0000' })).toBe(transcription.JobStatus.JOB_STATUS_QUEUED);
   });
 
+  it('over gRPC, late_options closes the stream: its values replace the config’s; audio after it is invalid_request', async () => {
+    const { user, key } = await sys.newUser('j-grpc-late@example.com');
+    type Message = transcription.SubmitTranscriptionRequest;
+    const send = (messages: Message[]) =>
+      runWithContext({ requestId: newRequestId(), principal: { userId: user.id, keyId: 'key_test' } }, async () => {
+        const { stream, response } = sys.clients.transcription.submitTranscription();
+        for (const m of messages) stream.write(m);
+        stream.end();
+        return response.then(
+          (r) => r.job!.id,
+          (err: unknown) => `${(err as MurmurError).code}:${(err as MurmurError).param}`,
+        );
+      });
+    const config: Message = { payload: { $case: 'config', value: transcription.SubmitTranscriptionConfig.fromPartial({ userId: user.id, title: 'Early' }) } };
+    const chunk: Message = { payload: { $case: 'audioChunk', value: audio } };
+    const late: Message = { payload: { $case: 'lateOptions', value: { save: true, title: 'Late', folderId: '', webhookUrl: '' } } };
+    expect(await send([config, chunk, late, chunk])).toBe('invalid_request:late_options');
+    // A title without save in the config is fine while late options may still bring save.
+    const id = await send([config, chunk, late]);
+    const done = await until(key, id, (j) => j.status === 'completed');
+    expect((await call('GET', `/recordings/${done.recording_id}`, key)).body).toMatchObject({ title: 'Late' });
+  });
+
   it('answers the same job for a repeated Idempotency-Key', async () => {
     const { key } = await sys.newUser('j-idem@example.com');
     const first = await upload('/transcriptions', key, {}, { 'idempotency-key': 'job-1' });
