@@ -29,8 +29,6 @@ const cfg = loadConfig({
 });
 const print = (line: string) => process.stdout.write(`${line}\n`);
 const identityDir = identityDirOf(cfg);
-// The key sealing webhook signing secrets, made once under the data folder (unless the operator set one).
-const webhookKey = webhookSecretKeyEnv(cfg.MURMUR_DATA_DIR);
 
 const SERVICES = [
   { name: 'auth', addr: cfg.AUTH_ADDR, variable: 'AUTH_ADDR' },
@@ -48,6 +46,10 @@ const LISTEN_ADDRESSES: ListenAddress[] = [
     return hostPort ? [{ name: s.name, variable: s.variable, ...hostPort }] : [];
   }),
 ];
+
+/** The key sealing webhook signing secrets, made once under the data folder (unless the operator set one): transcription's alone. */
+const webhookKey = webhookSecretKeyEnv(cfg.MURMUR_DATA_DIR);
+const withWebhookKey = (child: ChildSpec): ChildSpec => (child.name === 'transcription' ? { ...child, env: { ...child.env, ...webhookKey.env } } : child);
 
 /** A start that cannot succeed: its message is for the person who ran `npm start`. */
 class LaunchFailure extends Error {
@@ -85,7 +87,6 @@ function spec(name: string, script: string): ChildSpec {
       APP_HOST: cfg.APP_HOST,
       MURMUR_DATA_DIR: cfg.MURMUR_DATA_DIR,
       MURMUR_IDENTITY_DIR: identityDir,
-      ...webhookKey.env,
     },
   };
 }
@@ -93,18 +94,18 @@ function spec(name: string, script: string): ChildSpec {
 async function main(): Promise<void> {
   // Every process's workload key, made once (kept in the data folder, private keys 0600).
   if (generateIdentityFiles(identityDir).length > 0) print(`Made the workload keys of every process under ${identityDir}.`);
-  if (webhookKey.made) print(`Made the key that seals webhook signing secrets: ${webhookKey.made}.`);
   print(`Murmur: ${cfg.DATABASE_URL ? 'Postgres at DATABASE_URL' : `embedded Postgres (PGlite) under ${cfg.MURMUR_DATA_DIR}`}, ${cfg.REDIS_URL ? 'Redis at REDIS_URL' : 'in-process limiter and cache'}.`);
   const taken = await firstUnbindable(LISTEN_ADDRESSES);
   if (taken) throw new LaunchFailure(taken.message, EXIT_CANNOT_BIND);
   // One initdb for the four embedded databases about to be made, not one each (first run only).
   if (!cfg.DATABASE_URL && (await prepareClusterTemplate())) print(`Made an empty Postgres cluster for new embedded databases to start from: ${clusterTemplateFile()}.`);
+  if (webhookKey.made) print(`Made the key that seals webhook signing secrets: ${webhookKey.made}.`);
 
   let gaveUp: (failure: LaunchFailure) => void = () => undefined;
   const failed = new Promise<never>((_, reject) => (gaveUp = reject));
   failed.catch(() => undefined); // heard through the races below
   const supervisor = new Supervisor(
-    [...SERVICES.map((s) => spec(s.name, `services/${s.name}/dist/main.js`)), spec('gateway', 'gateway/dist/main.js'), spec('app', 'app/dist/web/main.js')],
+    [...SERVICES.map((s) => withWebhookKey(spec(s.name, `services/${s.name}/dist/main.js`))), spec('gateway', 'gateway/dist/main.js'), spec('app', 'app/dist/web/main.js')],
     undefined,
     { onGiveUp: (name, { cannotBind }) => gaveUp(new LaunchFailure(gaveUpMessage(name, cannotBind), cannotBind ? EXIT_CANNOT_BIND : 1)) },
   );
