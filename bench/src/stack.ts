@@ -192,12 +192,13 @@ export async function startStack(log: (line: string) => void, opts: StackOptions
     PORT: String(gatewayPort),
     HOST: '127.0.0.1',
     LOG_LEVEL: opts.logLevel ?? 'warn',
+    // The key sealing webhook signing secrets (one per bench run).
+    MURMUR_WEBHOOK_SECRET_KEY: `bench:${randomBytes(32).toString('base64')}`,
     MURMUR_CURSOR_SECRET: CURSOR_SECRET,
     // Each service listens on its own *_ADDR, whatever the caller's shell says.
     GRPC_LISTEN_ADDR: '',
     // The workload keys of every process (made once per bench run); the bench's own clients use the same.
     MURMUR_IDENTITY_DIR: testIdentityDir(),
-    MURMUR_WEBHOOK_SECRET_KEY: `bench:${randomBytes(32).toString('base64')}`,
     ...opts.env,
   };
   const redis = Boolean(env.REDIS_URL);

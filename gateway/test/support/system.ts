@@ -37,18 +37,10 @@ import { AUTH_MIGRATIONS_DIR, startAuthService } from '@murmur/auth';
 import { BILLING_MIGRATIONS_DIR, RedisRateLimiter, startBillingService } from '@murmur/billing';
 import { LIBRARY_MIGRATIONS_DIR, startLibraryService } from '@murmur/library';
 import { LocalEngine, startConversionService } from '@murmur/conversion';
-import {
-  createPocketsphinxEngine,
-  FileAudioStore,
-  newSecretKeyEntry,
-  RedisLeaseSet,
-  SecretSealer,
-  startTranscriptionService,
-  TRANSCRIPTION_MIGRATIONS_DIR,
-  type JobsDeps,
-} from '@murmur/transcription';
+import { createPocketsphinxEngine, FileAudioStore, startTranscriptionService, TRANSCRIPTION_MIGRATIONS_DIR, type JobsDeps } from '@murmur/transcription';
 import { auth as authProto, billing as billingProto, library as libraryProto } from '@murmur/proto';
 import { createClient, keyVerifierVia, type Workload } from '@murmur/kit';
+import { newSecretKeyEntry, RedisLeaseSet, SecretSealer } from '@murmur/transcription';
 import {
   closeClients,
   createApp,
@@ -156,8 +148,6 @@ export interface SystemOptions {
   log?: Logger;
   /** Overrides of the transcription jobs' settings (with `ai`). */
   jobs?: Partial<Omit<JobsDeps, 'db' | 'library'>>;
-  /** The transcription service's webhook sealing keys (MURMUR_WEBHOOK_SECRET_KEY); default one fresh key. */
-  webhookSecretKey?: string;
   /** Where an `audio_url` may point (the gateway's MURMUR_AUDIO_URL_*); default the production policy. */
   audioUrlPolicy?: AudioUrlPolicy;
 }
@@ -232,7 +222,7 @@ export async function startSystem(opts: SystemOptions = {}): Promise<TestSystem>
           library: transcriptionClients.library,
           cursorSecret: 'murmur-test-cursor-secret',
           queue: { superviseSeconds: 1, heartbeatSeconds: 10, retryDelaySeconds: 0 },
-          webhookSecrets: SecretSealer.fromText(opts.webhookSecretKey ?? newSecretKeyEntry('test')),
+          webhookSecrets: SecretSealer.fromText(newSecretKeyEntry('test')),
           // The per-user caps count in Redis whenever the system has one, as main.ts wires them.
           ...(redis ? { leases: new RedisLeaseSet(redis, `${prefix}leases:`) } : {}),
           ...opts.jobs,
