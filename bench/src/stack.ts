@@ -5,6 +5,7 @@
  * the gRPC clients the admin CLI uses, to seed users, keys, recordings and credits through the
  * real RPCs. Shared by read-path, mcp, convert and transcribe.
  */
+import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Client } from 'pg';
@@ -191,6 +192,8 @@ export async function startStack(log: (line: string) => void, opts: StackOptions
     PORT: String(gatewayPort),
     HOST: '127.0.0.1',
     LOG_LEVEL: opts.logLevel ?? 'warn',
+    // The key sealing webhook signing secrets (one per bench run).
+    MURMUR_WEBHOOK_SECRET_KEY: `bench:${randomBytes(32).toString('base64')}`,
     MURMUR_CURSOR_SECRET: CURSOR_SECRET,
     // Each service listens on its own *_ADDR, whatever the caller's shell says.
     GRPC_LISTEN_ADDR: '',

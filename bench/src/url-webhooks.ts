@@ -53,6 +53,7 @@ export const urlWebhooksBench: Benchmark = {
         MURMUR_AUDIO_URL_ALLOW_CIDRS: '127.0.0.1/32',
         MURMUR_AUDIO_URL_PORTS: `80,443,${port}`,
         MURMUR_WEBHOOK_ALLOW_CIDRS: '127.0.0.1/32',
+        MURMUR_WEBHOOK_ALLOW_HTTP: 'true',
         MURMUR_WEBHOOK_PORTS: `80,443,${port}`,
       },
     });

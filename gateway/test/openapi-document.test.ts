@@ -75,7 +75,9 @@ const config = await createConfig({
         '4XX': ['X-Request-Id'],
         '5XX': ['X-Request-Id'],
         '401': ['X-Request-Id', 'WWW-Authenticate'],
-        '429': ['X-Request-Id', 'Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy', 'RateLimit'],
+        // RateLimit-* describe the AI window: required on the AI routes' 429 (checked below); the
+        // per-user caps of event streams and webhook retries answer 429 with Retry-After only.
+        '429': ['X-Request-Id', 'Retry-After'],
       },
     },
   },
@@ -106,6 +108,17 @@ describe('the OpenAPI document', () => {
     expect(out.stderr).toBe('');
     expect(JSON.parse(out.stdout)).toEqual([]);
   }, 60_000);
+
+  it('gives every AI route’s 429 the RateLimit-* fields of the AI window, and the per-user caps’ 429 Retry-After', () => {
+    const ai = ['post /transcribe', 'post /convert', 'post /transcriptions'];
+    const caps = ['get /transcriptions/{id}/events', 'post /transcriptions/{id}/webhook/retry'];
+    const headersOf = (at: string) => {
+      const [method, path] = at.split(' ') as [string, string];
+      return Object.keys((doc.paths as Json)[path][method].responses['429'].headers);
+    };
+    for (const at of ai) expect(headersOf(at)).toEqual(expect.arrayContaining(['Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy', 'RateLimit']));
+    for (const at of caps) expect(headersOf(at)).toEqual(expect.arrayContaining(['Retry-After']));
+  });
 
   it('fails the linter when a response loses X-Request-Id or an example stops matching its schema', () => {
     const broken = structuredClone(doc) as Json;

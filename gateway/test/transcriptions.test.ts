@@ -5,7 +5,11 @@
  * transcript must be the synchronous route's; reading, listing, cancel and events as a client
  * sees them; another user's job is not_found everywhere.
  */
-import { readFileSync, readdirSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { MAX_WATCHERS_PER_USER } from '@murmur/kit';
 import { newRequestId, runWithContext, type MurmurError } from '@murmur/kit';
 import { transcription } from '@murmur/proto';
 import { get, startSystem, type TestSystem } from './support/system';
@@ -17,13 +21,29 @@ const WAV = '/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibility_01
 describe('transcription jobs', () => {
   let sys: TestSystem;
   const audio = readFileSync(WAV);
+  const tmp = mkdtempSync(path.join(os.tmpdir(), 'murmur-jobs-'));
+  /** The recording twice over: 454 KB, past the 380 KB at which fields after the file were once dropped. */
+  let twice: Buffer;
 
   beforeAll(async () => {
     sys = await startSystem({ ai: true });
+    const file = path.join(tmp, 'twice.wav');
+    execFileSync('ffmpeg', ['-v', 'error', '-stream_loop', '1', '-i', WAV, '-c', 'copy', '-y', file]);
+    twice = readFileSync(file);
   });
   afterAll(async () => {
     await sys.stop();
+    rmSync(tmp, { recursive: true, force: true });
   });
+
+  /** POST /transcriptions with `fields` after the file part (as `curl -F audio=@x -F save=true` sends them). */
+  async function uploadThenFields(key: string, file: Buffer, fields: Record<string, string>) {
+    const form = new FormData();
+    form.append('audio', new Blob([file], { type: 'audio/wav' }), 'speech.wav');
+    for (const [k, v] of Object.entries(fields)) form.append(k, v);
+    const res = await fetch(`${sys.baseUrl}/api/v1/transcriptions`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form });
+    return { status: res.status, body: (await res.json()) as Json };
+  }
 
   async function upload(path: string, key: string, fields: Record<string, string> = {}, headers: Record<string, string> = {}) {
     const form = new FormData();
@@ -108,6 +128,85 @@ describe('transcription jobs', () => {
     const rec = await call('GET', `/recordings/${done.recording_id}`, key);
     expect(rec.body).toMatchObject({ title: 'Job reading' });
     expect(rec.body.transcript.text).toBe(done.text);
+  });
+
+  it('applies save and title sent after a file of 380 KB or more: the recording is saved with that title', async () => {
+    const { key } = await sys.newUser('j-late@example.com');
+    expect(twice.length).toBeGreaterThan(380 * 1024);
+    const { status, body } = await uploadThenFields(key, twice, { save: 'true', title: 'Late title' });
+    expect(status).toBe(202);
+    const done = await until(key, body.id, (j) => j.status === 'completed');
+    expect(done.recording_id).toMatch(/^rec_/);
+    expect((await call('GET', `/recordings/${done.recording_id}`, key)).body).toMatchObject({ title: 'Late title' });
+    // A title after the file without save is refused (as before the file), nothing queued or charged.
+    const bad = await uploadThenFields(key, twice, { title: 'No save' });
+    expect([bad.status, bad.body.error?.code, bad.body.error?.param]).toEqual([400, 'invalid_request', 'title']);
+    expect((await call('GET', '/transcriptions', key)).body.data).toHaveLength(1);
+    expect((await usage(key)).credits).toMatchObject({ monthly_remaining: 100 - done.credits_charged, reserved: 0 });
+  });
+
+  it('refuses a webhook_url after the file while the user has no signing secret: 400 naming Settings → Developer, nothing stored, held or charged', async () => {
+    const { key } = await sys.newUser('j-late-hook@example.com');
+    const res = await uploadThenFields(key, twice, { webhook_url: 'https://hooks.example.com/murmur' });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: 'invalid_request', param: 'webhook_url' });
+    expect(res.body.error.message).toMatch(/signing secret in Settings → Developer/);
+    expect((await call('GET', '/transcriptions', key)).body.data).toEqual([]);
+    expect((await usage(key)).credits).toMatchObject({ monthly_remaining: 100, reserved: 0 });
+    expect(readdirSync(sys.audioDir)).toEqual([]);
+  });
+
+  it('refuses an http:// webhook endpoint (before or after the file, and as the default endpoint): https only', async () => {
+    const { key, user } = await sys.newUser('j-http-hook@example.com');
+    await sys.admin.transcription.rotateWebhookSecret({ userId: user.id });
+    for (const res of [await upload('/transcriptions', key, { webhook_url: 'http://hooks.example.com/murmur' }), await uploadThenFields(key, audio, { webhook_url: 'http://hooks.example.com/murmur' })]) {
+      expect(res.status).toBe(400);
+      expect(res.body.error).toMatchObject({ code: 'invalid_request', param: 'webhook_url' });
+      expect(res.body.error.message).toMatch(/https/);
+    }
+    await expect(sys.admin.transcription.setWebhookEndpoint({ userId: user.id, url: 'http://hooks.example.com/murmur' })).rejects.toMatchObject({ code: 'invalid_request', param: 'url' });
+    expect((await call('GET', '/transcriptions', key)).body.data).toEqual([]);
+    expect((await usage(key)).credits).toMatchObject({ monthly_remaining: 100, reserved: 0 });
+  });
+
+  it(`caps a user at ${MAX_WATCHERS_PER_USER} open event streams: one more is 429 rate_limit_exceeded with Retry-After, and a closed one frees its slot`, async () => {
+    const { key } = await sys.newUser('j-watchers@example.com');
+    const other = await sys.newUser('j-watchers-other@example.com');
+    // Three minutes of speech: live far longer than the streams below take to open.
+    const long = path.join(tmp, 'three-minutes.wav');
+    execFileSync('ffmpeg', ['-v', 'error', '-stream_loop', '-1', '-i', WAV, '-t', '180', '-ar', '16000', '-ac', '1', '-y', long]);
+    const form = new FormData();
+    form.append('audio', new Blob([readFileSync(long)], { type: 'audio/wav' }), 'long.wav');
+    const job = (await (await fetch(`${sys.baseUrl}/api/v1/transcriptions`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form })).json()) as Json;
+    const open = async (k: string) => {
+      const controller = new AbortController();
+      const res = await fetch(`${sys.baseUrl}/api/v1/transcriptions/${job.id}/events`, { headers: { authorization: `Bearer ${k}` }, signal: controller.signal });
+      return { res, close: () => controller.abort() };
+    };
+    const streams = [];
+    for (let i = 0; i < MAX_WATCHERS_PER_USER; i++) {
+      const s = await open(key);
+      expect(s.res.status).toBe(200);
+      streams.push(s);
+    }
+    const over = await open(key);
+    expect(over.res.status).toBe(429);
+    expect(Number(over.res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(((await over.res.json()) as Json).error).toMatchObject({ code: 'rate_limit_exceeded', type: 'rate_limit_error' });
+    // Someone else's cap is their own (their request for this job is simply not_found).
+    expect((await open(other.key)).res.status).toBe(404);
+    // A closed stream gives its slot back.
+    streams.pop()!.close();
+    let again: Awaited<ReturnType<typeof open>> | undefined;
+    for (let tries = 0; tries < 100 && again?.res.status !== 200; tries++) {
+      again?.close();
+      if (tries > 0) await new Promise((r) => setTimeout(r, 50));
+      again = await open(key);
+    }
+    expect(again!.res.status).toBe(200);
+    streams.push(again!);
+    expect((await call('POST', `/transcriptions/${job.id}/cancel`, key)).status).toBe(200);
+    for (const s of streams) s.close();
   });
 
   it('streams progress as Server-Sent Events until the job ends, and a finished job gets one final event', async () => {
@@ -246,6 +345,29 @@ describe('transcription jobs', () => {
     expect(await submit({ idempotencyKey: 'a\u0000b' })).toBe('invalid_request:idempotency_key');
     expect(await submit({ idempotencyKey: 'x'.repeat(256) })).toBe('invalid_request:idempotency_key');
     expect(await submit({ filename: 'a\u0000b.wav', contentType: 'audio/wav\u0000' })).toBe(transcription.JobStatus.JOB_STATUS_QUEUED);
+  });
+
+  it('over gRPC, late_options closes the stream: its values replace the config’s; audio after it is invalid_request', async () => {
+    const { user, key } = await sys.newUser('j-grpc-late@example.com');
+    type Message = transcription.SubmitTranscriptionRequest;
+    const send = (messages: Message[]) =>
+      runWithContext({ requestId: newRequestId(), principal: { userId: user.id, keyId: 'key_test' } }, async () => {
+        const { stream, response } = sys.clients.transcription.submitTranscription();
+        for (const m of messages) stream.write(m);
+        stream.end();
+        return response.then(
+          (r) => r.job!.id,
+          (err: unknown) => `${(err as MurmurError).code}:${(err as MurmurError).param}`,
+        );
+      });
+    const config: Message = { payload: { $case: 'config', value: transcription.SubmitTranscriptionConfig.fromPartial({ userId: user.id, title: 'Early' }) } };
+    const chunk: Message = { payload: { $case: 'audioChunk', value: audio } };
+    const late: Message = { payload: { $case: 'lateOptions', value: { save: true, title: 'Late', folderId: '', webhookUrl: '' } } };
+    expect(await send([config, chunk, late, chunk])).toBe('invalid_request:late_options');
+    // A title without save in the config is fine while late options may still bring save.
+    const id = await send([config, chunk, late]);
+    const done = await until(key, id, (j) => j.status === 'completed');
+    expect((await call('GET', `/recordings/${done.recording_id}`, key)).body).toMatchObject({ title: 'Late' });
   });
 
   it('answers the same job for a repeated Idempotency-Key', async () => {

@@ -15,7 +15,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
-import { DEFAULT_OUTBOUND_POLICY } from '@murmur/kit';
+import { DEFAULT_OUTBOUND_POLICY, WEBHOOK_RETRY_LIMIT } from '@murmur/kit';
 import { get, startSystem, type TestSystem } from './support/system';
 
 type Json = Record<string, any>;
@@ -59,7 +59,8 @@ describe('webhooks', () => {
     base = `http://127.0.0.1:${port}`;
     sys = await startSystem({
       ai: true,
-      jobs: { webhooks: { policy: { ...DEFAULT_OUTBOUND_POLICY, allowCidrs: ['127.0.0.1/32'], ports: [80, 443, port] }, retrySeconds: [0.2, 0.2, 0.2, 0.2, 0.2, 0.2, 0.2] } },
+      // The receiver is plain http on loopback: allowed here as an operator allows it for local development (MURMUR_WEBHOOK_ALLOW_HTTP).
+      jobs: { webhooks: { policy: { ...DEFAULT_OUTBOUND_POLICY, allowCidrs: ['127.0.0.1/32'], ports: [80, 443, port] }, allowHttp: true, retrySeconds: [0.2, 0.2, 0.2, 0.2, 0.2, 0.2, 0.2] } },
     });
   });
   afterAll(async () => {
@@ -153,6 +154,16 @@ describe('webhooks', () => {
     expect(until24h).toBeLessThanOrEqual(24 * 3600_000);
     const { settings } = await sys.admin.transcription.getWebhookSettings({ userId: user.id });
     expect(settings).toMatchObject({ hasSecret: true, secretHint: `…${rotated.secret.slice(-4)}` });
+    // At rest both are sealed (AES-256-GCM under the operator's key): the table holds neither in any form.
+    const rows = await sys.transcriptionDb!.query<{ secret: string; previous_secret: string }>(`SELECT secret, previous_secret FROM webhook_settings WHERE owner_id = $1`, [user.id]);
+    expect(rows).toHaveLength(1);
+    for (const stored of [rows[0]!.secret, rows[0]!.previous_secret]) {
+      expect(stored).toMatch(/^v1:test:/);
+      for (const secret of [first, rotated.secret]) {
+        const raw = secret.slice('whsec_'.length);
+        for (const form of [secret, raw, Buffer.from(raw, 'base64').toString('hex'), Buffer.from(raw, 'base64').toString('base64url')]) expect(stored).not.toContain(form);
+      }
+    }
 
     const { body } = await submit(key, { webhook_url: `${base}/ok-rotate` });
     await until(key, body.id, (j) => j.webhook?.state === 'delivered');
@@ -160,6 +171,42 @@ describe('webhooks', () => {
     expect(delivery!.headers['webhook-signature']!.split(' ')).toHaveLength(2);
     expect(new Webhook(rotated.secret).verify(delivery!.body, delivery!.headers)).toMatchObject({ data: { id: body.id } });
     expect(new Webhook(first).verify(delivery!.body, delivery!.headers)).toMatchObject({ data: { id: body.id } });
+  });
+
+  it('applies a webhook_url sent after a file of 380 KB or more, and delivers there', async () => {
+    const { key, user } = await sys.newUser('hook-late@example.com');
+    const { secret } = await sys.admin.transcription.rotateWebhookSecret({ userId: user.id });
+    const file = path.join(tmp, 'twice.wav');
+    execFileSync('ffmpeg', ['-v', 'error', '-stream_loop', '1', '-i', WAV, '-c', 'copy', '-y', file]);
+    const audio = readFileSync(file);
+    expect(audio.length).toBeGreaterThan(380 * 1024);
+    const form = new FormData();
+    form.append('audio', new Blob([audio], { type: 'audio/wav' }), 'speech.wav');
+    form.append('webhook_url', `${base}/ok-late`);
+    const res = await fetch(`${sys.baseUrl}/api/v1/transcriptions`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form });
+    const body = (await res.json()) as Json;
+    expect([res.status, body.webhook_url]).toEqual([202, `${base}/ok-late`]);
+    await until(key, body.id, (j) => j.webhook?.state === 'delivered');
+    const [delivery] = deliveriesTo('/ok-late');
+    expect(new Webhook(secret).verify(delivery!.body, delivery!.headers)).toMatchObject({ type: 'transcription.completed', data: { id: body.id } });
+  });
+
+  it(`caps webhook retries at ${WEBHOOK_RETRY_LIMIT.limit} per ${WEBHOOK_RETRY_LIMIT.windowSeconds} s per user: one more is 429 rate_limit_exceeded with Retry-After`, async () => {
+    const { key, user } = await sys.newUser('hook-retries@example.com');
+    await sys.admin.transcription.rotateWebhookSecret({ userId: user.id });
+    const { body } = await submit(key, { webhook_url: `${base}/ok-retries` });
+    await until(key, body.id, (j) => j.webhook?.state === 'delivered');
+    const retry = (k: string) => fetch(`${sys.baseUrl}/api/v1/transcriptions/${body.id}/webhook/retry`, { method: 'POST', headers: { authorization: `Bearer ${k}` } });
+    for (let i = 0; i < WEBHOOK_RETRY_LIMIT.limit; i++) expect((await retry(key)).status).toBe(200);
+    const over = await retry(key);
+    expect(over.status).toBe(429);
+    const retryAfter = Number(over.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(WEBHOOK_RETRY_LIMIT.windowSeconds);
+    expect(((await over.json()) as Json).error).toMatchObject({ code: 'rate_limit_exceeded', type: 'rate_limit_error' });
+    // Another user's window is their own.
+    const other = await sys.newUser('hook-retries-other@example.com');
+    expect((await retry(other.key)).status).toBe(404);
   });
 
   it('uses the default endpoint set in the app when a job names none', async () => {

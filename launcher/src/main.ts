@@ -22,6 +22,7 @@ import { childIdentity } from './child-identity';
 import { firstRun } from './first-run';
 import { firstUnbindable, parseHostPort, type ListenAddress } from './listen-addresses';
 import { Supervisor, type ChildSpec } from './supervisor';
+import { webhookSecretKeyEnv } from './webhook-secret-key';
 
 const root = path.resolve(__dirname, '..', '..');
 const cfg = loadConfig({
@@ -51,6 +52,10 @@ const LISTEN_ADDRESSES: ListenAddress[] = [
     return hostPort ? [{ name: s.name, variable: s.variable, ...hostPort }] : [];
   }),
 ];
+
+/** The key sealing webhook signing secrets, made once under the data folder (unless the operator set one): transcription's alone. */
+const webhookKey = webhookSecretKeyEnv(cfg.MURMUR_DATA_DIR);
+const withWebhookKey = (child: ChildSpec): ChildSpec => (child.name === 'transcription' ? { ...child, env: { ...child.env, ...webhookKey.env } } : child);
 
 /** A start that cannot succeed: its message is for the person who ran `npm start`. */
 class LaunchFailure extends Error {
@@ -104,12 +109,13 @@ async function main(): Promise<void> {
   if (taken) throw new LaunchFailure(taken.message, EXIT_CANNOT_BIND);
   // One initdb for the four embedded databases about to be made, not one each (first run only).
   if (!cfg.DATABASE_URL && (await prepareClusterTemplate())) print(`Made an empty Postgres cluster for new embedded databases to start from: ${clusterTemplateFile()}.`);
+  if (webhookKey.made) print(`Made the key that seals webhook signing secrets: ${webhookKey.made}.`);
 
   let gaveUp: (failure: LaunchFailure) => void = () => undefined;
   const failed = new Promise<never>((_, reject) => (gaveUp = reject));
   failed.catch(() => undefined); // heard through the races below
   const supervisor = new Supervisor(
-    [...SERVICES.map((s) => spec(s.name, `services/${s.name}/dist/main.js`)), spec('gateway', 'gateway/dist/main.js'), spec('app', 'app/dist/web/main.js')],
+    [...SERVICES.map((s) => withWebhookKey(spec(s.name, `services/${s.name}/dist/main.js`))), spec('gateway', 'gateway/dist/main.js'), spec('app', 'app/dist/web/main.js')],
     undefined,
     { onGiveUp: (name, { cannotBind }) => gaveUp(new LaunchFailure(gaveUpMessage(name, cannotBind), cannotBind ? EXIT_CANNOT_BIND : 1)) },
   );

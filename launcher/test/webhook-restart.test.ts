@@ -45,7 +45,8 @@ describe('webhooks through a restart', () => {
   it('delivers the next attempt after the whole system was stopped and started again', async () => {
     const port = (receiver.address() as AddressInfo).port;
     stack = await startProcessStack({
-      env: { MURMUR_WEBHOOK_ALLOW_CIDRS: '127.0.0.1/32', MURMUR_WEBHOOK_PORTS: `80,443,${port}`, MURMUR_WEBHOOK_RETRY_SECONDS: '20,20,20,20,20,20,20' },
+      // A plain-http receiver on loopback, as an operator allows one for local development.
+      env: { MURMUR_WEBHOOK_ALLOW_CIDRS: '127.0.0.1/32', MURMUR_WEBHOOK_PORTS: `80,443,${port}`, MURMUR_WEBHOOK_ALLOW_HTTP: 'true', MURMUR_WEBHOOK_RETRY_SECONDS: '20,20,20,20,20,20,20' },
     });
     const email = 'hook-restart@example.com';
     const user = await admin.createUser(stack.clients, email, 'Hooks', 'pro');

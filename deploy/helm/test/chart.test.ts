@@ -33,7 +33,7 @@ interface CheckModule {
 const check = require('../check.js') as CheckModule;
 import { WORKLOADS, loadTrustStore, loadWorkloadIdentity, TokenVerifier } from '@murmur/kit';
 import { openTestDatabase } from '@murmur/kit/testing';
-import { JobStore, TRANSCRIPTION_MIGRATIONS_DIR } from '@murmur/transcription';
+import { JobStore, parseSecretKeys, TRANSCRIPTION_MIGRATIONS_DIR } from '@murmur/transcription';
 const { servicesWithMigrations } = require('../../docker/migrate.js') as { servicesWithMigrations(): Array<{ name: string }> };
 
 const REPO = path.resolve(__dirname, '..', '..', '..');
@@ -135,6 +135,12 @@ describe('the chart as shipped', () => {
       // Without a database (defaults) they embed PGlite in an emptyDir.
       expect(envOf(defaults, `murmur-${svc}`).MURMUR_DATA_DIR).toBe('/data');
     }
+    // The key sealing webhook signing secrets: transcription's alone, from the Secret; by default one the chart generated.
+    expect(envOf(production, 'murmur-transcription').MURMUR_WEBHOOK_SECRET_KEY).toEqual({ secretKeyRef: { name: 'murmur-production', key: 'MURMUR_WEBHOOK_SECRET_KEY' } });
+    expect(envOf(production, 'murmur-transcription').REDIS_URL).toEqual({ secretKeyRef: { name: 'murmur-production', key: 'REDIS_URL' } });
+    for (const other of ['gateway', 'auth', 'billing', 'library', 'conversion']) expect(envOf(production, `murmur-${other}`).MURMUR_WEBHOOK_SECRET_KEY).toBeUndefined();
+    const generated = Buffer.from(find(defaults, 'Secret', 'murmur-secrets').data!.MURMUR_WEBHOOK_SECRET_KEY!, 'base64').toString('utf8');
+    expect(parseSecretKeys(generated)).toHaveLength(1);
     // Queued jobs' audio: the production claim every replica mounts; a pod's own volume by default.
     expect(envOf(production, 'murmur-transcription').MURMUR_AUDIO_DIR).toBe('/var/lib/murmur/audio');
     const volumes = (r: ChartResult) => find(r, 'Deployment', 'murmur-transcription').spec.template.spec.volumes.find((v: { name: string }) => v.name === 'audio');
@@ -286,7 +292,7 @@ describe('broken charts fail the check', () => {
   });
 
   it('refuses more than one transcription replica without one audio volume they all mount', () => {
-    const db = { secrets: { databaseUrl: 'postgres://u:p@db:5432/murmur' } };
+    const db = { secrets: { databaseUrl: 'postgres://u:p@db:5432/murmur', redisUrl: 'redis://redis:6379' } };
     const scaled = check.checkChart({ binary, valueFiles: [writeValues({ ...db, components: { transcription: { replicas: 2 } } })] });
     expect(scaled.errors.join('\n')).toMatch(/components\.transcription\.audio\.claimName: more than one replica needs one audio volume/);
     const shared = check.checkChart({

@@ -1,4 +1,5 @@
 /** Every operation of `/api/v1`: what it takes, answers, and which errors its pipeline can give. */
+import { MAX_WATCHERS_PER_USER, WEBHOOK_RETRY_LIMIT } from '@murmur/kit';
 import { MAX_AUDIO_BYTES } from '../operations/transcribe';
 import * as ex from './examples';
 import { AI_CALL, COMMON_HEADERS, errorResponses, EVERY_CALL, header, IDEMPOTENT_REPLAYED, jsonResponse, rateLimitHeaders } from './responses';
@@ -164,7 +165,8 @@ function jobOperations(id: Json): Operation[] {
         'A `text/event-stream`: an event named after the job’s status (`queued`, `processing`, `completed`, `failed`, `canceled`) with the job as ' +
         '`data`, sent at once and whenever the status or progress changes; the stream ends after the event of the status the job ended in. A job ' +
         'that has already ended gets that one event. A comment line every 15 s keeps proxies from closing an idle stream. Should the stream break, ' +
-        'an `error` event carries the error body; reconnect, or read GET /transcriptions/{id}.',
+        `an \`error\` event carries the error body; reconnect, or read GET /transcriptions/{id}. At most ${MAX_WATCHERS_PER_USER} streams of live jobs ` +
+        'can be open at once per user (REST and MCP progress together); one more answers 429 `rate_limit_exceeded` with `Retry-After`. A job that has ended does not count.',
       parameters: [id, param('X-Request-Id')],
       responses: {
         '200': {
@@ -172,7 +174,9 @@ function jobOperations(id: Json): Operation[] {
           headers: { ...COMMON_HEADERS, 'Cache-Control': header('Never cached.', { type: 'string', const: 'no-store' }, true, 'no-store') },
           content: { 'text/event-stream': { schema: { type: 'string' }, example: ex.transcriptionEventsExample } },
         },
-        ...errorResponses([...EVERY_CALL, 'not_found']),
+        ...errorResponses([...EVERY_CALL, 'not_found', 'rate_limit_exceeded'], {
+          describe: { 429: `${MAX_WATCHERS_PER_USER} event streams of live jobs are already open for this user; close one, or wait \`Retry-After\` seconds.` },
+        }),
       },
     },
     {
@@ -199,11 +203,14 @@ function jobOperations(id: Json): Operation[] {
       description:
         'Starts a new round of attempts to deliver an ended job’s event to its `webhook_url` now, with the same `webhook-id` (receivers deduplicate ' +
         'on it). A job without an endpoint, or one that has not ended yet, answers 400 `invalid_request`. ' +
+        `At most ${WEBHOOK_RETRY_LIMIT.limit} retries per ${WEBHOOK_RETRY_LIMIT.windowSeconds} seconds per user (a sliding window); one more answers 429 \`rate_limit_exceeded\` with \`Retry-After\`. ` +
         WEBHOOK_DELIVERY,
       parameters: [id, param('X-Request-Id')],
       responses: {
         '200': jsonResponse('The job, its `webhook.state` pending again.', 'TranscriptionJob', ex.transcriptionJobCompletedExample),
-        ...errorResponses([...EVERY_CALL, 'not_found']),
+        ...errorResponses([...EVERY_CALL, 'not_found', 'rate_limit_exceeded'], {
+          describe: { 429: `Over ${WEBHOOK_RETRY_LIMIT.limit} webhook retries in ${WEBHOOK_RETRY_LIMIT.windowSeconds} seconds for this user; wait \`Retry-After\` seconds.` },
+        }),
       },
     },
   ];
@@ -214,7 +221,8 @@ const WEBHOOK_DELIVERY =
   'Deliveries follow Standard Webhooks: a POST of `{"type": "transcription.completed" | "transcription.failed" | "transcription.canceled", ' +
   '"timestamp", "data": <the job>}` with `webhook-id`, `webhook-timestamp` and `webhook-signature` (`v1,` + base64 HMAC-SHA256 of ' +
   '`id.timestamp.body` with your `whsec_` secret; two signatures for 24 h after a rotation). Any 2xx within 10 s is success; otherwise it is tried ' +
-  'again after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (±10 %), 8 attempts over 27.5 hours.';
+  'again after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (±10 %), 8 attempts over 27.5 hours. Endpoints must be https (an operator may allow plain http ' +
+  'for local development: MURMUR_WEBHOOK_ALLOW_HTTP).';
 
 const AI_PIPELINE =
   'Billing admits the call before the body is read — credits, spending cap and the rate limit (10 AI requests a minute per user) — ' +

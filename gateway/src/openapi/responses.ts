@@ -81,7 +81,10 @@ export const IDEMPOTENT_REPLAYED = header(
 );
 
 /** The error responses of one operation, one per status, each listing the codes it can carry. */
-export function errorResponses(codes: readonly ErrorCode[], opts: { ai?: boolean; replayable?: boolean } = {}): Record<string, ResponseObject> {
+export function errorResponses(
+  codes: readonly ErrorCode[],
+  opts: { ai?: boolean; replayable?: boolean; /** What a status means on this operation, instead of the shared words. */ describe?: Partial<Record<number, string>> } = {},
+): Record<string, ResponseObject> {
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of REST_ERROR_CODES.filter((c) => codes.includes(c))) {
     const status = ERROR_CODES[code].http;
@@ -109,7 +112,7 @@ export function errorResponses(codes: readonly ErrorCode[], opts: { ai?: boolean
     const examples = Object.fromEntries(statusCodes.map((code) => [code, { summary: code, value: ex.errorExample(code) }]));
     const codeList = statusCodes.map((code) => `\`${code}\``).join(', ');
     out[String(status)] = {
-      description: `${STATUS_DESCRIPTIONS[status] ?? 'An error.'} Codes: ${codeList}.`,
+      description: `${opts.describe?.[status] ?? STATUS_DESCRIPTIONS[status] ?? 'An error.'} Codes: ${codeList}.`,
       headers,
       content: { 'application/json': { schema: ref('Error'), examples } },
     };

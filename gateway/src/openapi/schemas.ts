@@ -137,7 +137,7 @@ function transcribeOptions(): Record<string, JsonSchema> {
       format: 'uri',
       maxLength: 2048,
       description:
-        'POST /transcriptions only: a public https endpoint told when the job ends (Standard Webhooks, signed with your `whsec_` secret from Settings → Developer; without one the request is refused). Omitted, your default endpoint is used, if you set one.',
+        'POST /transcriptions only: a public https endpoint told when the job ends (Standard Webhooks, signed with your `whsec_` secret from Settings → Developer; without one the request is refused with 400 `invalid_request`, before anything is held or charged). Plain `http://` is refused. It may come before or after the file. Omitted, your default endpoint is used, if you set one.',
       examples: ['https://example.com/hooks/murmur'],
     },
     audio_url: {

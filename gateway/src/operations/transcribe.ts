@@ -86,9 +86,10 @@ interface AudioCall<M, R> {
  * Streams `config` then `audio` into `call` with backpressure end to end (memory does not grow
  * with the upload) and returns the service's answer. An answer before the upload ended (e.g.
  * audio_too_large) stops reading it; a failed upload (too large, bad base64, client gone)
- * cancels the call so the service does not go on.
+ * cancels the call so the service does not go on. `last`, when it gives a message once the
+ * audio has ended, closes the stream (the options that followed the audio).
  */
-export async function streamAudio<M, R>(call: AudioCall<M, R>, config: M, audio: Readable, chunkMessage: (chunk: Buffer) => M): Promise<R> {
+export async function streamAudio<M, R>(call: AudioCall<M, R>, config: M, audio: Readable, chunkMessage: (chunk: Buffer) => M, last?: () => M | undefined): Promise<R> {
   const { stream, response } = call;
   // Aborted once the service has answered: a write waiting for 'drain' stops waiting then. (One
   // signal rather than a race against the answer per write: each race would stay attached to the
@@ -114,6 +115,8 @@ export async function streamAudio<M, R>(call: AudioCall<M, R>, config: M, audio:
         await write(chunkMessage(chunk.subarray(at, at + CHUNK_BYTES)));
       }
     }
+    const closing = answered.signal.aborted ? undefined : last?.();
+    if (closing !== undefined) await write(closing);
     stream.end();
   } catch (err) {
     stream.cancel();

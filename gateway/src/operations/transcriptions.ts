@@ -21,7 +21,12 @@ const WATCH_DEADLINE_MS = 24 * 60 * 60 * 1000;
 
 const JOB_STATUS_NAMES = Object.keys(JOB_STATUSES) as JobStatusName[];
 
-/** Streams the upload into a new job; answers the queued job (or, for a repeated Idempotency-Key, the job it made). */
+/**
+ * Streams the upload into a new job; answers the queued job (or, for a repeated Idempotency-Key,
+ * the job it made). `options` may still change while the audio flows (REST fields after the
+ * file complete it before the audio ends): whatever differs from the config once the audio has
+ * ended is sent as the stream's last message, so every field that arrived is applied.
+ */
 export async function submitTranscription(
   ctx: OperationContext,
   audio: Readable,
@@ -36,11 +41,17 @@ export async function submitTranscription(
     folderId: options.folderId,
     webhookUrl: options.webhookUrl,
   };
+  const lateOptions = (): transcription.SubmitTranscriptionRequest | undefined => {
+    const late: transcription.SubmitTranscriptionLateOptions = { save: options.save, title: options.title, folderId: options.folderId, webhookUrl: options.webhookUrl };
+    const changed = late.save !== config.save || late.title !== config.title || late.folderId !== config.folderId || late.webhookUrl !== config.webhookUrl;
+    return changed ? { payload: { $case: 'lateOptions', value: late } } : undefined;
+  };
   const { job } = await streamAudio<transcription.SubmitTranscriptionRequest, transcription.SubmitTranscriptionResponse>(
     ctx.clients.transcription.submitTranscription({ signal: charge.signal, deadlineMs: SUBMIT_DEADLINE_MS }),
     { payload: { $case: 'config', value: config } },
     audio,
     (chunk) => ({ payload: { $case: 'audioChunk', value: chunk } }),
+    lateOptions,
   );
   if (!job) throw new Error('SubmitTranscription answered without a job');
   return presentJob(job);
@@ -111,7 +122,8 @@ export function completedResult(job: ReturnType<typeof presentJob>) {
 /**
  * The `transcribe` tool with a progressToken: the upload runs as a job, `progress` hears the
  * recognised seconds of the total at each change, and the answer is what a synchronous
- * transcription answers. A call the client cancels cancels the job (nothing is charged).
+ * transcription answers. A call the client cancels, or whose watch fails, cancels the job
+ * (nothing is charged).
  */
 export async function transcribeAsJob(
   ctx: OperationContext,
@@ -128,9 +140,16 @@ export async function transcribeAsJob(
   charge.signal.addEventListener('abort', cancel, { once: true });
   try {
     let job = submitted;
-    for await (const next of watchTranscription(ctx, submitted.id, charge.signal)) {
-      job = next;
-      await progress(job.processed_seconds, job.duration_seconds, job.status).catch(() => undefined);
+    try {
+      for await (const next of watchTranscription(ctx, submitted.id, charge.signal)) {
+        job = next;
+        await progress(job.processed_seconds, job.duration_seconds, job.status).catch(() => undefined);
+      }
+    } catch (err) {
+      // The call fails (e.g. over the cap on watchers) and its caller never learns the job's id:
+      // the job must not run on and be charged for a result nobody can fetch.
+      if (!jobEnded(job)) await cancelTranscription(ctx, submitted.id).catch(() => undefined);
+      throw err;
     }
     return jobResult(job);
   } finally {

@@ -40,6 +40,7 @@ import { LocalEngine, startConversionService } from '@murmur/conversion';
 import { createPocketsphinxEngine, FileAudioStore, startTranscriptionService, TRANSCRIPTION_MIGRATIONS_DIR, type JobsDeps, type LibraryPort } from '@murmur/transcription';
 import { auth as authProto, billing as billingProto, library as libraryProto } from '@murmur/proto';
 import { createClient, keyVerifierVia, type Workload } from '@murmur/kit';
+import { newSecretKeyEntry, RedisLeaseSet, SecretSealer } from '@murmur/transcription';
 import {
   closeClients,
   createApp,
@@ -118,6 +119,8 @@ export interface TestSystem {
   authCache?: KeyValueCache;
   /** The folder of queued jobs' audio (empty when no job is live). */
   audioDir: string;
+  /** The transcription service's own schema (with `ai`), for tests that look at what it stores. */
+  transcriptionDb?: Database;
   /** Another gateway replica over the same services (its own key cache and listener). */
   extraGateway(): Promise<TestGateway>;
   /** Creates a user and a key; returns both. */
@@ -224,6 +227,9 @@ export async function startSystem(opts: SystemOptions = {}): Promise<TestSystem>
           library: opts.jobLibrary ? opts.jobLibrary(transcriptionClients.library) : transcriptionClients.library,
           cursorSecret: 'murmur-test-cursor-secret',
           queue: { superviseSeconds: 1, heartbeatSeconds: 10, retryDelaySeconds: 0 },
+          webhookSecrets: SecretSealer.fromText(newSecretKeyEntry('test')),
+          // The per-user caps count in Redis whenever the system has one, as main.ts wires them.
+          ...(redis ? { leases: new RedisLeaseSet(redis, `${prefix}leases:`) } : {}),
           ...opts.jobs,
         },
       })
@@ -247,6 +253,7 @@ export async function startSystem(opts: SystemOptions = {}): Promise<TestSystem>
     clients,
     admin,
     audioDir,
+    transcriptionDb,
     addresses,
     authClock,
     authCache,

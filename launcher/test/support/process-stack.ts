@@ -4,6 +4,7 @@
  * serve. Each child keeps its own embedded Postgres in a fresh folder unless the caller passes
  * a DATABASE_URL of its own (a test cluster it may restart). Shared by the cross-process tests.
  */
+import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -66,6 +67,8 @@ export async function startProcessStack(
     REDIS_URL: '',
     MURMUR_DATA_DIR: dataDir,
     MURMUR_TRANSCRIPTION_ENGINE: 'pocketsphinx',
+    // The key sealing webhook signing secrets (`npm start` keeps one under ./data); the same across restarts.
+    MURMUR_WEBHOOK_SECRET_KEY: `test:${randomBytes(32).toString('base64')}`,
     ...opts.env,
   };
   // Each child is handed its own workload key as `npm start` hands it; the test calls as the app's admin with the same keys.

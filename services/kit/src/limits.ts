@@ -19,5 +19,14 @@ export const DEFAULT_PAGE_LIMIT = 20;
 /** Largest page a client may ask for (DESIGN.md §3 routes: `limit` 1–100). */
 export const MAX_PAGE_LIMIT = 100;
 
+/**
+ * Transcription event streams (GET /transcriptions/{id}/events, WatchTranscription) open at once
+ * per user: each live one re-reads its job twice a second. Enforced by the transcription
+ * service; the gateway's OpenAPI document states it.
+ */
+export const MAX_WATCHERS_PER_USER = 10;
+/** Webhook retries (POST /transcriptions/{id}/webhook/retry, RetryWebhook) per user in a sliding window. */
+export const WEBHOOK_RETRY_LIMIT = { limit: 30, windowSeconds: 60 } as const;
+
 /** Longest `instructions` of a conversion, in characters. */
 export const MAX_INSTRUCTIONS_CHARS = 2_000;

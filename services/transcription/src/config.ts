@@ -7,6 +7,7 @@
  * (MURMUR_WHISPER_MODEL, or the first ggml-*.bin by name), pocketsphinx otherwise; openai is
  * only ever chosen explicitly.
  */
+import { readFileSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -20,6 +21,7 @@ import { createOpenAiEngine } from './engines/openai';
 import { createPocketsphinxEngine, DEBIAN_POCKETSPHINX_MODEL_DIR, DEFAULT_VAD_THRESHOLD, pocketsphinxModelFiles, POCKETSPHINX_MAX_CHUNK_SECONDS, POCKETSPHINX_PACKAGES } from './engines/pocketsphinx';
 import { createWhisperEngine, whisperModelName } from './engines/whisper';
 import { commandExists } from './process';
+import { SecretSealer, secretKeysProblem } from './webhooks/secret-keys';
 
 export const ENGINE_NAMES = ['pocketsphinx', 'whisper', 'openai'] as const;
 export type EngineName = (typeof ENGINE_NAMES)[number];
@@ -84,12 +86,47 @@ export const transcriptionConfigSchema = {
     .optional(),
   /** Where webhook endpoints may be: MURMUR_WEBHOOK_ALLOW_PRIVATE, _ALLOW_CIDRS, _PORTS (kit outbound.ts). */
   ...outboundConfigSchema('MURMUR_WEBHOOK'),
+  /** Plain `http://` webhook endpoints too: a receiver on the developer's own machine. Off: https only. */
+  MURMUR_WEBHOOK_ALLOW_HTTP: z.enum(['true', 'false']).default('false'),
+  /**
+   * The keys sealing webhook signing secrets at rest: `<key id>:<32 random bytes in base64>`,
+   * several separated by commas (the first seals; all open). Or MURMUR_WEBHOOK_SECRET_KEY_FILE,
+   * a file holding the same (one a line). One of the two is required; `npm start` makes a file.
+   */
+  MURMUR_WEBHOOK_SECRET_KEY: z
+    .string()
+    .superRefine((v, ctx) => {
+      const problem = secretKeysProblem(v);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    })
+    .optional(),
+  MURMUR_WEBHOOK_SECRET_KEY_FILE: z.string().optional(),
 };
 
 export type TranscriptionConfig = z.infer<z.ZodObject<typeof transcriptionConfigSchema>>;
 
 /** Thrown at start-up; the message is the one line the operator reads. */
 export class StartupError extends Error {}
+
+/** The sealer of webhook signing secrets: MURMUR_WEBHOOK_SECRET_KEY, else the file MURMUR_WEBHOOK_SECRET_KEY_FILE names. */
+export function webhookSecretSealerOf(cfg: Pick<TranscriptionConfig, 'MURMUR_WEBHOOK_SECRET_KEY' | 'MURMUR_WEBHOOK_SECRET_KEY_FILE'>): SecretSealer {
+  if (cfg.MURMUR_WEBHOOK_SECRET_KEY) return SecretSealer.fromText(cfg.MURMUR_WEBHOOK_SECRET_KEY);
+  const file = cfg.MURMUR_WEBHOOK_SECRET_KEY_FILE;
+  if (!file) {
+    throw new StartupError(
+      'Webhook signing secrets are kept sealed: set MURMUR_WEBHOOK_SECRET_KEY to <key id>:<32 random bytes in base64> (e.g. "k1:$(openssl rand -base64 32)"), or MURMUR_WEBHOOK_SECRET_KEY_FILE to a file holding it (npm start makes one under ./data).',
+    );
+  }
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new StartupError(`MURMUR_WEBHOOK_SECRET_KEY_FILE: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+  }
+  const problem = secretKeysProblem(text);
+  if (problem) throw new StartupError(`MURMUR_WEBHOOK_SECRET_KEY_FILE (${file}): ${problem}`);
+  return SecretSealer.fromText(text);
+}
 
 /** The audio store of the configuration (file by default; S3 needs its bucket). */
 export async function openAudioStore(cfg: TranscriptionConfig, dataDir: string): Promise<AudioStore> {

@@ -6,7 +6,9 @@
  * {@link startTranscriptionService}.
  */
 import { DEFAULT_OUTBOUND_POLICY, startGrpcServer, type Database, type Logger, type PromiseClient, type AccessControl } from '@murmur/kit';
-import { Webhooks, type WebhookOptions } from './webhooks/webhooks';
+import { sealStoredSecrets, Webhooks, type WebhookOptions } from './webhooks/webhooks';
+import type { SecretSealer } from './webhooks/secret-keys';
+import { CallerLimits, MemoryLeaseSet, type LeaseSet } from './caller-limits';
 import type { AudioStore } from './jobs/audio-store';
 import type { LibraryPort } from './jobs/deps';
 import { TranscriptionJobs } from './jobs/jobs';
@@ -72,8 +74,12 @@ export interface JobsDeps {
   work?: boolean;
   /** How often maintenance runs (default 60 s). */
   maintenanceIntervalMs?: number;
-  /** Where webhook endpoints may be and how deliveries are retried (default: public addresses, the standard schedule). */
-  webhooks?: Partial<WebhookOptions>;
+  /** Where webhook endpoints may be and how deliveries are retried (default: public https addresses, the standard schedule). */
+  webhooks?: Partial<Omit<WebhookOptions, 'sealer' | 'limits'>>;
+  /** Seals the owners' webhook signing secrets at rest (MURMUR_WEBHOOK_SECRET_KEY). */
+  webhookSecrets: SecretSealer;
+  /** Where the per-user caps count (caller-limits.ts): Redis across replicas; default in-process. */
+  leases?: LeaseSet;
 }
 
 /** A started transcription server: its port and how to stop it (the engine stays the caller's). */
@@ -120,7 +126,10 @@ export async function startTranscriptionService(deps: TranscriptionServiceDeps):
 async function startJobs(service: TranscriptionService, deps: TranscriptionServiceDeps, j: JobsDeps): Promise<{ api: TranscriptionJobs; webhooks: Webhooks; stop(): Promise<void> }> {
   const settings = { ...DEFAULT_QUEUE_SETTINGS, ...j.queue };
   const queue = await JobQueue.open(j.db, settings, deps.log);
-  const webhooks = new Webhooks(j.db, queue, deps.log, { policy: DEFAULT_OUTBOUND_POLICY, ...j.webhooks });
+  const limits = new CallerLimits(j.leases ?? new MemoryLeaseSet());
+  const webhooks = new Webhooks(j.db, queue, deps.log, { policy: DEFAULT_OUTBOUND_POLICY, ...j.webhooks, sealer: j.webhookSecrets, limits });
+  // Secrets written before they were sealed, or under a key rotated out: sealed now, before serving.
+  await sealStoredSecrets(j.db, j.webhookSecrets, deps.log);
   const store = new JobStore(j.db, (tx, row) => webhooks.onJobEnded(tx, row));
   webhooks.store = store;
   const jobDeps = {
@@ -135,7 +144,7 @@ async function startJobs(service: TranscriptionService, deps: TranscriptionServi
     spoolDir: j.spoolDir ?? deps.tmpDir ?? os.tmpdir(),
     ...(deps.ffmpegPath ? { ffprobePath: ffprobeNextTo(deps.ffmpegPath) } : {}),
   };
-  const api = new TranscriptionJobs(jobDeps, j.cursorSecret);
+  const api = new TranscriptionJobs(jobDeps, j.cursorSecret, limits);
   let maintenance: { stop(): void } | undefined;
   if (j.work !== false) {
     const worker = new JobWorker(jobDeps);
@@ -174,4 +183,7 @@ export { JobQueue, DEFAULT_QUEUE_SETTINGS, JOB_QUEUE, queueSchemaOf, type QueueS
 export { JobStore, type JobRow } from './jobs/job-store';
 export { maintainJobs } from './jobs/maintenance';
 export { JOB_HOLD_SECONDS, type LibraryPort } from './jobs/deps';
+export { newSecretKeyEntry, parseSecretKeys, SecretSealer, type SecretKey } from './webhooks/secret-keys';
+export { sealStoredSecrets } from './webhooks/webhooks';
+export { CallerLimits, MemoryLeaseSet, RedisLeaseSet, WATCH_LEASE_MS, type LeaseSet } from './caller-limits';
 export { isSilent, planRecognition, PIECE_SECONDS, SILENT_PEAK_RMS, type PlanOptions } from './plan';

@@ -9,14 +9,17 @@
  * are removed at start and every heartbeat), recognises them with the engine of
  * MURMUR_TRANSCRIPTION_ENGINE (pocketsphinx, whisper or an OpenAI-compatible endpoint) and
  * charges through billing at BILLING_ADDR, holding the credits as a lease renewed while the
- * call runs (MURMUR_HOLD_LEASE_SECONDS). Start-up fails with
+ * call runs (MURMUR_HOLD_LEASE_SECONDS). Owners' webhook signing secrets are sealed with
+ * MURMUR_WEBHOOK_SECRET_KEY (or _FILE); per-user caps count in Redis when REDIS_URL is set.
+ * Start-up fails with
  * one line naming the Debian package or model that is missing. Drains on SIGTERM.
  */
 import './tracing';
 import * as os from 'node:os';
 import { createClient, loadConfig, outboundPolicyOf, runServiceProcess } from '@murmur/kit';
 import { billing, library } from '@murmur/proto';
-import { createEngineFromConfig, openAudioStore, probeEngines, transcriptionConfigSchema } from './config';
+import { createEngineFromConfig, openAudioStore, probeEngines, transcriptionConfigSchema, webhookSecretSealerOf } from './config';
+import { RedisLeaseSet } from './caller-limits';
 import { startTranscriptionService, TRANSCRIPTION_MIGRATIONS_DIR } from './index';
 import { openInstanceSpool } from './spool';
 
@@ -24,8 +27,10 @@ runServiceProcess({
   name: 'transcription',
   migrationsDir: TRANSCRIPTION_MIGRATIONS_DIR,
   address: (cfg) => cfg.TRANSCRIPTION_ADDR,
-  start: async ({ cfg, log, identity, access, db }, address) => {
+  start: async ({ cfg, log, identity, access, db, redis }, address) => {
     const own = loadConfig(transcriptionConfigSchema);
+    const webhookSecrets = webhookSecretSealerOf(own);
+    if (!redis) log.info('REDIS_URL unset: per-user caps on event streams and webhook retries are in-process (exact for one transcription replica only)');
     const { engine, name } = await createEngineFromConfig(own, { onNativeError: (line) => log.warn({ engine: 'whisper' }, line) });
     const engines = await probeEngines(own, name);
     log.info({ engine: name, model: engine.model, concurrency: own.MURMUR_TRANSCRIBE_CONCURRENCY }, 'speech engine ready');
@@ -59,8 +64,11 @@ runServiceProcess({
           superviseSeconds: own.MURMUR_JOB_SUPERVISE_SECONDS,
           retryLimit: own.MURMUR_JOB_RETRY_LIMIT,
         },
+        webhookSecrets,
+        ...(redis ? { leases: new RedisLeaseSet(redis) } : {}),
         webhooks: {
           policy: outboundPolicyOf('MURMUR_WEBHOOK', own),
+          allowHttp: own.MURMUR_WEBHOOK_ALLOW_HTTP === 'true',
           ...(own.MURMUR_WEBHOOK_RETRY_SECONDS ? { retrySeconds: own.MURMUR_WEBHOOK_RETRY_SECONDS.split(',').map(Number) } : {}),
         },
       },

@@ -53,17 +53,24 @@ export async function* readUntil<T>(source: AsyncIterable<T>, signal: AbortSigna
   }
 }
 
-/** A Transcribe or SubmitTranscription message: a config or a chunk of audio. */
-type AudioStreamMessage = { payload?: { $case: 'config'; value: unknown } | { $case: 'audioChunk'; value: Uint8Array } | undefined };
+/** A Transcribe or SubmitTranscription message: a config, a chunk of audio, or (SubmitTranscription) the options that followed the audio. */
+type AudioStreamMessage = {
+  payload?: { $case: 'config'; value: unknown } | { $case: 'audioChunk'; value: Uint8Array } | { $case: 'lateOptions'; value: unknown } | undefined;
+};
 
-/** The audio chunks after the config message; a second config is a client bug. */
-async function* audioChunks(it: AsyncIterator<AudioStreamMessage>): AsyncGenerator<Uint8Array> {
+/**
+ * The audio chunks after the config message, and the late options when they close the stream
+ * (kept in `late.value`). A second config, or audio after the late options, is a client bug.
+ */
+async function* audioChunks(it: AsyncIterator<AudioStreamMessage>, late: { value?: unknown } = {}): AsyncGenerator<Uint8Array> {
   for (;;) {
     const next = await it.next();
     if (next.done) return;
     const payload = next.value.payload;
+    if (payload?.$case === 'config') throw new MurmurError('invalid_request', 'Only the first message of the stream may be a config.', { param: 'config' });
+    if (late.value !== undefined) throw new MurmurError('invalid_request', 'late_options must be the last message of the stream.', { param: 'late_options' });
     if (payload?.$case === 'audioChunk') yield payload.value;
-    else if (payload?.$case === 'config') throw new MurmurError('invalid_request', 'Only the first message of the stream may be a config.', { param: 'config' });
+    else if (payload?.$case === 'lateOptions') late.value = payload.value;
   }
 }
 
@@ -94,7 +101,7 @@ async function withConfigAndAudio<C, R>(
   ctx: HandlerContext,
   rpc: string,
   idleMs: number | undefined,
-  work: (config: C, audio: AsyncIterable<Uint8Array>, signal: AbortSignal) => Promise<R>,
+  work: (config: C, audio: AsyncIterable<Uint8Array>, signal: AbortSignal, late: () => unknown) => Promise<R>,
 ): Promise<R> {
   const signal = cancellation(requests, ctx.signal);
   const it = readUntil(requests, signal, idleMs)[Symbol.asyncIterator]();
@@ -105,8 +112,9 @@ async function withConfigAndAudio<C, R>(
   if (first.done || first.value.payload?.$case !== 'config') {
     throw new MurmurError('invalid_request', `The first message of a ${rpc} stream must be the config.`, { param: 'config' });
   }
+  const late: { value?: unknown } = {};
   try {
-    return await work(first.value.payload.value as C, audioChunks(it), signal);
+    return await work(first.value.payload.value as C, audioChunks(it, late), signal, () => late.value);
   } finally {
     // Stop reading whatever the client still sends (grpc-js discards it).
     await it.return?.(undefined);
@@ -132,7 +140,7 @@ export function transcriptionHandlers(service: TranscriptionService, opts: { upl
         ctx,
         'SubmitTranscription',
         opts.uploadIdleMs,
-        async (config, audio, signal) => ({ job: await (jobs ?? jobsOff()).submit(config, audio, signal) }),
+        async (config, audio, signal, late) => ({ job: await (jobs ?? jobsOff()).submit(config, audio, signal, late as () => transcription.SubmitTranscriptionLateOptions | undefined) }),
       ),
     async getTranscription(req) {
       return { job: await (jobs ?? jobsOff()).get(req.ownerId, req.id) };

@@ -5,7 +5,8 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { ConfigError, loadConfig } from '@murmur/kit';
-import { chooseEngine, createEngineFromConfig, findWhisperModel, probeEngines, StartupError, transcriptionConfigSchema, type TranscriptionConfig } from '../src/config';
+import { chooseEngine, createEngineFromConfig, findWhisperModel, probeEngines, StartupError, transcriptionConfigSchema, webhookSecretSealerOf, type TranscriptionConfig } from '../src/config';
+import { newSecretKeyEntry } from '../src/webhooks/secret-keys';
 import { tempDir } from './fixtures';
 
 let tmp: Awaited<ReturnType<typeof tempDir>>;
@@ -112,5 +113,21 @@ describe('start-up checks', () => {
       { name: 'whisper', model: '', available: false, detail: expect.stringContaining('npm run models -- fetch base.en') },
       { name: 'openai', model: 'whisper-1', available: false, detail: expect.stringContaining('OPENAI_API_KEY') },
     ]);
+  });
+});
+
+describe('the webhook secret key', () => {
+  it('comes from MURMUR_WEBHOOK_SECRET_KEY or the file MURMUR_WEBHOOK_SECRET_KEY_FILE names; without one the start fails saying what to set', async () => {
+    expect(webhookSecretSealerOf(cfg({ MURMUR_WEBHOOK_SECRET_KEY: `${newSecretKeyEntry('k2')},${newSecretKeyEntry('k1')}` })).currentKeyId).toBe('k2');
+    const file = path.join(tmp.dir, 'webhook.key');
+    await writeFile(file, `${newSecretKeyEntry('fromfile')}\n`);
+    expect(webhookSecretSealerOf(cfg({ MURMUR_WEBHOOK_SECRET_KEY_FILE: file })).currentKeyId).toBe('fromfile');
+    expect(() => webhookSecretSealerOf(cfg({}))).toThrow(StartupError);
+    expect(() => webhookSecretSealerOf(cfg({}))).toThrow(/MURMUR_WEBHOOK_SECRET_KEY/);
+    expect(() => webhookSecretSealerOf(cfg({ MURMUR_WEBHOOK_SECRET_KEY_FILE: path.join(tmp.dir, 'none.key') }))).toThrow(/cannot read/);
+    await writeFile(file, 'k1:short');
+    expect(() => webhookSecretSealerOf(cfg({ MURMUR_WEBHOOK_SECRET_KEY_FILE: file }))).toThrow(/exactly 32 bytes/);
+    expect(() => cfg({ MURMUR_WEBHOOK_SECRET_KEY: 'k1:short' })).toThrow(ConfigError);
+    expect(cfg({}).MURMUR_WEBHOOK_ALLOW_HTTP).toBe('false');
   });
 });

@@ -71,6 +71,9 @@ certificate. Included once, by deployment.yaml.
 {{- if and .Values.secrets.existingSecret (not .Values.secrets.keys.cursorSecret) -}}
 {{- fail "secrets.keys.cursorSecret: the existing Secret must hold the page-cursor key (MURMUR_CURSOR_SECRET)" -}}
 {{- end -}}
+{{- if and .Values.secrets.existingSecret (not .Values.secrets.keys.webhookSecretKey) (get .Values.components.transcription "enabled") -}}
+{{- fail "secrets.keys.webhookSecretKey: the existing Secret must hold the key sealing webhook signing secrets (MURMUR_WEBHOOK_SECRET_KEY)" -}}
+{{- end -}}
 {{- if and .Values.secrets.cursorSecret (lt (len .Values.secrets.cursorSecret) 16) -}}
 {{- fail "secrets.cursorSecret: at least 16 characters" -}}
 {{- end -}}

@@ -22,6 +22,17 @@ import { dropAudio, dropRecording, HELD, JOB_HOLD_SECONDS, releaseHold, type Job
 import type { JobRow } from './job-store';
 import { presentJob, statusNameOf } from './present';
 import { probeDuration, UnreadableAudio } from './probe';
+import type { CallerLimits } from '../caller-limits';
+
+/** Options that followed the audio (SubmitTranscriptionLateOptions): their final values. */
+export type LateOptions = transcription.SubmitTranscriptionLateOptions;
+
+/** `title` and `folder_id` only mean something for a saved recording. */
+function checkCombination(config: Pick<SubmitConfig, 'title' | 'folderId' | 'save'>): void {
+  if ((config.title || config.folderId) && !config.save) {
+    throw new MurmurError('invalid_request', '`title` and `folder_id` only apply with `save: true`.', { param: config.title ? 'title' : 'folder_id' });
+  }
+}
 
 /** How often a watcher re-reads its job. */
 export const WATCH_INTERVAL_MS = 500;
@@ -34,6 +45,8 @@ export class TranscriptionJobs {
   constructor(
     private readonly deps: JobDeps,
     cursorSecret: string,
+    /** The per-user cap on watchers (caller-limits.ts). */
+    private readonly limits: CallerLimits,
   ) {
     this.cursors = new PageCursors(cursorSecret);
   }
@@ -42,23 +55,41 @@ export class TranscriptionJobs {
     return new MurmurError('not_found', 'No transcription with this id. Check the id returned by POST /transcriptions.', { param: 'id' });
   }
 
-  /** Checks what the audio does not decide, before any of it is read. */
-  async validate(config: SubmitConfig): Promise<void> {
+  /**
+   * Checks what the audio does not decide. `partial`, before the audio: options may still follow
+   * it (late options), so each value is checked but not how they combine; `full` once they are
+   * all in, before anything is stored, held or charged.
+   */
+  async validate(config: SubmitConfig, mode: 'full' | 'partial' = 'full'): Promise<void> {
     this.deps.transcriber.validate(config);
     if (config.idempotencyKey && !isIdempotencyKey(config.idempotencyKey)) {
       throw new MurmurError('invalid_request', `idempotency_key must be 1–${MAX_IDEMPOTENCY_KEY_CHARS} printable ASCII characters without spaces.`, { param: 'idempotency_key' });
     }
     if (config.title) titleOf(config.title, MAX_TITLE_CHARS);
-    if ((config.title || config.folderId) && !config.save) {
-      throw new MurmurError('invalid_request', '`title` and `folder_id` only apply with `save: true`.', { param: config.title ? 'title' : 'folder_id' });
-    }
+    if (mode === 'full') checkCombination(config);
     if (config.folderId) await this.deps.library.getFolder({ ownerId: config.userId, folderId: config.folderId });
   }
 
-  async submit(config: SubmitConfig, audio: AsyncIterable<Uint8Array>, signal: AbortSignal): Promise<transcription.TranscriptionJob> {
+  /** The config with the options that followed the audio, all checked again (nothing is stored or held yet). */
+  private async withLateOptions(config: SubmitConfig, webhookUrl: string, late: LateOptions | undefined): Promise<{ config: SubmitConfig; webhookUrl: string }> {
+    if (!late) {
+      checkCombination(config);
+      return { config, webhookUrl };
+    }
+    const final = { ...config, save: late.save, title: late.title, folderId: late.folderId, webhookUrl: late.webhookUrl };
+    await this.validate(final);
+    return { config: final, webhookUrl: await this.deps.webhooks.endpointFor(final.userId, final.webhookUrl) };
+  }
+
+  /**
+   * `lateOptions`: the options that followed the audio, if any (read once the audio has ended);
+   * they replace the config's, and the whole is checked again before anything is stored or held.
+   */
+  async submit(config: SubmitConfig, audio: AsyncIterable<Uint8Array>, signal: AbortSignal, lateOptions: () => LateOptions | undefined = () => undefined): Promise<transcription.TranscriptionJob> {
     const { deps } = this;
-    await this.validate(config);
-    const webhookUrl = await deps.webhooks.endpointFor(config.userId, config.webhookUrl);
+    // What is known now is refused now, before the upload is read.
+    await this.validate(config, 'partial');
+    let webhookUrl = await deps.webhooks.endpointFor(config.userId, config.webhookUrl);
     if (config.idempotencyKey) {
       const existing = await deps.store.byIdempotencyKey(config.userId, config.idempotencyKey);
       if (existing) return presentJob(existing);
@@ -71,6 +102,7 @@ export class TranscriptionJobs {
     try {
       const file = path.join(dir, `upload${safeExtension(config.filename)}`);
       const bytes = await spoolUpload(audio, file, audioLimitOf(config));
+      ({ config, webhookUrl } = await this.withLateOptions(config, webhookUrl, lateOptions()));
       signal.throwIfAborted();
       const stated = await this.statedDuration(file, signal);
       ({ reservation } = await deps.billing.reserve({
@@ -197,28 +229,41 @@ export class TranscriptionJobs {
     return presentJob(ended);
   }
 
-  /** Yields the job now and whenever its status or progress changes, until it has ended or `signal` aborts. */
+  /**
+   * Yields the job now and whenever its status or progress changes, until it has ended or
+   * `signal` aborts. A live job's watcher holds one of its owner's watcher slots while it runs
+   * (over the cap: rate_limit_exceeded); a job that has already ended is answered at once, slot-free.
+   */
   async *watch(ownerId: string, id: string, signal: AbortSignal): AsyncGenerator<transcription.TranscriptionJob> {
-    let last = '';
-    for (;;) {
-      const row = await this.owned(ownerId, id);
-      const job = presentJob(row);
-      const seen = `${job.status}:${job.progress}`;
-      if (seen !== last) {
-        last = seen;
-        yield job;
-      }
-      if (row.status !== 'queued' && row.status !== 'processing') return;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(done, WATCH_INTERVAL_MS);
-        function done() {
-          clearTimeout(timer);
-          signal.removeEventListener('abort', done);
-          resolve();
+    let row = await this.owned(ownerId, id);
+    const live = (r: JobRow) => r.status === 'queued' || r.status === 'processing';
+    if (!live(row)) return void (yield presentJob(row));
+    const slot = await this.limits.watcher(ownerId);
+    try {
+      let last = '';
+      for (;;) {
+        const job = presentJob(row);
+        const seen = `${job.status}:${job.progress}`;
+        if (seen !== last) {
+          last = seen;
+          yield job;
         }
-        signal.addEventListener('abort', done, { once: true });
-      });
-      if (signal.aborted) return;
+        if (!live(row)) return;
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(done, WATCH_INTERVAL_MS);
+          function done() {
+            clearTimeout(timer);
+            signal.removeEventListener('abort', done);
+            resolve();
+          }
+          signal.addEventListener('abort', done, { once: true });
+        });
+        if (signal.aborted) return;
+        await slot.keep().catch((err: unknown) => this.deps.log.warn({ job_id: id, err: (err as Error).message }, 'watcher slot not renewed'));
+        row = await this.owned(ownerId, id);
+      }
+    } finally {
+      await slot.release().catch((err: unknown) => this.deps.log.warn({ job_id: id, err: (err as Error).message }, 'watcher slot not released; it lapses by itself'));
     }
   }
 }

@@ -1,7 +1,9 @@
 /**
  * One delivery attempt: a POST of the event to the endpoint under the kit's outbound rules (the
  * same as `audio_url`: public addresses only unless configured, one DNS answer, the connection
- * pinned to it), within 10 s in all. Any 2xx is success; redirects are not followed (a 3xx is
+ * pinned to it), and https only — the event carries the transcript, and Standard Webhooks
+ * signs but does not encrypt — unless the operator allows plain http (MURMUR_WEBHOOK_ALLOW_HTTP,
+ * for a receiver on the developer's own machine) — within 10 s in all. Any 2xx is success; redirects are not followed (a 3xx is
  * a failure, as Standard Webhooks receivers are expected to answer directly). The answer's body
  * is not read beyond what arrives with it.
  */
@@ -27,14 +29,21 @@ const ERRORS = {
   unreachable: (why: string) => new Refused(`the endpoint ${why}`),
 };
 
-/** Checks an endpoint's form when a job names it (scheme, port, credentials); its address is checked at each attempt. */
-export function checkEndpointForm(raw: string, policy: OutboundPolicy): string | null {
+/** Why a plain-http endpoint is refused (unless the operator allowed http: MURMUR_WEBHOOK_ALLOW_HTTP). */
+const HTTPS_ONLY = 'must use https (plain http is refused: the event carries the transcript)';
+
+/**
+ * Checks an endpoint's form when a job names it (https unless `allowHttp`, port, credentials);
+ * its address is checked at each attempt.
+ */
+export function checkEndpointForm(raw: string, policy: OutboundPolicy, allowHttp = false): string | null {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
     return 'must be an absolute https URL';
   }
+  if (url.protocol === 'http:' && !allowHttp) return HTTPS_ONLY;
   try {
     checkOutboundUrl(url, policy, ERRORS);
   } catch (err) {
@@ -46,12 +55,20 @@ export function checkEndpointForm(raw: string, policy: OutboundPolicy): string |
   return null;
 }
 
-export async function postWebhook(rawUrl: string, headers: Record<string, string>, body: string, policy: OutboundPolicy, opts: { timeoutMs?: number; resolve?: Resolve } = {}): Promise<AttemptOutcome> {
+export async function postWebhook(
+  rawUrl: string,
+  headers: Record<string, string>,
+  body: string,
+  policy: OutboundPolicy,
+  opts: { timeoutMs?: number; resolve?: Resolve; allowHttp?: boolean } = {},
+): Promise<AttemptOutcome> {
   const timeoutMs = opts.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
   let target: { address: string; family: number };
   let url: URL;
   try {
     url = checkOutboundUrl(new URL(rawUrl), policy, ERRORS);
+    // An endpoint stored while http was allowed is not called in clear once it no longer is.
+    if (url.protocol === 'http:' && !opts.allowHttp) throw ERRORS.forbidden(HTTPS_ONLY);
     target = await checkedAddress(url, policy, ERRORS, opts.resolve);
   } catch (err) {
     return { ok: false, status: 0, error: err instanceof Refused ? err.message : 'the endpoint is not a valid URL' };

@@ -17,6 +17,8 @@ import type { JobQueue } from '../jobs/queue';
 import { presentJob } from '../jobs/present';
 import { nextAttemptDelay, WEBHOOK_RETRY_SECONDS } from './schedule';
 import { checkEndpointForm, postWebhook } from './sender';
+import { SecretSealer } from './secret-keys';
+import type { CallerLimits } from '../caller-limits';
 import { newSecret, webhookHeaders } from './signature';
 
 /** How long a rotated-out secret keeps signing (receivers switch over meanwhile). */
@@ -47,10 +49,51 @@ interface DeliveryRecord {
 export interface WebhookOptions {
   /** Where endpoints may be (MURMUR_WEBHOOK_ALLOW_PRIVATE, _ALLOW_CIDRS, _PORTS). */
   policy: OutboundPolicy;
+  /** Plain `http://` endpoints too (MURMUR_WEBHOOK_ALLOW_HTTP; local development and tests only). */
+  allowHttp?: boolean;
+  /** Seals the owners' signing secrets at rest (MURMUR_WEBHOOK_SECRET_KEY). */
+  sealer: SecretSealer;
+  /** The per-user cap on retries (caller-limits.ts). */
+  limits: CallerLimits;
   /** Seconds between attempts after each failure (default {@link WEBHOOK_RETRY_SECONDS}). */
   retrySeconds?: readonly number[];
   /** One attempt's limit (default 10 s). */
   timeoutMs?: number;
+}
+
+/**
+ * Seals every stored signing secret not yet sealed with the current key — those written before
+ * secrets were sealed (migration 003), and those under a key rotated out — so an old key can be
+ * dropped once this has run. The service runs it at start, before serving; each row is
+ * compared-and-set, so replicas starting together do not clash. A secret under a key that is not
+ * configured stops the start (its owner's deliveries could not be signed).
+ */
+export async function sealStoredSecrets(db: Database, sealer: SecretSealer, log?: Logger): Promise<number> {
+  const current = `v1:${sealer.currentKeyId.replace(/[\\%_]/g, '\\$&')}:%`;
+  let sealed = 0;
+  for (;;) {
+    const rows = await db.query<Pick<SettingsRow, 'owner_id' | 'secret' | 'previous_secret'>>(
+      `SELECT owner_id, secret, previous_secret FROM webhook_settings
+       WHERE (secret IS NOT NULL AND secret NOT LIKE $1) OR (previous_secret IS NOT NULL AND previous_secret NOT LIKE $1)
+       ORDER BY owner_id LIMIT 500`,
+      [current],
+    );
+    if (rows.length === 0) break;
+    for (const row of rows) {
+      const reseal = (value: string | null) => {
+        if (value === null || sealer.isCurrent(value)) return value;
+        return sealer.seal(SecretSealer.isSealed(value) ? sealer.open(value, row.owner_id) : value, row.owner_id);
+      };
+      await db.query(
+        `UPDATE webhook_settings SET secret = $2, previous_secret = $3
+         WHERE owner_id = $1 AND secret IS NOT DISTINCT FROM $4 AND previous_secret IS NOT DISTINCT FROM $5`,
+        [row.owner_id, reseal(row.secret), reseal(row.previous_secret), row.secret, row.previous_secret],
+      );
+      sealed++;
+    }
+  }
+  if (sealed > 0) log?.info({ rows: sealed, key_id: sealer.currentKeyId }, 'webhook secrets sealed with the current key');
+  return sealed;
 }
 
 export class Webhooks {
@@ -72,7 +115,16 @@ export class Webhooks {
 
   private present(row: SettingsRow | undefined): transcription.WebhookSettings {
     const live = row?.previous_until && row.previous_until.getTime() > Date.now() ? row.previous_until : undefined;
-    return { hasSecret: Boolean(row?.secret), secretHint: row?.secret ? `…${row.secret.slice(-4)}` : '', previousValidUntil: live, defaultUrl: row?.default_url ?? '' };
+    const secret = row?.secret ? this.options.sealer.open(row.secret, row.owner_id) : '';
+    return { hasSecret: Boolean(secret), secretHint: secret ? `…${secret.slice(-4)}` : '', previousValidUntil: live, defaultUrl: row?.default_url ?? '' };
+  }
+
+  /** The secrets a delivery is signed with, newest first: the owner's, and the previous one while it still signs. */
+  private signingSecrets(row: SettingsRow): string[] {
+    const { sealer } = this.options;
+    if (!row.secret) return [];
+    const previous = row.previous_secret && row.previous_until && row.previous_until.getTime() > Date.now() ? [sealer.open(row.previous_secret, row.owner_id)] : [];
+    return [sealer.open(row.secret, row.owner_id), ...previous];
   }
 
   async settings(userId: string): Promise<transcription.WebhookSettings> {
@@ -82,13 +134,14 @@ export class Webhooks {
   /** A new secret, answered this once; the one it replaces signs too for {@link PREVIOUS_SECRET_HOURS} hours. */
   async rotateSecret(userId: string): Promise<{ secret: string; settings: transcription.WebhookSettings }> {
     const secret = newSecret();
+    const sealed = this.options.sealer.seal(secret, userId);
     const [row] = await this.db.query<SettingsRow>(
       `INSERT INTO webhook_settings (owner_id, secret) VALUES ($1, $2)
        ON CONFLICT (owner_id) DO UPDATE SET previous_secret = webhook_settings.secret,
          previous_until = CASE WHEN webhook_settings.secret IS NULL THEN NULL ELSE now() + make_interval(hours => $3) END,
          secret = $2, updated_at = now()
        RETURNING owner_id, secret, previous_secret, previous_until, default_url`,
-      [userId, secret, PREVIOUS_SECRET_HOURS],
+      [userId, sealed, PREVIOUS_SECRET_HOURS],
     );
     this.log.info({ user_id: userId }, 'webhook secret rotated');
     return { secret, settings: this.present(row) };
@@ -106,8 +159,14 @@ export class Webhooks {
   }
 
   private checkEndpoint(url: string, param: string): void {
-    const problem = url.length > 2048 ? 'is longer than 2,048 characters' : checkEndpointForm(url, this.options.policy);
+    const problem = url.length > 2048 ? 'is longer than 2,048 characters' : checkEndpointForm(url, this.options.policy, this.options.allowHttp);
     if (problem) throw new MurmurError('invalid_request', `The webhook endpoint ${problem}; use a public https URL.`, { param });
+  }
+
+  /** The stored default endpoint, checked again (the rules may have tightened since it was saved). */
+  private checkDefault(url: string): void {
+    const problem = checkEndpointForm(url, this.options.policy, this.options.allowHttp);
+    if (problem) throw new MurmurError('invalid_request', `Your default webhook endpoint ${problem}; change it in Settings → Developer, or pass a public https \`webhook_url\`.`, { param: 'webhook_url' });
   }
 
   /**
@@ -118,6 +177,7 @@ export class Webhooks {
     if (asked) this.checkEndpoint(asked, 'webhook_url');
     const row = await this.settingsRow(userId);
     const url = asked || row?.default_url || '';
+    if (url && !asked) this.checkDefault(url);
     if (url && !row?.secret) {
       throw new MurmurError('invalid_request', 'Create a webhook signing secret in Settings → Developer before asking for webhooks; every delivery is signed with it.', { param: 'webhook_url' });
     }
@@ -145,9 +205,11 @@ export class Webhooks {
     const job = await this.store.get(d.job_id);
     const settings = await this.settingsRow(d.owner_id);
     if (!job || !settings?.secret) return void (await this.record(d, { ok: false, status: 0, error: 'no signing secret' }));
-    const secrets = [settings.secret, ...(settings.previous_secret && settings.previous_until && settings.previous_until.getTime() > Date.now() ? [settings.previous_secret] : [])];
     const body = JSON.stringify(this.event(d.event, job));
-    const outcome = await postWebhook(d.url, webhookHeaders(secrets, d.id, new Date(), body), body, this.options.policy, { ...(this.options.timeoutMs ? { timeoutMs: this.options.timeoutMs } : {}) });
+    const outcome = await postWebhook(d.url, webhookHeaders(this.signingSecrets(settings), d.id, new Date(), body), body, this.options.policy, {
+      ...(this.options.timeoutMs ? { timeoutMs: this.options.timeoutMs } : {}),
+      ...(this.options.allowHttp ? { allowHttp: true } : {}),
+    });
     await this.record(d, outcome);
   }
 
@@ -188,12 +250,13 @@ export class Webhooks {
     this.log.warn({ delivery_id: d.id, job_id: d.job_id, attempt, status: outcome.status, error: outcome.error, next_in_seconds: delay === null ? null : Math.round(delay) }, 'webhook attempt failed');
   }
 
-  /** Sends an ended job's event again now: a new round of attempts, the same webhook-id. */
+  /** Sends an ended job's event again now: a new round of attempts, the same webhook-id (at most WEBHOOK_RETRY_LIMIT a window per user). */
   async retry(ownerId: string, jobId: string): Promise<JobRow> {
     const row = isId('trn', jobId) ? await this.store.getOwned(ownerId, jobId) : undefined;
     if (!row) throw new MurmurError('not_found', 'No transcription with this id. Check the id returned by POST /transcriptions.', { param: 'id' });
     if (!row.webhook_url) throw new MurmurError('invalid_request', 'This transcription has no webhook endpoint; pass `webhook_url` when you submit one.', { param: 'id' });
     if (!row.webhook) throw new MurmurError('invalid_request', 'The transcription has not ended yet; its event is sent when it does.', { param: 'id' });
+    await this.options.limits.webhookRetry(ownerId);
     await this.db.transaction(async (tx) => {
       await tx.query(`UPDATE webhook_deliveries SET state = 'pending', round_attempts = 0, next_attempt_at = now(), updated_at = now() WHERE id = $1`, [row.webhook!.id]);
       await this.queue.sendWebhook(tx, row.webhook!.id, 0);

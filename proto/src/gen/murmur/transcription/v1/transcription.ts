@@ -125,8 +125,23 @@ export interface SubmitTranscriptionConfig {
   webhookUrl: string;
 }
 
+/**
+ * SubmitTranscriptionLateOptions carries the options that arrived after the audio (a multipart
+ * field after the file): the final values of all four, replacing the config's. Sent at most once,
+ * after the last chunk of audio; the service checks them with the rest (the signing secret a
+ * webhook needs included) before it stores, holds or charges anything.
+ */
+export interface SubmitTranscriptionLateOptions {
+  save: boolean;
+  title: string;
+  folderId: string;
+  webhookUrl: string;
+}
+
 export interface SubmitTranscriptionRequest {
-  payload: { $case: "config"; value: SubmitTranscriptionConfig } | { $case: "audioChunk"; value: Buffer } | undefined;
+  payload: { $case: "config"; value: SubmitTranscriptionConfig } | { $case: "audioChunk"; value: Buffer } | //
+  /** Last, when options followed the audio. */
+  { $case: "lateOptions"; value: SubmitTranscriptionLateOptions } | undefined;
 }
 
 /** JobError is a failed job's error in the contract's terms (code, message, param). */
@@ -1080,6 +1095,99 @@ export const SubmitTranscriptionConfig: MessageFns<SubmitTranscriptionConfig> = 
   },
 };
 
+function createBaseSubmitTranscriptionLateOptions(): SubmitTranscriptionLateOptions {
+  return { save: false, title: "", folderId: "", webhookUrl: "" };
+}
+
+export const SubmitTranscriptionLateOptions: MessageFns<SubmitTranscriptionLateOptions> = {
+  encode(message: SubmitTranscriptionLateOptions, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.save !== false) {
+      writer.uint32(8).bool(message.save);
+    }
+    if (message.title !== "") {
+      writer.uint32(18).string(message.title);
+    }
+    if (message.folderId !== "") {
+      writer.uint32(26).string(message.folderId);
+    }
+    if (message.webhookUrl !== "") {
+      writer.uint32(34).string(message.webhookUrl);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SubmitTranscriptionLateOptions {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSubmitTranscriptionLateOptions();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.save = reader.bool();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.title = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.folderId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.webhookUrl = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<SubmitTranscriptionLateOptions>, I>>(base?: I): SubmitTranscriptionLateOptions {
+    return SubmitTranscriptionLateOptions.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SubmitTranscriptionLateOptions>, I>>(
+    object: I,
+  ): SubmitTranscriptionLateOptions {
+    const message = createBaseSubmitTranscriptionLateOptions();
+    message.save = object.save ?? false;
+    message.title = object.title ?? "";
+    message.folderId = object.folderId ?? "";
+    message.webhookUrl = object.webhookUrl ?? "";
+    return message;
+  },
+};
+
 function createBaseSubmitTranscriptionRequest(): SubmitTranscriptionRequest {
   return { payload: undefined };
 }
@@ -1092,6 +1200,9 @@ export const SubmitTranscriptionRequest: MessageFns<SubmitTranscriptionRequest> 
         break;
       case "audioChunk":
         writer.uint32(18).bytes(message.payload.value);
+        break;
+      case "lateOptions":
+        SubmitTranscriptionLateOptions.encode(message.payload.value, writer.uint32(26).fork()).join();
         break;
     }
     return writer;
@@ -1126,6 +1237,17 @@ export const SubmitTranscriptionRequest: MessageFns<SubmitTranscriptionRequest> 
             message.payload = { $case: "audioChunk", value: Buffer.from(reader.bytes()) };
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.payload = {
+              $case: "lateOptions",
+              value: SubmitTranscriptionLateOptions.decode(reader, reader.uint32()),
+            };
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1153,6 +1275,15 @@ export const SubmitTranscriptionRequest: MessageFns<SubmitTranscriptionRequest> 
       case "audioChunk": {
         if (object.payload?.value !== undefined && object.payload?.value !== null) {
           message.payload = { $case: "audioChunk", value: object.payload.value };
+        }
+        break;
+      }
+      case "lateOptions": {
+        if (object.payload?.value !== undefined && object.payload?.value !== null) {
+          message.payload = {
+            $case: "lateOptions",
+            value: SubmitTranscriptionLateOptions.fromPartial(object.payload.value),
+          };
         }
         break;
       }
@@ -2853,8 +2984,8 @@ export const TranscriptionServiceService = {
     responseDeserialize: (value: Buffer): ListEnginesResponse => ListEnginesResponse.decode(value),
   },
   /**
-   * SubmitTranscription is client-streaming like Transcribe (config first, then the audio). The
-   * audio is stored, its duration probed, the exact price reserved and the job queued; the
+   * SubmitTranscription is client-streaming like Transcribe (config first, then the audio, then
+   * optionally the options that followed the audio: late_options). The audio is stored, its duration probed, the exact price reserved and the job queued; the
    * answer is the queued job. Every error of Transcribe that the audio alone can cause
    * (audio_too_large, unsupported_audio, billing's refusals) comes here, before a job exists.
    * The same (user_id, idempotency_key) answers the job it made the first time.
@@ -2989,8 +3120,8 @@ export interface TranscriptionServiceServer extends UntypedServiceImplementation
   /** ListEngines reports the engines this process can run and the one in use. */
   listEngines: handleUnaryCall<ListEnginesRequest, ListEnginesResponse>;
   /**
-   * SubmitTranscription is client-streaming like Transcribe (config first, then the audio). The
-   * audio is stored, its duration probed, the exact price reserved and the job queued; the
+   * SubmitTranscription is client-streaming like Transcribe (config first, then the audio, then
+   * optionally the options that followed the audio: late_options). The audio is stored, its duration probed, the exact price reserved and the job queued; the
    * answer is the queued job. Every error of Transcribe that the audio alone can cause
    * (audio_too_large, unsupported_audio, billing's refusals) comes here, before a job exists.
    * The same (user_id, idempotency_key) answers the job it made the first time.
@@ -3065,8 +3196,8 @@ export interface TranscriptionServiceClient extends Client {
     callback: (error: ServiceError | null, response: ListEnginesResponse) => void,
   ): ClientUnaryCall;
   /**
-   * SubmitTranscription is client-streaming like Transcribe (config first, then the audio). The
-   * audio is stored, its duration probed, the exact price reserved and the job queued; the
+   * SubmitTranscription is client-streaming like Transcribe (config first, then the audio, then
+   * optionally the options that followed the audio: late_options). The audio is stored, its duration probed, the exact price reserved and the job queued; the
    * answer is the queued job. Every error of Transcribe that the audio alone can cause
    * (audio_too_large, unsupported_audio, billing's refusals) comes here, before a job exists.
    * The same (user_id, idempotency_key) answers the job it made the first time.
