@@ -347,6 +347,28 @@ describe('transcription jobs', () => {
     expect(await submit({ filename: 'a\u0000b.wav', contentType: 'audio/wav\u0000' })).toBe(transcription.JobStatus.JOB_STATUS_QUEUED);
   });
 
+  it('over gRPC (no gateway record), a repeated idempotency key answers its job only for the same audio and options (issue #30)', async () => {
+    const { user } = await sys.newUser('j-grpc-same-key@example.com');
+    const submit = (config: Partial<transcription.SubmitTranscriptionConfig>, bytes: Buffer = audio) =>
+      runWithContext({ requestId: newRequestId(), principal: { userId: user.id, keyId: 'key_test' } }, async () => {
+        const { stream, response } = sys.clients.transcription.submitTranscription();
+        stream.write({ payload: { $case: 'config', value: transcription.SubmitTranscriptionConfig.fromPartial({ userId: user.id, idempotencyKey: 'same-key-1', ...config }) } });
+        stream.write({ payload: { $case: 'audioChunk', value: bytes } });
+        stream.end();
+        return response.then(
+          (r) => r.job!.id,
+          (err: unknown) => `${(err as MurmurError).code}:${(err as MurmurError).param}`,
+        );
+      });
+    const first = await submit({});
+    expect(first).toMatch(/^trn_/);
+    expect(await submit({})).toBe(first);
+    expect(await submit({}, audio.subarray(0, audio.length - 3200))).toBe('idempotency_conflict:idempotency_key');
+    expect(await submit({ language: 'en' })).toBe('idempotency_conflict:idempotency_key');
+    const jobs = (await sys.admin.transcription.listTranscriptions(transcription.ListTranscriptionsRequest.fromPartial({ ownerId: user.id, limit: 10 }))).jobs;
+    expect(jobs.map((j) => j.id)).toEqual([first]);
+  });
+
   it('over gRPC, late_options closes the stream: its values replace the config’s; audio after it is invalid_request', async () => {
     const { user, key } = await sys.newUser('j-grpc-late@example.com');
     type Message = transcription.SubmitTranscriptionRequest;

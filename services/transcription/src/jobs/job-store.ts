@@ -63,6 +63,8 @@ export interface JobRow {
   updated_at: Date;
   /** Where the job's end is delivered ('' = nowhere). */
   webhook_url: string;
+  /** What its submission looked like (jobFingerprint); null for jobs older than fingerprints. */
+  request_fingerprint: string | null;
   /** The delivery of its end, once it ended with an endpoint (webhooks/delivery-store.ts). */
   webhook: DeliveryRow | null;
 }
@@ -96,6 +98,7 @@ export type NewJob = Pick<
   | 'reservation_id'
   | 'credits_reserved'
   | 'webhook_url'
+  | 'request_fingerprint'
 >;
 
 /** One chunk of a job's recognition plan, with its transcript once recognised. */
@@ -108,7 +111,7 @@ export interface ChunkRow {
 
 const COLUMNS = `id, owner_id, idempotency_key, status, language, filename, content_type, save, title, folder_id, audio_key,
   upload_bytes::float8 AS upload_bytes, duration_seconds, processed_seconds, reservation_id, queue_job_id, credits_reserved::float8 AS credits_reserved,
-  hold_open, attempts, result, recording_id, error, created_at, started_at, finished_at, updated_at, webhook_url,
+  hold_open, attempts, result, recording_id, error, created_at, started_at, finished_at, updated_at, webhook_url, request_fingerprint,
   (SELECT jsonb_build_object('id', d.id, 'event', d.event, 'state', d.state, 'attempts', d.attempts, 'last_status_code', d.last_status_code,
      'last_error', d.last_error, 'next_attempt_at', d.next_attempt_at, 'delivered_at', d.delivered_at)
    FROM webhook_deliveries d WHERE d.job_id = jobs.id) AS webhook`;
@@ -135,12 +138,12 @@ export class JobStore {
   async insert(tx: Queryable, job: NewJob): Promise<{ row: JobRow; created: boolean }> {
     const inserted = await tx.query<JobRow>(
       `INSERT INTO jobs (id, owner_id, idempotency_key, status, language, filename, content_type, save, title, folder_id, audio_key,
-         upload_bytes, duration_seconds, reservation_id, credits_reserved, webhook_url)
-       VALUES ($1, $2, $3, 'queued', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+         upload_bytes, duration_seconds, reservation_id, credits_reserved, webhook_url, request_fingerprint)
+       VALUES ($1, $2, $3, 'queued', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
        ON CONFLICT (owner_id, idempotency_key) DO NOTHING
        RETURNING ${COLUMNS}`,
       [job.id, job.owner_id, job.idempotency_key, job.language, job.filename, job.content_type, job.save, job.title, job.folder_id, job.audio_key,
-        job.upload_bytes, job.duration_seconds, job.reservation_id, job.credits_reserved, job.webhook_url],
+        job.upload_bytes, job.duration_seconds, job.reservation_id, job.credits_reserved, job.webhook_url, job.request_fingerprint],
     );
     if (inserted.rows[0]) return { row: inserted.rows[0], created: true };
     const existing = await tx.query<JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE owner_id = $1 AND idempotency_key = $2`, [job.owner_id, job.idempotency_key]);

@@ -11,6 +11,7 @@
  * language, the folder, and billing (credits, cap, rate limit through the admission). Nothing is
  * queued or held after a refusal.
  */
+import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import * as path from 'node:path';
 import { billing, type transcription } from '@murmur/proto';
@@ -38,6 +39,28 @@ function checkCombination(config: Pick<SubmitConfig, 'title' | 'folderId' | 'sav
 export const WATCH_INTERVAL_MS = 500;
 
 export type SubmitConfig = transcription.SubmitTranscriptionConfig;
+
+/**
+ * What a job's submission looked like, as one digest: its options (language, where it is saved,
+ * its endpoint) and its audio's bytes. A repeated Idempotency-Key answers the job it made only for
+ * the same request.
+ */
+export function jobFingerprint(config: Pick<SubmitConfig, 'language' | 'save' | 'title' | 'folderId'>, webhookUrl: string, audioSha256: string): string {
+  const parts = ['transcription-job/1', config.language, config.save, config.title, config.folderId, webhookUrl, audioSha256];
+  return `sha256:${createHash('sha256').update(JSON.stringify(parts)).digest('hex')}`;
+}
+
+/** The job a repeated key made, when this submission is the same request; a job made before fingerprints is answered as before. */
+function sameRequest(existing: JobRow, fingerprint: string): JobRow {
+  if (existing.request_fingerprint !== null && existing.request_fingerprint !== fingerprint) {
+    throw new MurmurError(
+      'idempotency_conflict',
+      'This Idempotency-Key was used for another transcription job (other audio or options); a key answers only the request it was first sent with. Use a new key for a new job.',
+      { param: 'idempotency_key' },
+    );
+  }
+  return existing;
+}
 
 export class TranscriptionJobs {
   private readonly cursors: PageCursors;
@@ -90,10 +113,6 @@ export class TranscriptionJobs {
     // What is known now is refused now, before the upload is read.
     await this.validate(config, 'partial');
     let webhookUrl = await deps.webhooks.endpointFor(config.userId, config.webhookUrl);
-    if (config.idempotencyKey) {
-      const existing = await deps.store.byIdempotencyKey(config.userId, config.idempotencyKey);
-      if (existing) return presentJob(existing);
-    }
     const id = newId('trn');
     const started = Date.now();
     const dir = await mkdtemp(path.join(deps.spoolDir, 'murmur-job-'));
@@ -101,9 +120,16 @@ export class TranscriptionJobs {
     let stored = false;
     try {
       const file = path.join(dir, `upload${safeExtension(config.filename)}`);
-      const bytes = await spoolUpload(audio, file, audioLimitOf(config));
+      const audioHash = createHash('sha256');
+      const bytes = await spoolUpload(audio, file, audioLimitOf(config), audioHash);
       ({ config, webhookUrl } = await this.withLateOptions(config, webhookUrl, lateOptions()));
       signal.throwIfAborted();
+      const fingerprint = jobFingerprint(config, webhookUrl, audioHash.digest('hex'));
+      // The same key again: the job it made, for the same request only (nothing is held or stored for it).
+      if (config.idempotencyKey) {
+        const existing = await deps.store.byIdempotencyKey(config.userId, config.idempotencyKey);
+        if (existing) return presentJob(sameRequest(existing, fingerprint));
+      }
       const stated = await this.statedDuration(file, signal);
       ({ reservation } = await deps.billing.reserve({
         userId: config.userId,
@@ -141,6 +167,7 @@ export class TranscriptionJobs {
           reservation_id: held.id,
           credits_reserved: held.credits,
           webhook_url: webhookUrl,
+          request_fingerprint: fingerprint,
         });
         if (out.created) await deps.store.setQueueJob(tx, id, await deps.queue.send(tx, id));
         return out;
@@ -149,7 +176,7 @@ export class TranscriptionJobs {
         // The same key raced in from another connection: that job stands, this one never existed.
         await releaseHold(deps, { id, owner_id: config.userId, reservation_id: held.id }, 'duplicate submission');
         await deps.audio.delete(id).catch(() => undefined);
-        return presentJob(row);
+        return presentJob(sameRequest(row, fingerprint));
       }
       deps.queue.wake();
       await this.holdForTheJob(row);
