@@ -345,10 +345,8 @@ describe('the app as the OAuth authorization server of MCP clients', () => {
   it('refuses code_challenge_method=plain at /authorize, and a token request without code_verifier or with a wrong one', async () => {
     const clientId = await newClient('PKCE Client');
     const plain = await fetch(authorizeUrl({ client_id: clientId, code_challenge: 'x'.repeat(43), code_challenge_method: 'plain', state: 'p' }), { redirect: 'manual' });
-    expect(plain.status).toBe(302);
-    const back = new URL(plain.headers.get('location')!);
-    expect(`${back.origin}${back.pathname}`).toBe(callback.url);
-    expect([back.searchParams.get('error'), back.searchParams.get('state'), back.searchParams.get('iss')]).toEqual(['invalid_request', 'p', app.url]);
+    expect([plain.status, plain.headers.get('location')]).toEqual([400, null]);
+    expect(await plain.text()).toContain('This connection request cannot be used');
 
     const { user } = await sys.newUser('oauth-pkce@example.com');
     const { page } = await signedIn(user.id);
@@ -377,21 +375,43 @@ describe('the app as the OAuth authorization server of MCP clients', () => {
     }
   });
 
-  it('answers invalid_target for another resource and invalid_scope for an unknown scope, at the client with state and iss', async () => {
-    const clientId = await newClient('Picky Client', { scope: 'read' });
-    for (const [params, error] of [
-      [{ resource: 'https://other.example/mcp' }, 'invalid_target'],
-      [{ resource: `${sys.baseUrl}/api/v1` }, 'invalid_target'],
-      [{ scope: 'read write' }, 'invalid_scope'],
-      [{ scope: 'ai' }, 'invalid_scope'], // the client registered for read only
-    ] as const) {
-      const res = await fetch(authorizeUrl({ client_id: clientId, code_challenge: pkce().challenge, state: 'st', ...params }), { redirect: 'manual' });
-      expect(res.status).toBe(302);
-      const back = new URL(res.headers.get('location')!);
-      expect([params, back.searchParams.get('error'), back.searchParams.get('state'), back.searchParams.get('iss')]).toEqual([params, error, 'st', app.url]);
+  it('answers every refusal of /authorize with a page on its own origin, never a redirect to the registered URI (no open redirect)', async () => {
+    // Anyone can register a client with any redirect URI, so a registered one proves nothing.
+    const evil = 'https://evil.example/landing';
+    const attacker = (await register({ client_name: 'Attacker', redirect_uris: [evil], scope: 'read' })).body.client_id as string;
+    const picky = await newClient('Picky Client', { scope: 'read' });
+    const { user } = await sys.newUser('oauth-refusals@example.com');
+    const { context } = await signedIn(user.id);
+    const cookie = (await context.cookies(app.url)).map((c) => `${c.name}=${c.value}`).join('; ');
+    const challenge = pkce().challenge;
+    const cases: Array<[Record<string, string>, string]> = [
+      [{ resource: 'https://other.example/mcp' }, 'another service'],
+      [{ resource: `${sys.baseUrl}/api/v1` }, 'another service'],
+      [{ resource: 'not a url' }, 'cannot accept'],
+      [{ scope: 'read write' }, 'access Murmur does not have'],
+      [{ scope: 'ai' }, 'access Murmur does not have'], // both clients registered for read only
+      [{ code_challenge_method: 'plain' }, 'cannot accept'],
+      [{ code_challenge: '' }, 'cannot accept'],
+      [{ code_challenge: 'short' }, 'cannot accept'],
+      [{ response_type: 'token' }, 'cannot accept'],
+    ];
+    for (const [clientId, redirectUri] of [[attacker, evil], [picky, callback.url]] as const) {
+      for (const signedInToo of [false, true]) {
+        for (const [params, explained] of cases) {
+          const url = `${app.url}/authorize?${new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: redirectUri, code_challenge: challenge, code_challenge_method: 'S256', state: 'st', ...params })}`;
+          const res = await fetch(url, { redirect: 'manual', headers: signedInToo ? { cookie } : {} });
+          const page = await res.text();
+          expect([clientId, signedInToo, params, res.status, res.headers.get('location'), res.headers.get('content-type')?.startsWith('text/html')]).toEqual([
+            clientId, signedInToo, params, 400, null, true,
+          ]);
+          expect(page).toContain('This connection request cannot be used');
+          expect(page).toContain(explained);
+          expect(page).not.toContain('evil.example');
+        }
+      }
     }
     // The MCP server's URL in another spelling names the same resource: on to sign-in.
-    const same = await fetch(authorizeUrl({ client_id: clientId, code_challenge: pkce().challenge, resource: `${mcp}/`, scope: 'read' }), { redirect: 'manual' });
+    const same = await fetch(authorizeUrl({ client_id: picky, code_challenge: challenge, resource: `${mcp}/`, scope: 'read' }), { redirect: 'manual' });
     expect(same.status).toBe(200);
     expect(await same.text()).toContain('Sign in to connect Picky Client');
   });

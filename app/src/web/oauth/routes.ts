@@ -3,8 +3,8 @@
  * root: the MCP server's 401 points clients here through its Protected Resource Metadata. The
  * SDK's router serves the protocol — /authorize, /token, /register (Dynamic Client
  * Registration), /revoke, each with its own CORS and rate limits — over provider.ts; this adds
- * the metadata document (metadata.ts), the answers of /authorize (authorize-responses.ts) and
- * the consent form's post (consent-routes.ts).
+ * the metadata document (metadata.ts), the refusals of /authorize as pages, never redirects
+ * (authorize-responses.ts), and the consent form's post (consent-routes.ts).
  *
  * /token, /register and /revoke are called by clients, not browsers: no session, no CSRF token,
  * and the pages' cross-site checks (which only guard the pages' own posts) do not apply. Their
@@ -75,7 +75,7 @@ export function oauthRoutes(opts: OAuthServerOptions): Router {
   const router = Router();
   // Ahead of the SDK's own copy, which lacks what metadata.ts adds.
   router.use('/.well-known/oauth-authorization-server', metadataHandler(authorizationServerMetadata(opts.issuer, provider)));
-  router.use('/authorize', authorizeResponses(opts.issuer));
+  router.use('/authorize', authorizeResponses());
   router.use('/register', express.json({ limit: MAX_REGISTRATION_BYTES }));
   router.use([...OAUTH_BODY_PATHS, '/authorize'], outageIsUnavailable);
   router.use(
