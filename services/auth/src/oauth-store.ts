@@ -115,8 +115,6 @@ export type CodeRedemption =
 /** Rotating a refresh token: the pair was issued; the token was already spent (the connection is now revoked); or it was unknown or expired. */
 export type RefreshRotation =
   | { outcome: 'rotated' }
-  /** Spent moments ago (within the reuse grace) by a concurrent refresh: this pair was issued beside that one's. */
-  | { outcome: 'rotated_in_grace' }
   | { outcome: 'reused'; connection: OAuthConnectionRecord | null }
   | { outcome: 'refused' };
 
@@ -142,10 +140,10 @@ export interface OAuthStore {
   /**
    * In one transaction: spends the refresh token of `tokenHash` (it must be unspent and
    * unexpired at `pair.issuedAt`) and inserts `pair` on its connection. When it was already
-   * spent, revokes the connection (reason refresh_token_reuse) instead, so of two concurrent
-   * rotations one issues a pair and the other revokes the connection.
+   * spent, however recently, revokes the connection (reason refresh_token_reuse) instead, so of
+   * two concurrent rotations one issues a pair and the other revokes the connection.
    */
-  rotateRefreshToken(tokenHash: string, pair: NewTokenPair, graceMs: number): Promise<RefreshRotation>;
+  rotateRefreshToken(tokenHash: string, pair: NewTokenPair): Promise<RefreshRotation>;
   /** Sets revoked_at of one access token once; false when there is no such token. */
   revokeAccessToken(tokenHash: string, now: Date): Promise<boolean>;
   /**
@@ -432,7 +430,7 @@ export class PostgresOAuthStore implements OAuthStore {
     };
   }
 
-  async rotateRefreshToken(tokenHash: string, pair: NewTokenPair, graceMs: number): Promise<RefreshRotation> {
+  async rotateRefreshToken(tokenHash: string, pair: NewTokenPair): Promise<RefreshRotation> {
     return this.db.transaction(async (client) => {
       // The conditional UPDATE is the whole race: a concurrent rotation of the same token waits
       // for this row lock, then finds used_at set and spends nothing.
@@ -454,14 +452,6 @@ export class PostgresOAuthStore implements OAuthStore {
         [tokenHash],
       ))[0];
       if (!token || token.used_at === null) return { outcome: 'refused' }; // unknown, or unspent and expired
-      if (pair.issuedAt.getTime() - token.used_at.getTime() < graceMs) {
-        // Spent by a concurrent refresh of the same client moments ago: a pair of its own, unless
-        // the connection was revoked meanwhile (the row lock orders this against a revocation).
-        const live = await rows<{ id: string }>(client, 'SELECT id FROM oauth_connections WHERE id = $1 AND revoked_at IS NULL FOR UPDATE', [token.connection_id]);
-        if (live.length === 0) return { outcome: 'refused' };
-        await insertPair(client, token.connection_id, pair);
-        return { outcome: 'rotated_in_grace' };
-      }
       const revoked = await rows<ConnectionRow>(client, REVOKE_CONNECTION_SQL, [token.connection_id, pair.issuedAt, 'refresh_token_reuse', null]);
       return { outcome: 'reused', connection: revoked[0] ? toConnection(revoked[0]) : null };
     });

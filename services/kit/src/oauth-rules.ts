@@ -38,17 +38,11 @@ export const CODE_VERIFIER_PATTERN = /^[A-Za-z0-9._~-]{43,128}$/;
 const MINUTE_S = 60;
 /** An access token's lifetime: short, since only its hash is stored and each use is checked. */
 export const ACCESS_TOKEN_TTL_S = 60 * MINUTE_S;
-/** A refresh token's lifetime; each use spends it and issues the next. */
-export const REFRESH_TOKEN_TTL_S = 30 * 24 * 60 * MINUTE_S;
 /**
- * How long a just-spent refresh token may be presented again by the same client without being
- * treated as stolen. Clients refresh from every request that met a 401, so parallel requests
- * present the same token at once (the MCP SDK does); within this window each gets a new pair of
- * its own. After it, presenting a spent token revokes the connection (reuse detection). The
- * window is short enough that a thief racing the client still has to win within seconds of the
- * client's own refresh.
+ * A refresh token's lifetime; each use spends it and issues the next, and a spent one presented
+ * again, however soon, revokes its connection (RFC 9700 §4.14.2: no reuse grace).
  */
-export const REFRESH_REUSE_GRACE_S = 30;
+export const REFRESH_TOKEN_TTL_S = 30 * 24 * 60 * MINUTE_S;
 /** An authorization code's lifetime (RFC 6749 §4.1.2 recommends at most 10 minutes). */
 export const AUTHORIZATION_CODE_TTL_S = 5 * MINUTE_S;
 
