@@ -82,6 +82,27 @@ describe('admin CLI', () => {
     expect((await get(sys.baseUrl, '/api/v1/me', key)).status).toBe(401);
   });
 
+  it('creates a read-only key with --read-only (or --scopes read), lists it as read-only, and the key is refused AI calls', async () => {
+    expect((await admin('users', 'create', '--email', 'cli-ro@example.com')).code).toBe(0);
+    for (const flags of [['--read-only'], ['--scopes', 'read']]) {
+      const created = await admin('keys', 'create', '--email', 'cli-ro@example.com', '--name', `ro ${flags[0]}`, ...flags);
+      expect(created.code).toBe(0);
+      expect(created.stdout).toMatch(/^created read-only key key_\S+ \(svc_\S+, scopes read\)/);
+      const key = created.stdout.trimEnd().split('\n').pop()!;
+      expect((await get(sys.baseUrl, '/api/v1/me', key)).status).toBe(200);
+      const convert = await fetch(`${sys.baseUrl}/api/v1/convert`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ transcript: 'We agreed to ship in March.', kind: 'summary' }),
+      });
+      expect([convert.status, ((await convert.json()) as { error: { code: string } }).error.code]).toEqual([403, 'insufficient_scope']);
+    }
+    const full = await admin('keys', 'create', '--email', 'cli-ro@example.com', '--name', 'full');
+    expect(full.stdout).toMatch(/^created full access key .*scopes read ai\)/);
+    const listed = (await admin('keys', 'list', '--email', 'cli-ro@example.com')).stdout.trimEnd().split('\n');
+    expect(listed.map((line) => line.split('\t')[4])).toEqual(['full access', 'read-only', 'read-only']);
+  });
+
   it("prints a one-time sign-in link to the app's pages at APP_PUBLIC_URL, which opens a session once", async () => {
     await admin('users', 'create', '--email', 'cli-login@example.com');
     const res = await run(process.execPath, [CLI, 'login', '--email', 'cli-login@example.com'], {
@@ -106,6 +127,8 @@ describe('admin CLI', () => {
     [['login', '--email', 'nobody@example.com'], 'not_found'],
     [['credits', 'set', '--email', 'cli@example.com'], '--monthly'],
     [['keys', 'create', '--bogus'], 'Unknown option'],
+    [['keys', 'create', '--email', 'cli@example.com', '--scopes', 'ai'], 'invalid_request: scopes must be'],
+    [['keys', 'create', '--email', 'cli@example.com', '--read-only', '--scopes', 'read,ai'], '--read-only and --scopes'],
   ])('fails cleanly for %j', async (args, message) => {
     const res = await admin(...args);
     expect(res.code).not.toBe(0);

@@ -104,6 +104,37 @@ describe('the app: Settings → Developer and Usage in Chromium', () => {
     await context.close();
   });
 
+  it('creates a read-only key in the page: listed as read-only, it reads, and an AI call with it is 403 insufficient_scope with nothing charged', async () => {
+    const { user } = await sys.newUser('page-read-only@example.com');
+    const { page, context, csp } = await signedIn(user.id);
+    await page.getByLabel('Name').fill('Dashboard');
+    await page.getByLabel('Access').selectOption('read');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const key = await page.locator('#new-key').inputValue();
+    expect(key).toMatch(/^svc_[0-9a-f]{64}$/);
+    expect(await page.locator('#created-access').textContent()).toMatch(/^Access: Read-only\. .*insufficient_scope/);
+    await screenshot(page, 'developer-read-only-key-created');
+    const row = page.locator('tr', { hasText: 'Dashboard' });
+    expect(await row.locator('.access').textContent()).toBe('Read-only');
+    expect(await page.locator('tr', { hasText: 'test' }).locator('.access').textContent()).toBe('Full access');
+    expect((await sys.admin.auth.listApiKeys({ userId: user.id })).apiKeys.find((k) => k.name === 'Dashboard')?.scopes).toEqual(['read']);
+
+    expect((await me(key)).status).toBe(200);
+    const before = (await get(sys.baseUrl, '/api/v1/usage', key)).body as Json;
+    const refused = await fetch(`${sys.baseUrl}/api/v1/convert`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ transcript: TRANSCRIPT, kind: 'summary' }),
+    });
+    const body = (await refused.json()) as Json;
+    expect([refused.status, body.error.code]).toEqual([403, 'insufficient_scope']);
+    expect(body.error.message).toContain('read-only');
+    const after = (await get(sys.baseUrl, '/api/v1/usage', key)).body as Json;
+    expect([after.credits, after.rate_limit.remaining]).toEqual([before.credits, before.rate_limit.remaining]);
+    expect(csp).toEqual([]);
+    await context.close();
+  });
+
   it('refuses a key without a name in the form, saying why, and creates nothing', async () => {
     const { user } = await sys.newUser('page-noname@example.com');
     const { page, context } = await signedIn(user.id);

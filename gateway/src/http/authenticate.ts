@@ -1,7 +1,7 @@
 /** Authentication of both front ends (REST and /mcp): verifies the bearer key through the auth service before any handler runs. */
 import type { NextFunction, Request, Response } from 'express';
 import type { auth } from '@murmur/proto';
-import { currentContext, invalidParam, runWithContext } from '@murmur/kit';
+import { currentContext, hasScope, insufficientScope, invalidParam, runWithContext, type OAuthScope } from '@murmur/kit';
 import type { Clients } from '../clients';
 import type { VerifiedKeyCache } from '../key-cache';
 import { authenticate } from '../operations';
@@ -26,12 +26,33 @@ export function authorizationOf(req: Request): string | undefined {
   return all?.[0];
 }
 
-/** `resourceOf` names what an OAuth access token must be for on this request (see authenticate). */
-export function requireKey(clients: Clients, keyCache?: VerifiedKeyCache, resourceOf: (req: Request) => string = () => '') {
+/**
+ * Refuses a call `principal` may not make: 403 `insufficient_scope` (with the RFC 6750
+ * challenge) when its key or token lacks `needed` — a read-only key calling an AI route or tool.
+ * `call` names the call in the message. Nothing has been read, charged or counted yet.
+ */
+export function requireScope(principal: auth.Principal, needed: OAuthScope | null, call: string): void {
+  if (needed !== null && !hasScope(principal.scopes, needed)) throw insufficientScope(principal.keyId, needed, call);
+}
+
+/**
+ * `resourceOf` names what an OAuth access token must be for on this request (see authenticate);
+ * `scopeOf`, when given, the scope the request needs, checked right after the key (REST: its
+ * route decides; /mcp decides per JSON-RPC message instead, mcp/scopes.ts).
+ */
+export function requireKey(
+  clients: Clients,
+  keyCache?: VerifiedKeyCache,
+  resourceOf: (req: Request) => string = () => '',
+  scopeOf?: (req: Request) => OAuthScope | null,
+) {
   return async (req: Request, _res: Response, next: NextFunction): Promise<void> => {
     const principal = await authenticate(clients, authorizationOf(req), keyCache, resourceOf(req));
     req.principal = principal;
-    // Every service call of this request from here on carries a principal assertion for this user.
-    runWithContext({ requestId: currentContext()?.requestId ?? req.requestId, principal: { userId: principal.userId, keyId: principal.keyId } }, () => next());
+    if (scopeOf) requireScope(principal, scopeOf(req), `${req.method} ${req.baseUrl}${req.path}`);
+    // Every service call of this request from here on carries a principal assertion for this
+    // user and what the key may do (the services refuse an AI RPC to a read-only key too).
+    const asserted = { userId: principal.userId, keyId: principal.keyId, scopes: principal.scopes };
+    runWithContext({ requestId: currentContext()?.requestId ?? req.requestId, principal: asserted }, () => next());
   };
 }

@@ -1,7 +1,7 @@
 /** Every operation of `/api/v1`: what it takes, answers, and which errors its pipeline can give. */
 import { MAX_AUDIO_BYTES } from '../operations/transcribe';
 import * as ex from './examples';
-import { AI_CALL, COMMON_HEADERS, errorResponses, EVERY_CALL, header, IDEMPOTENT_REPLAYED, jsonResponse, rateLimitHeaders } from './responses';
+import { AI_CALL, CHANGES, COMMON_HEADERS, errorResponses, EVERY_CALL, header, IDEMPOTENT_REPLAYED, jsonResponse, rateLimitHeaders } from './responses';
 import { ref } from './schemas';
 import type { Json, OpenApiDocument, OperationObject } from './types';
 
@@ -187,7 +187,7 @@ function jobOperations(id: Json): Operation[] {
       parameters: [id, param('X-Request-Id')],
       responses: {
         '200': jsonResponse('The canceled job.', 'TranscriptionJob', { ...ex.transcriptionJobQueuedExample, status: 'canceled', finished_at: '2026-03-02T16:46:00.000Z' }),
-        ...errorResponses([...EVERY_CALL, 'not_found', 'transcription_not_cancelable']),
+        ...errorResponses([...EVERY_CALL, ...CHANGES, 'not_found', 'transcription_not_cancelable']),
       },
     },
     {
@@ -203,7 +203,7 @@ function jobOperations(id: Json): Operation[] {
       parameters: [id, param('X-Request-Id')],
       responses: {
         '200': jsonResponse('The job, its `webhook.state` pending again.', 'TranscriptionJob', ex.transcriptionJobCompletedExample),
-        ...errorResponses([...EVERY_CALL, 'not_found']),
+        ...errorResponses([...EVERY_CALL, ...CHANGES, 'not_found']),
       },
     },
   ];

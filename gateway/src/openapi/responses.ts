@@ -7,8 +7,11 @@ import type { Json, ResponseObject } from './types';
 export const AUTH_CODES: ErrorCode[] = ['missing_api_key', 'invalid_api_key', 'expired_api_key'];
 /** What any authenticated call can answer besides its own errors. */
 export const EVERY_CALL: ErrorCode[] = [...AUTH_CODES, 'invalid_request', 'internal_error', 'service_unavailable'];
+/** What a call that spends credits or changes state answers besides EVERY_CALL: a read-only key's refusal. */
+export const CHANGES: ErrorCode[] = ['insufficient_scope'];
 export const AI_CALL: ErrorCode[] = [
   ...EVERY_CALL,
+  ...CHANGES,
   'insufficient_tokens',
   'spending_cap_reached',
   'not_found',
@@ -19,6 +22,7 @@ export const AI_CALL: ErrorCode[] = [
 const STATUS_DESCRIPTIONS: Record<number, string> = {
   400: 'The request is not valid: a query parameter, a body field or a header (named in `param`).',
   401: 'No API key, or a malformed, unknown, revoked or expired one. `WWW-Authenticate` carries the challenge.',
+  403: 'The API key is read-only: it may read, but not make a call that spends AI Credits or changes state. Nothing was read, charged or counted against the rate limit. Use a key with full access (create one in Settings → Developer). `WWW-Authenticate` names the scope (`ai`).',
   402: 'No AI Credits are left, or this month’s spending cap is reached. Refused before any work (on `/transcribe`, and on a `/convert` body over 64 KB, before the body is read); nothing was charged.',
   404: 'No such resource — or one that belongs to someone else: both answer the same.',
   409: 'A conflict with the state of things: the Idempotency-Key was used with other parameters or its first request still runs, or the transcription job has already ended (cancel) or has not completed yet (a text format).',
@@ -98,11 +102,19 @@ export function errorResponses(codes: readonly ErrorCode[], opts: { ai?: boolean
         'Bearer realm="murmur", error="invalid_token"',
       );
     }
+    if (status === 403) {
+      headers['WWW-Authenticate'] = header(
+        'The Bearer challenge naming the scope the call needs (RFC 6750 §3.1).',
+        { type: 'string', pattern: '^Bearer realm="murmur", error="insufficient_scope", scope="[a-z ]+"$' },
+        true,
+        'Bearer realm="murmur", error="insufficient_scope", scope="ai"',
+      );
+    }
     if (status === 429) {
       headers['Retry-After'] = header('Seconds to wait before retrying.', { type: 'integer', minimum: 1 }, true, 42);
     }
-    // 401, 402 and 409 are answered before billing admits the call, so they carry no window.
-    if (opts.ai && ![401, 402, 409].includes(status)) Object.assign(headers, rateLimitHeaders(status === 429));
+    // 401, 402, 403 and 409 are answered before billing admits the call, so they carry no window.
+    if (opts.ai && ![401, 402, 403, 409].includes(status)) Object.assign(headers, rateLimitHeaders(status === 429));
     if (opts.replayable && status >= 500 && status !== 503) headers['Idempotent-Replayed'] = IDEMPOTENT_REPLAYED;
     // One example per code this operation can answer with at this status: the codes a client
     // must expect here (the checker in gateway/test holds real responses to exactly these).

@@ -25,6 +25,8 @@ export interface ApiKeyRecord {
   expiresAt: Date | null;
   lastUsedAt: Date | null;
   revokedAt: Date | null;
+  /** What the key may do: ['read', 'ai'] (full access) or ['read'] (read-only). */
+  scopes: string[];
 }
 
 /** A one-time sign-in link. Only the hash of its token is stored. */
@@ -107,6 +109,7 @@ interface ApiKeyRow {
   expires_at: Date | null;
   last_used_at: Date | null;
   revoked_at: Date | null;
+  scopes: string[];
 }
 
 interface SignInLinkRow {
@@ -127,7 +130,7 @@ interface SessionRow {
 }
 
 const USER_COLUMNS = 'id, email, name, created_at';
-const KEY_COLUMNS = 'id, user_id, name, key_hash, hint, created_at, expires_at, last_used_at, revoked_at';
+const KEY_COLUMNS = 'id, user_id, name, key_hash, hint, created_at, expires_at, last_used_at, revoked_at, scopes';
 const LINK_COLUMNS = 'token_hash, user_id, created_at, expires_at, used_at';
 const SESSION_COLUMNS = 'id, user_id, token_hash, created_at, expires_at, ended_at';
 
@@ -146,6 +149,7 @@ function toKey(r: ApiKeyRow): ApiKeyRecord {
     expiresAt: r.expires_at,
     lastUsedAt: r.last_used_at,
     revokedAt: r.revoked_at,
+    scopes: r.scopes,
   };
 }
 
@@ -194,11 +198,11 @@ export class PostgresAuthStore implements AuthStore {
 
   async createApiKey(key: ApiKeyRecord): Promise<ApiKeyRecord | null> {
     const rows = await this.db.query<ApiKeyRow>(
-      `INSERT INTO api_keys (id, user_id, name, key_hash, hint, created_at, expires_at)
-       SELECT $1::text, $2::text, $3::text, $4::text, $5::text, $6::timestamptz, $7::timestamptz
+      `INSERT INTO api_keys (id, user_id, name, key_hash, hint, created_at, expires_at, scopes)
+       SELECT $1::text, $2::text, $3::text, $4::text, $5::text, $6::timestamptz, $7::timestamptz, $8::text[]
        WHERE EXISTS (SELECT 1 FROM users WHERE id = $2::text)
        RETURNING ${KEY_COLUMNS}`,
-      [key.id, key.userId, key.name, key.keyHash, key.hint, key.createdAt, key.expiresAt],
+      [key.id, key.userId, key.name, key.keyHash, key.hint, key.createdAt, key.expiresAt, key.scopes],
     );
     return rows[0] ? toKey(rows[0]) : null;
   }

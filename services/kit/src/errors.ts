@@ -99,7 +99,7 @@ export const ERROR_CODES = {
   },
   insufficient_scope: {
     http: 403, type: 'permission_error', grpc: GrpcStatus.PERMISSION_DENIED,
-    message: 'This OAuth access token lacks the scope this call needs. Connect the client again and allow it.',
+    message: 'This key or access token lacks the scope this call needs: a read-only API key cannot spend AI Credits or change state. Use a key with full access, or connect the client again and allow the scope.',
   },
   forbidden_origin: {
     http: 403, type: 'invalid_request_error', grpc: GrpcStatus.PERMISSION_DENIED,

@@ -3,11 +3,42 @@
  * lifetimes, scopes and which tool needs which scope, and the URLs the resource server and the
  * authorization server publish. Auth (issuing, verifying), the app (authorization server
  * endpoints, consent, Connected apps) and the gateway (protected resource) all read them here.
+ * API keys carry the same scopes (a key is full access or read-only), so the scope checks of
+ * every front end — REST, MCP, direct gRPC, Envoy's ext_authz — read them here too.
  */
+import { MurmurError } from './errors';
 
-/** What an OAuth token may do. API keys may do everything. */
+/** What an OAuth token or an API key may do: `read` every read, `ai` whatever spends credits or changes state. */
 export const OAUTH_SCOPES = ['read', 'ai'] as const;
 export type OAuthScope = (typeof OAUTH_SCOPES)[number];
+
+/** A full-access API key's scopes (every key made before key scopes has them). */
+export const FULL_ACCESS_SCOPES: readonly OAuthScope[] = OAUTH_SCOPES;
+/** A read-only API key's scopes: it reads, and every AI call or change is refused insufficient_scope. */
+export const READ_ONLY_SCOPES: readonly OAuthScope[] = ['read'];
+
+/**
+ * Whether a credential holding `scopes` may make a call that needs `needed`. Empty scopes mean
+ * every scope: what an auth service older than key scopes answers for an API key.
+ */
+export function hasScope(scopes: readonly string[], needed: OAuthScope): boolean {
+  return scopes.length === 0 || scopes.includes(needed);
+}
+
+/**
+ * The refusal of a call outside its credential's scopes (403 / PERMISSION_DENIED
+ * `insufficient_scope`, with the scope in `meta`). `keyId` tells an OAuth connection (`con_…`)
+ * from an API key, since each is fixed differently; `call` names what was refused
+ * ("POST /api/v1/transcribe", "the transcribe tool", an RPC path).
+ */
+export function insufficientScope(keyId: string, needed: OAuthScope, call: string): MurmurError {
+  const message = keyId.startsWith('con_')
+    ? `This access token lacks the "${needed}" scope ${call} needs. Connect the client again and allow it.`
+    : needed === 'ai'
+      ? `This API key is read-only, and ${call} spends AI Credits or changes state (the "ai" scope). Use a key with full access, or create one in Settings → Developer (or \`npm run admin -- keys create --email you@example.com\`).`
+      : `This API key lacks the "${needed}" scope ${call} needs. Create a key with full access in Settings → Developer.`;
+  return new MurmurError('insufficient_scope', message, { meta: { scope: needed } });
+}
 
 /** What each scope means, for the consent screen and the metadata documents. */
 export const OAUTH_SCOPE_DESCRIPTIONS: Readonly<Record<OAuthScope, string>> = {
