@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { MAX_ACTIVE_API_KEYS } from '@murmur/kit';
 import { testIdentityDir } from '@murmur/kit/testing';
 import { get, startSystem, type TestSystem } from '../../gateway/test/support/system';
 
@@ -101,6 +102,14 @@ describe('admin CLI', () => {
     expect(full.stdout).toMatch(/^created full access key .*scopes read ai\)/);
     const listed = (await admin('keys', 'list', '--email', 'cli-ro@example.com')).stdout.trimEnd().split('\n');
     expect(listed.map((line) => line.split('\t')[4])).toEqual(['full access', 'read-only', 'read-only']);
+  });
+
+  it(`refuses a key past the ${MAX_ACTIVE_API_KEYS} active keys a user may hold, saying to revoke one`, async () => {
+    const { user } = await sys.admin.auth.createUser({ email: 'cli-full@example.com', name: '' });
+    for (let i = 0; i < MAX_ACTIVE_API_KEYS; i++) await sys.admin.auth.createApiKey({ userId: user!.id, name: `k${i}`, expiry: 0, scopes: [] });
+    const res = await admin('keys', 'create', '--email', 'cli-full@example.com');
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(/^error: api_key_limit_reached: You already have 50 active API keys.*keys revoke KEY_ID/);
   });
 
   it("prints a one-time sign-in link to the app's pages at APP_PUBLIC_URL, which opens a session once", async () => {

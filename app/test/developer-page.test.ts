@@ -6,6 +6,7 @@
  * and expired sign-in links refused; sign-out; security headers; a phone-sized screen.
  */
 import type { BrowserContext, Page } from 'playwright-core';
+import { MAX_ACTIVE_API_KEYS } from '@murmur/kit';
 import { get, startSystem, type TestSystem } from '../../gateway/test/support/system';
 import { signInLink } from '../src/web/config';
 import { cspViolations, screenshot, startApp, type TestApp } from './support/app-browser';
@@ -132,6 +133,20 @@ describe('the app: Settings → Developer and Usage in Chromium', () => {
     const after = (await get(sys.baseUrl, '/api/v1/usage', key)).body as Json;
     expect([after.credits, after.rate_limit.remaining]).toEqual([before.credits, before.rate_limit.remaining]);
     expect(csp).toEqual([]);
+    await context.close();
+  });
+
+  it(`says so in the form when the user already holds ${MAX_ACTIVE_API_KEYS} active keys, and creates nothing`, async () => {
+    const { user } = await sys.newUser('page-full@example.com');
+    for (let i = 1; i < MAX_ACTIVE_API_KEYS; i++) await sys.admin.auth.createApiKey({ userId: user.id, name: `key ${i}`, expiry: 0, scopes: [] });
+    const { page, context } = await signedIn(user.id);
+    await page.getByLabel('Name').fill('One too many');
+    const answer = page.waitForResponse((r) => r.url().endsWith('/settings/developer/keys'));
+    await page.getByRole('button', { name: 'Create key' }).click();
+    expect((await answer).status()).toBe(409);
+    expect(await page.getByRole('alert').textContent()).toMatch(/already have 50 active API keys.*Revoke a key/);
+    expect(await page.locator('#new-key').count()).toBe(0);
+    expect((await sys.admin.auth.listApiKeys({ userId: user.id })).apiKeys).toHaveLength(MAX_ACTIVE_API_KEYS);
     await context.close();
   });
 

@@ -96,8 +96,8 @@ export function developerRoutes(opts: DeveloperPageOptions): Router {
       const created = await clients.auth.createApiKey({ userId: signedInOf(res).userId, name, expiry, scopes: [...access.scopes] });
       await show(req, res, 201, { created: { key: created.key, name: created.apiKey?.name ?? name, access: accessOf(created.apiKey?.scopes ?? []) } });
     } catch (err) {
-      if (!(err instanceof MurmurError && err.code === 'invalid_request')) throw err;
-      await show(req, res, 400, { createError: err.message, form: { name, expires, access: access.value } });
+      if (!(err instanceof MurmurError && (err.code === 'invalid_request' || err.code === 'api_key_limit_reached'))) throw err;
+      await show(req, res, err.httpStatus, { createError: err.message, form: { name, expires, access: access.value } });
     }
   });
 

@@ -3,7 +3,7 @@
  * MurmurError; knows nothing of gRPC or Postgres (the store and the cache are injected).
  * VerifyKey also answers OAuth access tokens, by handing them to the OAuth grants (oauth.ts).
  */
-import { ACCESS_TOKEN_PATTERN, CursorCodec, MurmurError, newId, type Clock, type Logger } from '@murmur/kit';
+import { ACCESS_TOKEN_PATTERN, CursorCodec, MAX_ACTIVE_API_KEYS, MurmurError, newId, type Clock, type Logger } from '@murmur/kit';
 import { auth } from '@murmur/proto';
 import { expiresAtFor, generateApiKey, hashKey, isExpired, keyHint, sameHash } from './api-key';
 import { parseAuthorization } from '@murmur/kit';
@@ -133,8 +133,9 @@ export class AuthService {
   }
 
   /**
-   * Mints a key for an existing user, with full access or read-only (`scopes`). The raw key is
-   * returned here once and stored nowhere.
+   * Mints a key for an existing user, with full access or read-only (`scopes`), unless they hold
+   * MAX_ACTIVE_API_KEYS active keys already (`api_key_limit_reached`). The raw key is returned
+   * here once and stored nowhere.
    */
   async createApiKey(input: { userId: string; name: string; expiry: auth.KeyExpiry; scopes: readonly string[] }): Promise<{ apiKey: ApiKeyRecord; key: string }> {
     const userId = requireId('usr', input.userId, 'user_id');
@@ -143,7 +144,7 @@ export class AuthService {
     const now = this.deps.clock.now();
     const expiresAt = expiresAtFor(input.expiry, now);
     const key = generateApiKey();
-    const apiKey = await this.deps.store.createApiKey({
+    const created = await this.deps.store.createApiKey({
       id: newId('key'),
       userId,
       name,
@@ -154,8 +155,15 @@ export class AuthService {
       lastUsedAt: null,
       revokedAt: null,
       scopes,
-    });
-    if (!apiKey) throw new MurmurError('not_found', 'No such user. Check user_id.', { param: 'user_id' });
+    }, MAX_ACTIVE_API_KEYS);
+    if (created.outcome === 'no_user') throw new MurmurError('not_found', 'No such user. Check user_id.', { param: 'user_id' });
+    if (created.outcome === 'limit_reached') {
+      throw new MurmurError(
+        'api_key_limit_reached',
+        `You already have ${MAX_ACTIVE_API_KEYS} active API keys, the most one account may hold. Revoke a key you no longer use (Settings → Developer, or \`npm run admin -- keys revoke KEY_ID\`), then create this one.`,
+      );
+    }
+    const apiKey = created.key;
     this.deps.log.info({ user_id: userId, key_id: apiKey.id, expires_at: expiresAt?.toISOString() ?? null, scopes }, 'api key created');
     return { apiKey, key };
   }

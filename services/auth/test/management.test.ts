@@ -1,4 +1,4 @@
-import type { Database } from '@murmur/kit';
+import { MAX_ACTIVE_API_KEYS, type Database } from '@murmur/kit';
 import { openTestDatabase } from '@murmur/kit/testing';
 import { auth } from '@murmur/proto';
 import { API_KEY_PATTERN, AUTH_MIGRATIONS_DIR, hashKey } from '@murmur/auth';
@@ -212,6 +212,46 @@ describe('API keys', () => {
     const { apiKeys } = await h.client.listApiKeys({ userId });
     expect(apiKeys.map((k) => k.name)).toEqual(['third', 'second', 'first']);
     expect(apiKeys.map((k) => k.revokedAt !== undefined)).toEqual([false, false, true]);
+  });
+
+  describe(`the cap of ${MAX_ACTIVE_API_KEYS} active keys a user`, () => {
+    const create = (userId: string, expiry = auth.KeyExpiry.KEY_EXPIRY_90_DAYS) => h.client.createApiKey({ userId, name: 'k', expiry, scopes: [] });
+    const fill = async (userId: string, n: number, expiry?: auth.KeyExpiry) => {
+      const ids: string[] = [];
+      for (let i = 0; i < n; i++) ids.push((await create(userId, expiry)).apiKey!.id);
+      return ids;
+    };
+
+    it('refuses one more with api_key_limit_reached, saying to revoke one; a revoked key frees its place', async () => {
+      const userId = await newUser();
+      const ids = await fill(userId, MAX_ACTIVE_API_KEYS);
+      const err = await failure(create(userId));
+      expect([err.code, err.httpStatus]).toEqual(['api_key_limit_reached', 409]);
+      expect(err.message).toMatch(/50 active API keys.*Revoke a key/);
+      expect((await h.client.listApiKeys({ userId })).apiKeys).toHaveLength(MAX_ACTIVE_API_KEYS);
+      // Another user is not affected.
+      expect((await create(await newUser())).apiKey).toBeDefined();
+      await h.client.revokeApiKey({ keyId: ids[0]!, userId });
+      expect((await create(userId)).apiKey?.revokedAt).toBeUndefined();
+      expect((await failure(create(userId))).code).toBe('api_key_limit_reached');
+    });
+
+    it('does not count expired keys', async () => {
+      const userId = await newUser();
+      await fill(userId, MAX_ACTIVE_API_KEYS, auth.KeyExpiry.KEY_EXPIRY_30_DAYS);
+      expect((await failure(create(userId))).code).toBe('api_key_limit_reached');
+      h.clock.set(new Date(Date.parse(T0) + 30 * DAY));
+      expect((await create(userId)).apiKey).toBeDefined();
+    });
+
+    it('lets exactly as many concurrent creations through as there are places left', async () => {
+      const userId = await newUser();
+      await fill(userId, MAX_ACTIVE_API_KEYS - 2);
+      const outcomes = await Promise.allSettled(Array.from({ length: 6 }, () => create(userId)));
+      expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(2);
+      for (const o of outcomes) if (o.status === 'rejected') expect((o.reason as { code: string }).code).toBe('api_key_limit_reached');
+      expect((await h.client.listApiKeys({ userId })).apiKeys).toHaveLength(MAX_ACTIVE_API_KEYS);
+    });
   });
 
   it('answers not_found when listing the keys of an unknown user, invalid_request for a malformed id', async () => {

@@ -89,6 +89,12 @@ export const ERROR_CODES = {
     http: 400, type: 'invalid_request_error', grpc: GrpcStatus.INVALID_ARGUMENT,
     message: 'The authorization grant is invalid, expired, revoked, or was issued to another client. Start the authorization again.',
   },
+  // CreateApiKey past MAX_ACTIVE_API_KEYS (kit limits.ts). Internal (the app and the admin CLI
+  // create keys; the public API never does), so never a REST answer.
+  api_key_limit_reached: {
+    http: 409, type: 'invalid_request_error', grpc: GrpcStatus.FAILED_PRECONDITION,
+    message: 'This user already holds the most active API keys allowed. Revoke a key you no longer use in Settings → Developer, then create the new one.',
+  },
   not_found: {
     http: 404, type: 'invalid_request_error', grpc: GrpcStatus.NOT_FOUND,
     message: 'No such resource. Check the id or the path.',

@@ -3826,7 +3826,11 @@ export const AuthServiceService = {
     responseSerialize: (value: ListUsersResponse): Buffer => Buffer.from(ListUsersResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListUsersResponse => ListUsersResponse.decode(value),
   },
-  /** CreateApiKey mints a key; the full key is in the response and never again retrievable. */
+  /**
+   * CreateApiKey mints a key; the full key is in the response and never again retrievable. A user
+   * holds at most 50 active (unrevoked, unexpired) keys (kit MAX_ACTIVE_API_KEYS); past it,
+   * api_key_limit_reached (FAILED_PRECONDITION): revoke one first.
+   */
   createApiKey: {
     path: "/murmur.auth.v1.AuthService/CreateApiKey" as const,
     requestStream: false as const,
@@ -4039,7 +4043,11 @@ export interface AuthServiceServer extends UntypedServiceImplementation {
   getUser: handleUnaryCall<GetUserRequest, GetUserResponse>;
   /** ListUsers pages through all users, oldest first. */
   listUsers: handleUnaryCall<ListUsersRequest, ListUsersResponse>;
-  /** CreateApiKey mints a key; the full key is in the response and never again retrievable. */
+  /**
+   * CreateApiKey mints a key; the full key is in the response and never again retrievable. A user
+   * holds at most 50 active (unrevoked, unexpired) keys (kit MAX_ACTIVE_API_KEYS); past it,
+   * api_key_limit_reached (FAILED_PRECONDITION): revoke one first.
+   */
   createApiKey: handleUnaryCall<CreateApiKeyRequest, CreateApiKeyResponse>;
   /** ListApiKeys lists a user's keys (hints only, never the key), newest first. */
   listApiKeys: handleUnaryCall<ListApiKeysRequest, ListApiKeysResponse>;
@@ -4164,7 +4172,11 @@ export interface AuthServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListUsersResponse) => void,
   ): ClientUnaryCall;
-  /** CreateApiKey mints a key; the full key is in the response and never again retrievable. */
+  /**
+   * CreateApiKey mints a key; the full key is in the response and never again retrievable. A user
+   * holds at most 50 active (unrevoked, unexpired) keys (kit MAX_ACTIVE_API_KEYS); past it,
+   * api_key_limit_reached (FAILED_PRECONDITION): revoke one first.
+   */
   createApiKey(
     request: CreateApiKeyRequest,
     callback: (error: ServiceError | null, response: CreateApiKeyResponse) => void,
