@@ -13,14 +13,14 @@
 import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
-import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as tls from 'node:tls';
 import type { BrowserContext, Page } from 'playwright-core';
-import { MurmurError, OAUTH_SCOPE_DESCRIPTIONS } from '@murmur/kit';
+import { MurmurError, OAUTH_SCOPE_DESCRIPTIONS, REGISTRATIONS_PER_ADDRESS_PER_HOUR } from '@murmur/kit';
 import { testMinter } from '@murmur/kit/testing';
 import { closeClients, createClients } from '@murmur/gateway';
 import { startSystem, type TestSystem } from '../../gateway/test/support/system';
@@ -608,6 +608,51 @@ describe('the app as the OAuth authorization server of MCP clients', () => {
     expect([many.status, many.body.error]).toEqual([413, 'invalid_request']);
     const unknown = await token({ grant_type: 'refresh_token', client_id: 'mcl_nobody', refresh_token: `mrt_${'A'.repeat(43)}` });
     expect([unknown.status, unknown.body.error]).toEqual([400, 'invalid_client']);
+  });
+
+  it('keys the registration limit by the client behind a trusted proxy (MURMUR_TRUSTED_PROXIES), and by the connection for anyone else', async () => {
+    // The proxy connects from 127.0.0.2, the only address trusted; a direct client from 127.0.0.1.
+    const behind = await startApp(sys, { trustedProxies: ['127.0.0.2'] });
+    try {
+      const registerFrom = (localAddress: string, forwardedFor?: string) =>
+        new Promise<{ status: number; retryAfter?: string; error?: string }>((resolve, reject) => {
+          const body = JSON.stringify({ client_name: 'Limited', redirect_uris: [callback.url] });
+          const req = httpRequest(`${behind.url}/register`, {
+            method: 'POST',
+            localAddress,
+            agent: false,
+            headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...(forwardedFor ? { 'x-forwarded-for': forwardedFor } : {}) },
+          });
+          req.on('response', (res) => {
+            let text = '';
+            res.on('data', (c: Buffer) => (text += c.toString('utf8')));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, retryAfter: res.headers['retry-after'] as string | undefined, error: (JSON.parse(text) as Json).error as string | undefined }));
+          });
+          req.on('error', reject);
+          req.end(body);
+        });
+      const statuses = async (n: number, localAddress: string, forwardedFor: (i: number) => string | undefined) => {
+        const seen: number[] = [];
+        for (let i = 0; i < n; i++) seen.push((await registerFrom(localAddress, forwardedFor(i))).status);
+        return seen;
+      };
+      const all = (n: number, status: number) => Array.from({ length: n }, () => status);
+
+      // Two clients behind the proxy: a bucket each.
+      expect(await statuses(REGISTRATIONS_PER_ADDRESS_PER_HOUR, '127.0.0.2', () => '203.0.113.7')).toEqual(all(REGISTRATIONS_PER_ADDRESS_PER_HOUR, 201));
+      const over = await registerFrom('127.0.0.2', '203.0.113.7');
+      expect([over.status, over.error, Number(over.retryAfter) > 0]).toEqual([429, 'too_many_requests', true]);
+      expect((await registerFrom('127.0.0.2', '203.0.113.8')).status).toBe(201);
+      // The client's own X-Forwarded-For entries before the proxy's are not believed either.
+      expect((await registerFrom('127.0.0.2', '198.51.100.1, 203.0.113.7')).status).toBe(429);
+
+      // A client not behind a trusted proxy is its connection's address whatever it forwards.
+      expect(await statuses(REGISTRATIONS_PER_ADDRESS_PER_HOUR, '127.0.0.1', (i) => `192.0.2.${i + 1}`)).toEqual(all(REGISTRATIONS_PER_ADDRESS_PER_HOUR, 201));
+      expect((await registerFrom('127.0.0.1', '192.0.2.200')).status).toBe(429);
+      expect((await registerFrom('127.0.0.1')).status).toBe(429);
+    } finally {
+      await behind.stop();
+    }
   });
 
   it('answers 503 temporarily_unavailable, never a 500, at /token, /register and /revoke while auth is not answering', async () => {

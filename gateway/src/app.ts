@@ -1,6 +1,6 @@
 /** The gateway's HTTP app: request context, `/api/v1` REST routes, `/mcp`, health, and the one error renderer. */
 import express, { type Express } from 'express';
-import type { Logger } from '@murmur/kit';
+import { DEFAULT_TRUSTED_PROXIES, type Logger, type TrustedProxies } from '@murmur/kit';
 import type { AudioUrlPolicy } from './audio-url/fetch-audio';
 import type { Clients } from './clients';
 import type { IdempotencyStore } from './idempotency/store';
@@ -29,6 +29,8 @@ export interface AppDeps {
   audioUrlPolicy?: AudioUrlPolicy;
   /** The MCP server as an OAuth protected resource: public URL and authorization server (read per request). */
   oauth?: OAuthResourceOptions;
+  /** Which proxies' X-Forwarded-For to believe for `req.ip` (MURMUR_TRUSTED_PROXIES, kit client-address.ts); default loopback. */
+  trustedProxies?: TrustedProxies;
 }
 
 /** Reported to MCP clients as the server version. */
@@ -39,6 +41,8 @@ export function createApp(deps: AppDeps): Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
+  // The client address (req.ip) that per-client limits are keyed by, behind the proxies trusted.
+  app.set('trust proxy', deps.trustedProxies ?? DEFAULT_TRUSTED_PROXIES);
   app.use(requestContext);
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });

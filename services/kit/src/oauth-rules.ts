@@ -74,6 +74,17 @@ export const ACCESS_TOKEN_TTL_S = 60 * MINUTE_S;
  * again, however soon, revokes its connection (RFC 9700 §4.14.2: no reuse grace).
  */
 export const REFRESH_TOKEN_TTL_S = 30 * 24 * 60 * MINUTE_S;
+/**
+ * Dynamic Client Registration is unauthenticated, and every registration is a row kept for
+ * good, so the app bounds it (docs/oauth.md "Limits"): per client address (MURMUR_TRUSTED_PROXIES
+ * decides which address that is) an hour's and a day's worth, and for all addresses together an
+ * hour's worth per app replica, so a flood from many addresses still stops. A client registers
+ * once per installation; a Client ID Metadata Document client never does.
+ */
+export const REGISTRATIONS_PER_ADDRESS_PER_HOUR = 20;
+export const REGISTRATIONS_PER_ADDRESS_PER_DAY = 100;
+export const REGISTRATIONS_PER_HOUR = 1_000;
+
 /** An authorization code's lifetime (RFC 6749 §4.1.2 recommends at most 10 minutes). */
 export const AUTHORIZATION_CODE_TTL_S = 5 * MINUTE_S;
 
