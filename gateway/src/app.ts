@@ -8,6 +8,8 @@ import type { VerifiedKeyCache } from './key-cache';
 import { mcpHandlers } from './mcp/handler';
 import { openApiRouter } from './openapi/route';
 import { errorHandler } from './http/errors';
+import { FAILED_KEYS_LOCAL } from './http/authenticate';
+import { FailedKeyLimiter } from './http/failed-keys';
 import { requestContext } from './http/request-context';
 import { apiRouter, notFound } from './rest/routes';
 import { PROTECTED_RESOURCE_METADATA_PATHS, protectedResourceMetadataHandler, type OAuthResourceOptions } from './oauth/protected-resource';
@@ -31,6 +33,8 @@ export interface AppDeps {
   oauth?: OAuthResourceOptions;
   /** Which proxies' X-Forwarded-For to believe for `req.ip` (MURMUR_TRUSTED_PROXIES, kit client-address.ts); default loopback. */
   trustedProxies?: TrustedProxies;
+  /** The bound on unknown keys per client address (http/failed-keys.ts); default a fresh one. */
+  failedKeys?: FailedKeyLimiter;
 }
 
 /** Reported to MCP clients as the server version. */
@@ -43,6 +47,8 @@ export function createApp(deps: AppDeps): Express {
   app.set('query parser', 'simple');
   // The client address (req.ip) that per-client limits are keyed by, behind the proxies trusted.
   app.set('trust proxy', deps.trustedProxies ?? DEFAULT_TRUSTED_PROXIES);
+  // Read by requireKey on both front ends (http/authenticate.ts).
+  app.locals[FAILED_KEYS_LOCAL] = deps.failedKeys ?? new FailedKeyLimiter();
   app.use(requestContext);
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });

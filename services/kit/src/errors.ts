@@ -119,6 +119,11 @@ export const ERROR_CODES = {
     http: 402, type: 'billing_error', grpc: GrpcStatus.FAILED_PRECONDITION,
     message: "This month's spending cap is reached. Raise the cap in Settings → Billing or wait for the monthly reset.",
   },
+  // The gateway's bound on unknown keys per client address (gateway/src/http/failed-keys.ts).
+  too_many_invalid_keys: {
+    http: 429, type: 'rate_limit_error', grpc: GrpcStatus.RESOURCE_EXHAUSTED,
+    message: 'Too many requests from your address sent unknown or revoked API keys. Wait for the number of seconds in `Retry-After`, and check the key you send.',
+  },
   rate_limit_exceeded: {
     http: 429, type: 'rate_limit_error', grpc: GrpcStatus.RESOURCE_EXHAUSTED,
     message: 'Too many AI requests. Wait for the number of seconds in `Retry-After` and try again.',
