@@ -20,7 +20,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as tls from 'node:tls';
 import type { BrowserContext, Page } from 'playwright-core';
-import { MurmurError, OAUTH_SCOPE_DESCRIPTIONS, REGISTRATIONS_PER_ADDRESS_PER_HOUR } from '@murmur/kit';
+import { MAX_ACTIVE_OAUTH_CONNECTIONS, MurmurError, OAUTH_SCOPE_DESCRIPTIONS, REGISTRATIONS_PER_ADDRESS_PER_HOUR } from '@murmur/kit';
 import { testMinter } from '@murmur/kit/testing';
 import { closeClients, createClients } from '@murmur/gateway';
 import { startSystem, type TestSystem } from '../../gateway/test/support/system';
@@ -414,6 +414,24 @@ describe('the app as the OAuth authorization server of MCP clients', () => {
     const same = await fetch(authorizeUrl({ client_id: picky, code_challenge: challenge, resource: `${mcp}/`, scope: 'read' }), { redirect: 'manual' });
     expect(same.status).toBe(200);
     expect(await same.text()).toContain('Sign in to connect Picky Client');
+  });
+
+  it(`answers Approve past the ${MAX_ACTIVE_OAUTH_CONNECTIONS} connections a user may hold with a page saying to revoke one, and sends the client nothing`, async () => {
+    const { user } = await sys.newUser('oauth-full@example.com');
+    const clientId = await newClient('One Too Many');
+    for (let i = 0; i < MAX_ACTIVE_OAUTH_CONNECTIONS; i++) {
+      await sys.admin.auth.createAuthorizationCode({ userId: user.id, clientId, clientName: 'One Too Many', redirectUri: callback.url, codeChallenge: pkce().challenge, scopes: ['read'], resource: mcp });
+    }
+    const { page } = await signedIn(user.id);
+    await page.goto(authorizeUrl({ client_id: clientId, code_challenge: pkce().challenge, state: 'full' }));
+    const answer = page.waitForResponse((r) => r.url().endsWith('/oauth/consent'));
+    await page.getByRole('button', { name: 'Approve' }).click();
+    expect((await answer).status()).toBe(409);
+    expect(await page.locator('h1').textContent()).toBe('You have too many connected apps');
+    expect(await page.content()).toContain('Revoke one you no longer use');
+    // The browser stayed on the app: nothing went to the client's redirect URI.
+    expect(page.url()).toBe(`${app.url}/oauth/consent`);
+    expect((await sys.admin.auth.listOAuthConnections({ userId: user.id })).connections).toEqual([]);
   });
 
   it('rotates refresh tokens, and reusing a spent one revokes the family: the newest refresh token is refused too', async () => {

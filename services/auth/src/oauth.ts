@@ -32,6 +32,7 @@ import {
   CODE_VERIFIER_PATTERN,
   invalidParam,
   isOAuthScope,
+  MAX_ACTIVE_OAUTH_CONNECTIONS,
   MurmurError,
   newId,
   normalizeResource,
@@ -141,7 +142,9 @@ export class OAuthGrants {
    * the client, redirect URI, PKCE S256 challenge, scopes and (normalised) resource. A
    * registered client must exist, the redirect URI must be one it registered (loopback ones on
    * any port) and the scopes within those it registered; a Client ID Metadata Document client
-   * was checked by the app that fetched its document.
+   * was checked by the app that fetched its document. A user holds at most
+   * MAX_ACTIVE_OAUTH_CONNECTIONS live connections and pending codes
+   * (`oauth_connection_limit_reached`).
    */
   async createAuthorizationCode(input: {
     userId: string;
@@ -191,10 +194,16 @@ export class OAuthGrants {
       expiresAt: new Date(now.getTime() + AUTHORIZATION_CODE_TTL_S * SECOND_MS),
       usedAt: null,
       connectionId: null,
-    });
-    if (!stored) throw new MurmurError('not_found', 'No such user. Check user_id.', { param: 'user_id' });
+    }, MAX_ACTIVE_OAUTH_CONNECTIONS);
+    if (stored.outcome === 'no_user') throw new MurmurError('not_found', 'No such user. Check user_id.', { param: 'user_id' });
+    if (stored.outcome === 'limit_reached') {
+      throw new MurmurError(
+        'oauth_connection_limit_reached',
+        `You already have ${MAX_ACTIVE_OAUTH_CONNECTIONS} connected apps, the most one account may hold. Revoke one you no longer use in Settings → Developer (Connected apps), then connect this one again.`,
+      );
+    }
     this.deps.log.info({ user_id: userId, client_id: clientId, scopes }, 'oauth authorization code created');
-    return { code, expiresAt: stored.expiresAt };
+    return { code, expiresAt: stored.code.expiresAt };
   }
 
   /**

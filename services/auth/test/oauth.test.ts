@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { newId, type Database, type MurmurError } from '@murmur/kit';
+import { MAX_ACTIVE_OAUTH_CONNECTIONS, newId, type Database, type MurmurError } from '@murmur/kit';
 import { openTestDatabase } from '@murmur/kit/testing';
 import { auth } from '@murmur/proto';
 import { AUTH_MIGRATIONS_DIR } from '@murmur/auth';
@@ -272,6 +272,46 @@ describe('CreateAuthorizationCode', () => {
     const clientId = 'https://client.example/oauth/client-metadata.json';
     const c = await connect({ clientId, redirectUri: 'https://anything.example/cb' });
     expect((await verify(c.accessToken)).principal?.clientId).toBe(clientId);
+  });
+});
+
+describe(`the cap of ${MAX_ACTIVE_OAUTH_CONNECTIONS} connections and pending codes a user`, () => {
+  it('refuses one more consent with oauth_connection_limit_reached; revoked, spent-out and redeemed ones free their place', async () => {
+    const userId = await newUser();
+    const clientId = await newClient();
+    // Half as connections (their first pair is live), half as codes not yet redeemed.
+    const connections = [];
+    for (let i = 0; i < MAX_ACTIVE_OAUTH_CONNECTIONS / 2; i++) connections.push(await connect({ userId, clientId }));
+    const pending = [];
+    for (let i = 0; i < MAX_ACTIVE_OAUTH_CONNECTIONS / 2; i++) pending.push(await authorize({ userId, clientId }));
+    const err = await failure(authorize({ userId, clientId }));
+    expect([err.code, err.httpStatus]).toEqual(['oauth_connection_limit_reached', 409]);
+    expect(err.message).toMatch(/50 connected apps.*Revoke one/);
+    // Another user is not affected.
+    await expect(authorize({ clientId })).resolves.toBeDefined();
+
+    // A revoked connection frees a place.
+    await h.client.revokeOAuthConnection({ connectionId: connections[0]!.connectionId, userId });
+    const next = await authorize({ userId, clientId });
+    expect((await failure(authorize({ userId, clientId }))).code).toBe('oauth_connection_limit_reached');
+    // Redeeming a pending code turns one pending place into one connection: still full.
+    await exchangeCode(h, exchangeRequest(next));
+    expect((await failure(authorize({ userId, clientId }))).code).toBe('oauth_connection_limit_reached');
+    // Codes expire in 5 minutes: the pending ones free their places.
+    h.clock.set(new Date(Date.parse(T0) + 5 * MINUTE));
+    await expect(authorize({ userId, clientId })).resolves.toBeDefined();
+    // A connection whose refresh token ran out cannot act any more: it does not count either.
+    h.clock.set(new Date(Date.parse(T0) + 30 * DAY));
+    for (let i = 0; i < MAX_ACTIVE_OAUTH_CONNECTIONS; i++) await authorize({ userId, clientId });
+    expect((await failure(authorize({ userId, clientId }))).code).toBe('oauth_connection_limit_reached');
+  });
+
+  it('lets exactly as many concurrent consents through as there are places left', async () => {
+    const userId = await newUser();
+    const clientId = await newClient();
+    for (let i = 0; i < MAX_ACTIVE_OAUTH_CONNECTIONS - 2; i++) await authorize({ userId, clientId });
+    const outcomes = await Promise.allSettled(Array.from({ length: 6 }, () => authorize({ userId, clientId })));
+    expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(2);
   });
 });
 

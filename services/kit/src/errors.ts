@@ -95,6 +95,12 @@ export const ERROR_CODES = {
     http: 409, type: 'invalid_request_error', grpc: GrpcStatus.FAILED_PRECONDITION,
     message: 'This user already holds the most active API keys allowed. Revoke a key you no longer use in Settings → Developer, then create the new one.',
   },
+  // CreateAuthorizationCode past MAX_ACTIVE_OAUTH_CONNECTIONS (kit oauth-rules.ts): the app's
+  // consent screen answers it as a page; never a REST answer.
+  oauth_connection_limit_reached: {
+    http: 409, type: 'invalid_request_error', grpc: GrpcStatus.FAILED_PRECONDITION,
+    message: 'This user already has the most connected apps allowed. Revoke one in Settings → Developer (Connected apps), then connect this one again.',
+  },
   not_found: {
     http: 404, type: 'invalid_request_error', grpc: GrpcStatus.NOT_FOUND,
     message: 'No such resource. Check the id or the path.',

@@ -85,6 +85,13 @@ export const REGISTRATIONS_PER_ADDRESS_PER_HOUR = 20;
 export const REGISTRATIONS_PER_ADDRESS_PER_DAY = 100;
 export const REGISTRATIONS_PER_HOUR = 1_000;
 
+/**
+ * Most OAuth connections one user may hold at once: live ones (unrevoked, with a refresh token
+ * that still works) and codes approved but not yet redeemed. Past it the consent screen says to
+ * revoke one in Connected apps (`oauth_connection_limit_reached`).
+ */
+export const MAX_ACTIVE_OAUTH_CONNECTIONS = 50;
+
 /** An authorization code's lifetime (RFC 6749 §4.1.2 recommends at most 10 minutes). */
 export const AUTHORIZATION_CODE_TTL_S = 5 * MINUTE_S;
 
