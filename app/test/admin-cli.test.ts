@@ -101,7 +101,12 @@ describe('admin CLI', () => {
     const full = await admin('keys', 'create', '--email', 'cli-ro@example.com', '--name', 'full');
     expect(full.stdout).toMatch(/^created full access key .*scopes read ai\)/);
     const listed = (await admin('keys', 'list', '--email', 'cli-ro@example.com')).stdout.trimEnd().split('\n');
-    expect(listed.map((line) => line.split('\t')[4])).toEqual(['full access', 'read-only', 'read-only']);
+    // Name → access (keys made in the same millisecond list in either order).
+    expect(Object.fromEntries(listed.map((line) => [line.split('\t')[2], line.split('\t')[4]]))).toEqual({
+      full: 'full access',
+      'ro --read-only': 'read-only',
+      'ro --scopes': 'read-only',
+    });
   });
 
   it(`refuses a key past the ${MAX_ACTIVE_API_KEYS} active keys a user may hold, saying to revoke one`, async () => {
