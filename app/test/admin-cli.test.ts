@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { MAX_ACTIVE_API_KEYS } from '@murmur/kit';
 import { testIdentityDir, testIdentityStore, testKeyPems } from '@murmur/kit/testing';
 import { get, startSystem, type TestSystem } from '../../gateway/test/support/system';
 
@@ -95,6 +96,40 @@ describe('admin CLI', () => {
     expect((await get(sys.baseUrl, '/api/v1/me', key)).status).toBe(401);
   });
 
+  it('creates a read-only key with --read-only (or --scopes read), lists it as read-only, and the key is refused AI calls', async () => {
+    expect((await admin('users', 'create', '--email', 'cli-ro@example.com')).code).toBe(0);
+    for (const flags of [['--read-only'], ['--scopes', 'read']]) {
+      const created = await admin('keys', 'create', '--email', 'cli-ro@example.com', '--name', `ro ${flags[0]}`, ...flags);
+      expect(created.code).toBe(0);
+      expect(created.stdout).toMatch(/^created read-only key key_\S+ \(svc_\S+, scopes read\)/);
+      const key = created.stdout.trimEnd().split('\n').pop()!;
+      expect((await get(sys.baseUrl, '/api/v1/me', key)).status).toBe(200);
+      const convert = await fetch(`${sys.baseUrl}/api/v1/convert`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ transcript: 'We agreed to ship in March.', kind: 'summary' }),
+      });
+      expect([convert.status, ((await convert.json()) as { error: { code: string } }).error.code]).toEqual([403, 'insufficient_scope']);
+    }
+    const full = await admin('keys', 'create', '--email', 'cli-ro@example.com', '--name', 'full');
+    expect(full.stdout).toMatch(/^created full access key .*scopes read ai\)/);
+    const listed = (await admin('keys', 'list', '--email', 'cli-ro@example.com')).stdout.trimEnd().split('\n');
+    // Name → access (keys made in the same millisecond list in either order).
+    expect(Object.fromEntries(listed.map((line) => [line.split('\t')[2], line.split('\t')[4]]))).toEqual({
+      full: 'full access',
+      'ro --read-only': 'read-only',
+      'ro --scopes': 'read-only',
+    });
+  });
+
+  it(`refuses a key past the ${MAX_ACTIVE_API_KEYS} active keys a user may hold, saying to revoke one`, async () => {
+    const { user } = await sys.admin.auth.createUser({ email: 'cli-full@example.com', name: '' });
+    for (let i = 0; i < MAX_ACTIVE_API_KEYS; i++) await sys.admin.auth.createApiKey({ userId: user!.id, name: `k${i}`, expiry: 0, scopes: [] });
+    const res = await admin('keys', 'create', '--email', 'cli-full@example.com');
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(/^error: api_key_limit_reached: You already have 50 active API keys.*keys revoke KEY_ID/);
+  });
+
   it("prints a one-time sign-in link to the app's pages at APP_PUBLIC_URL, which opens a session once", async () => {
     await admin('users', 'create', '--email', 'cli-login@example.com');
     const res = await run(process.execPath, [CLI, 'login', '--email', 'cli-login@example.com'], {
@@ -119,6 +154,8 @@ describe('admin CLI', () => {
     [['login', '--email', 'nobody@example.com'], 'not_found'],
     [['credits', 'set', '--email', 'cli@example.com'], '--monthly'],
     [['keys', 'create', '--bogus'], 'Unknown option'],
+    [['keys', 'create', '--email', 'cli@example.com', '--scopes', 'ai'], 'invalid_request: scopes must be'],
+    [['keys', 'create', '--email', 'cli@example.com', '--read-only', '--scopes', 'read,ai'], '--read-only and --scopes'],
   ])('fails cleanly for %j', async (args, message) => {
     const res = await admin(...args);
     expect(res.code).not.toBe(0);

@@ -6,6 +6,7 @@
  * and expired sign-in links refused; sign-out; security headers; a phone-sized screen.
  */
 import type { BrowserContext, Page } from 'playwright-core';
+import { MAX_ACTIVE_API_KEYS } from '@murmur/kit';
 import { get, startSystem, type TestSystem } from '../../gateway/test/support/system';
 import { signInLink } from '../src/web/config';
 import { cspViolations, screenshot, startApp, type TestApp } from './support/app-browser';
@@ -101,6 +102,51 @@ describe('the app: Settings → Developer and Usage in Chromium', () => {
     // The app logged the requests (method, path, status), never the key or a sign-in token.
     expect(app.logLines.some((l) => l.includes('/settings/developer/keys'))).toBe(true);
     expect(app.logLines.filter((l) => l.includes(key) || l.includes(key.slice(4, 40)) || /sit_|sst_/.test(l))).toEqual([]);
+    await context.close();
+  });
+
+  it('creates a read-only key in the page: listed as read-only, it reads, and an AI call with it is 403 insufficient_scope with nothing charged', async () => {
+    const { user } = await sys.newUser('page-read-only@example.com');
+    const { page, context, csp } = await signedIn(user.id);
+    await page.getByLabel('Name').fill('Dashboard');
+    await page.getByLabel('Access').selectOption('read');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const key = await page.locator('#new-key').inputValue();
+    expect(key).toMatch(/^svc_[0-9a-f]{64}$/);
+    expect(await page.locator('#created-access').textContent()).toMatch(/^Access: Read-only\. .*insufficient_scope/);
+    await screenshot(page, 'developer-read-only-key-created');
+    const row = page.locator('tr', { hasText: 'Dashboard' });
+    expect(await row.locator('.access').textContent()).toBe('Read-only');
+    expect(await page.locator('tr', { hasText: 'test' }).locator('.access').textContent()).toBe('Full access');
+    expect((await sys.admin.auth.listApiKeys({ userId: user.id })).apiKeys.find((k) => k.name === 'Dashboard')?.scopes).toEqual(['read']);
+
+    expect((await me(key)).status).toBe(200);
+    const before = (await get(sys.baseUrl, '/api/v1/usage', key)).body as Json;
+    const refused = await fetch(`${sys.baseUrl}/api/v1/convert`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ transcript: TRANSCRIPT, kind: 'summary' }),
+    });
+    const body = (await refused.json()) as Json;
+    expect([refused.status, body.error.code]).toEqual([403, 'insufficient_scope']);
+    expect(body.error.message).toContain('read-only');
+    const after = (await get(sys.baseUrl, '/api/v1/usage', key)).body as Json;
+    expect([after.credits, after.rate_limit.remaining]).toEqual([before.credits, before.rate_limit.remaining]);
+    expect(csp).toEqual([]);
+    await context.close();
+  });
+
+  it(`says so in the form when the user already holds ${MAX_ACTIVE_API_KEYS} active keys, and creates nothing`, async () => {
+    const { user } = await sys.newUser('page-full@example.com');
+    for (let i = 1; i < MAX_ACTIVE_API_KEYS; i++) await sys.admin.auth.createApiKey({ userId: user.id, name: `key ${i}`, expiry: 0, scopes: [] });
+    const { page, context } = await signedIn(user.id);
+    await page.getByLabel('Name').fill('One too many');
+    const answer = page.waitForResponse((r) => r.url().endsWith('/settings/developer/keys'));
+    await page.getByRole('button', { name: 'Create key' }).click();
+    expect((await answer).status()).toBe(409);
+    expect(await page.getByRole('alert').textContent()).toMatch(/already have 50 active API keys.*Revoke a key/);
+    expect(await page.locator('#new-key').count()).toBe(0);
+    expect((await sys.admin.auth.listApiKeys({ userId: user.id })).apiKeys).toHaveLength(MAX_ACTIVE_API_KEYS);
     await context.close();
   });
 

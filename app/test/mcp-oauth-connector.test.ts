@@ -15,7 +15,7 @@ import { callTool, connectMcpAt } from '../../gateway/test/support/mcp-client';
 import { startSystem, type TestSystem } from '../../gateway/test/support/system';
 import { signInLink } from '../src/web/config';
 import { startApp, type TestApp } from './support/app-browser';
-import { connectWithOAuth, MemoryOAuthProvider, startCallback, type Callback } from './support/oauth-client';
+import { connectWithOAuth, MemoryOAuthProvider, RequestTracker, startCallback, type Callback } from './support/oauth-client';
 
 jest.setTimeout(180_000);
 
@@ -62,10 +62,11 @@ describe('MCP by URL with OAuth (SDK client, consent in Chromium)', () => {
   }
 
   /** An MCP client of `userId` connected through the whole OAuth dance. */
-  async function connectAs(userId: string, scope?: string): Promise<{ client: Client; provider: MemoryOAuthProvider }> {
+  async function connectAs(userId: string, scope?: string): Promise<{ client: Client; provider: MemoryOAuthProvider; requests: RequestTracker }> {
     const provider = new MemoryOAuthProvider(callback.url);
-    const client = await connectWithOAuth(mcpUrl(), provider, callback, await signedIn(userId), scope);
-    return { client, provider };
+    const requests = new RequestTracker();
+    const client = await connectWithOAuth(mcpUrl(), provider, callback, await signedIn(userId), scope, requests);
+    return { client, provider, requests };
   }
 
   /** A raw JSON-RPC tools/call with a bearer token, to see HTTP statuses and headers. */
@@ -185,8 +186,12 @@ describe('MCP by URL with OAuth (SDK client, consent in Chromium)', () => {
   });
 
   it('lets the SDK refresh an expired access token, and a revoked connection fails on its next call', async () => {
-    const { client, provider } = await connectAs(users.alice.id);
+    const { client, provider, requests } = await connectAs(users.alice.id);
     const first = provider.saved!;
+    // The SDK opens its GET stream in the background after connecting. Answered after the clock
+    // moved, it would meet a 401 too and refresh beside the call below, presenting the refresh
+    // token twice, which revokes the connection (no reuse grace, docs/oauth.md).
+    await requests.settled();
     sys.authClock.advance(HOUR_MS + 1_000);
     const expired = await rawCall(first.access_token, 'list_folders');
     expect(expired.status).toBe(401);

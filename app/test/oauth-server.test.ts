@@ -13,14 +13,14 @@
 import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
-import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as tls from 'node:tls';
 import type { BrowserContext, Page } from 'playwright-core';
-import { MurmurError, OAUTH_SCOPE_DESCRIPTIONS, REFRESH_REUSE_GRACE_S } from '@murmur/kit';
+import { MAX_ACTIVE_OAUTH_CONNECTIONS, MurmurError, OAUTH_SCOPE_DESCRIPTIONS, REGISTRATIONS_PER_ADDRESS_PER_HOUR } from '@murmur/kit';
 import { testMinter } from '@murmur/kit/testing';
 import { closeClients, createClients } from '@murmur/gateway';
 import { startSystem, type TestSystem } from '../../gateway/test/support/system';
@@ -345,10 +345,8 @@ describe('the app as the OAuth authorization server of MCP clients', () => {
   it('refuses code_challenge_method=plain at /authorize, and a token request without code_verifier or with a wrong one', async () => {
     const clientId = await newClient('PKCE Client');
     const plain = await fetch(authorizeUrl({ client_id: clientId, code_challenge: 'x'.repeat(43), code_challenge_method: 'plain', state: 'p' }), { redirect: 'manual' });
-    expect(plain.status).toBe(302);
-    const back = new URL(plain.headers.get('location')!);
-    expect(`${back.origin}${back.pathname}`).toBe(callback.url);
-    expect([back.searchParams.get('error'), back.searchParams.get('state'), back.searchParams.get('iss')]).toEqual(['invalid_request', 'p', app.url]);
+    expect([plain.status, plain.headers.get('location')]).toEqual([400, null]);
+    expect(await plain.text()).toContain('This connection request cannot be used');
 
     const { user } = await sys.newUser('oauth-pkce@example.com');
     const { page } = await signedIn(user.id);
@@ -377,23 +375,63 @@ describe('the app as the OAuth authorization server of MCP clients', () => {
     }
   });
 
-  it('answers invalid_target for another resource and invalid_scope for an unknown scope, at the client with state and iss', async () => {
-    const clientId = await newClient('Picky Client', { scope: 'read' });
-    for (const [params, error] of [
-      [{ resource: 'https://other.example/mcp' }, 'invalid_target'],
-      [{ resource: `${sys.baseUrl}/api/v1` }, 'invalid_target'],
-      [{ scope: 'read write' }, 'invalid_scope'],
-      [{ scope: 'ai' }, 'invalid_scope'], // the client registered for read only
-    ] as const) {
-      const res = await fetch(authorizeUrl({ client_id: clientId, code_challenge: pkce().challenge, state: 'st', ...params }), { redirect: 'manual' });
-      expect(res.status).toBe(302);
-      const back = new URL(res.headers.get('location')!);
-      expect([params, back.searchParams.get('error'), back.searchParams.get('state'), back.searchParams.get('iss')]).toEqual([params, error, 'st', app.url]);
+  it('answers every refusal of /authorize with a page on its own origin, never a redirect to the registered URI (no open redirect)', async () => {
+    // Anyone can register a client with any redirect URI, so a registered one proves nothing.
+    const evil = 'https://evil.example/landing';
+    const attacker = (await register({ client_name: 'Attacker', redirect_uris: [evil], scope: 'read' })).body.client_id as string;
+    const picky = await newClient('Picky Client', { scope: 'read' });
+    const { user } = await sys.newUser('oauth-refusals@example.com');
+    const { context } = await signedIn(user.id);
+    const cookie = (await context.cookies(app.url)).map((c) => `${c.name}=${c.value}`).join('; ');
+    const challenge = pkce().challenge;
+    const cases: Array<[Record<string, string>, string]> = [
+      [{ resource: 'https://other.example/mcp' }, 'another service'],
+      [{ resource: `${sys.baseUrl}/api/v1` }, 'another service'],
+      [{ resource: 'not a url' }, 'cannot accept'],
+      [{ scope: 'read write' }, 'access Murmur does not have'],
+      [{ scope: 'ai' }, 'access Murmur does not have'], // both clients registered for read only
+      [{ code_challenge_method: 'plain' }, 'cannot accept'],
+      [{ code_challenge: '' }, 'cannot accept'],
+      [{ code_challenge: 'short' }, 'cannot accept'],
+      [{ response_type: 'token' }, 'cannot accept'],
+    ];
+    for (const [clientId, redirectUri] of [[attacker, evil], [picky, callback.url]] as const) {
+      for (const signedInToo of [false, true]) {
+        for (const [params, explained] of cases) {
+          const url = `${app.url}/authorize?${new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: redirectUri, code_challenge: challenge, code_challenge_method: 'S256', state: 'st', ...params })}`;
+          const res = await fetch(url, { redirect: 'manual', headers: signedInToo ? { cookie } : {} });
+          const page = await res.text();
+          expect([clientId, signedInToo, params, res.status, res.headers.get('location'), res.headers.get('content-type')?.startsWith('text/html')]).toEqual([
+            clientId, signedInToo, params, 400, null, true,
+          ]);
+          expect(page).toContain('This connection request cannot be used');
+          expect(page).toContain(explained);
+          expect(page).not.toContain('evil.example');
+        }
+      }
     }
     // The MCP server's URL in another spelling names the same resource: on to sign-in.
-    const same = await fetch(authorizeUrl({ client_id: clientId, code_challenge: pkce().challenge, resource: `${mcp}/`, scope: 'read' }), { redirect: 'manual' });
+    const same = await fetch(authorizeUrl({ client_id: picky, code_challenge: challenge, resource: `${mcp}/`, scope: 'read' }), { redirect: 'manual' });
     expect(same.status).toBe(200);
     expect(await same.text()).toContain('Sign in to connect Picky Client');
+  });
+
+  it(`answers Approve past the ${MAX_ACTIVE_OAUTH_CONNECTIONS} connections a user may hold with a page saying to revoke one, and sends the client nothing`, async () => {
+    const { user } = await sys.newUser('oauth-full@example.com');
+    const clientId = await newClient('One Too Many');
+    for (let i = 0; i < MAX_ACTIVE_OAUTH_CONNECTIONS; i++) {
+      await sys.admin.auth.createAuthorizationCode({ userId: user.id, clientId, clientName: 'One Too Many', redirectUri: callback.url, codeChallenge: pkce().challenge, scopes: ['read'], resource: mcp });
+    }
+    const { page } = await signedIn(user.id);
+    await page.goto(authorizeUrl({ client_id: clientId, code_challenge: pkce().challenge, state: 'full' }));
+    const answer = page.waitForResponse((r) => r.url().endsWith('/oauth/consent'));
+    await page.getByRole('button', { name: 'Approve' }).click();
+    expect((await answer).status()).toBe(409);
+    expect(await page.locator('h1').textContent()).toBe('You have too many connected apps');
+    expect(await page.content()).toContain('Revoke one you no longer use');
+    // The browser stayed on the app: nothing went to the client's redirect URI.
+    expect(page.url()).toBe(`${app.url}/oauth/consent`);
+    expect((await sys.admin.auth.listOAuthConnections({ userId: user.id })).connections).toEqual([]);
   });
 
   it('rotates refresh tokens, and reusing a spent one revokes the family: the newest refresh token is refused too', async () => {
@@ -410,8 +448,7 @@ describe('the app as the OAuth authorization server of MCP clients', () => {
     expect(third.status).toBe(200);
     expect(await accepted(third.body.access_token)).toBe(true);
 
-    // Past auth's grace for parallel refreshes (REFRESH_REUSE_GRACE_S), a spent token is theft.
-    sys.authClock.advance((REFRESH_REUSE_GRACE_S + 1) * 1000);
+    // A spent token presented again, at once, is theft: the whole family goes (no reuse grace).
     const reused = await refresh(clientId, first.refresh_token);
     expect([reused.status, reused.body.error]).toEqual([400, 'invalid_grant']);
     const newest = await refresh(clientId, third.body.refresh_token);
@@ -589,6 +626,51 @@ describe('the app as the OAuth authorization server of MCP clients', () => {
     expect([many.status, many.body.error]).toEqual([413, 'invalid_request']);
     const unknown = await token({ grant_type: 'refresh_token', client_id: 'mcl_nobody', refresh_token: `mrt_${'A'.repeat(43)}` });
     expect([unknown.status, unknown.body.error]).toEqual([400, 'invalid_client']);
+  });
+
+  it('keys the registration limit by the client behind a trusted proxy (MURMUR_TRUSTED_PROXIES), and by the connection for anyone else', async () => {
+    // The proxy connects from 127.0.0.2, the only address trusted; a direct client from 127.0.0.1.
+    const behind = await startApp(sys, { trustedProxies: ['127.0.0.2'] });
+    try {
+      const registerFrom = (localAddress: string, forwardedFor?: string) =>
+        new Promise<{ status: number; retryAfter?: string; error?: string }>((resolve, reject) => {
+          const body = JSON.stringify({ client_name: 'Limited', redirect_uris: [callback.url] });
+          const req = httpRequest(`${behind.url}/register`, {
+            method: 'POST',
+            localAddress,
+            agent: false,
+            headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...(forwardedFor ? { 'x-forwarded-for': forwardedFor } : {}) },
+          });
+          req.on('response', (res) => {
+            let text = '';
+            res.on('data', (c: Buffer) => (text += c.toString('utf8')));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, retryAfter: res.headers['retry-after'] as string | undefined, error: (JSON.parse(text) as Json).error as string | undefined }));
+          });
+          req.on('error', reject);
+          req.end(body);
+        });
+      const statuses = async (n: number, localAddress: string, forwardedFor: (i: number) => string | undefined) => {
+        const seen: number[] = [];
+        for (let i = 0; i < n; i++) seen.push((await registerFrom(localAddress, forwardedFor(i))).status);
+        return seen;
+      };
+      const all = (n: number, status: number) => Array.from({ length: n }, () => status);
+
+      // Two clients behind the proxy: a bucket each.
+      expect(await statuses(REGISTRATIONS_PER_ADDRESS_PER_HOUR, '127.0.0.2', () => '203.0.113.7')).toEqual(all(REGISTRATIONS_PER_ADDRESS_PER_HOUR, 201));
+      const over = await registerFrom('127.0.0.2', '203.0.113.7');
+      expect([over.status, over.error, Number(over.retryAfter) > 0]).toEqual([429, 'too_many_requests', true]);
+      expect((await registerFrom('127.0.0.2', '203.0.113.8')).status).toBe(201);
+      // The client's own X-Forwarded-For entries before the proxy's are not believed either.
+      expect((await registerFrom('127.0.0.2', '198.51.100.1, 203.0.113.7')).status).toBe(429);
+
+      // A client not behind a trusted proxy is its connection's address whatever it forwards.
+      expect(await statuses(REGISTRATIONS_PER_ADDRESS_PER_HOUR, '127.0.0.1', (i) => `192.0.2.${i + 1}`)).toEqual(all(REGISTRATIONS_PER_ADDRESS_PER_HOUR, 201));
+      expect((await registerFrom('127.0.0.1', '192.0.2.200')).status).toBe(429);
+      expect((await registerFrom('127.0.0.1')).status).toBe(429);
+    } finally {
+      await behind.stop();
+    }
   });
 
   it('answers 503 temporarily_unavailable, never a 500, at /token, /register and /revoke while auth is not answering', async () => {

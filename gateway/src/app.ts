@@ -1,6 +1,6 @@
 /** The gateway's HTTP app: request context, `/api/v1` REST routes, `/mcp`, health, and the one error renderer. */
 import express, { type Express } from 'express';
-import type { Logger } from '@murmur/kit';
+import { DEFAULT_TRUSTED_PROXIES, type Logger, type TrustedProxies } from '@murmur/kit';
 import type { AudioUrlPolicy } from './audio-url/fetch-audio';
 import type { Clients } from './clients';
 import type { IdempotencyStore } from './idempotency/store';
@@ -8,6 +8,8 @@ import type { VerifiedKeyCache } from './key-cache';
 import { mcpHandlers } from './mcp/handler';
 import { openApiRouter } from './openapi/route';
 import { errorHandler } from './http/errors';
+import { FAILED_KEYS_LOCAL } from './http/authenticate';
+import { FailedKeyLimiter } from './http/failed-keys';
 import { requestContext } from './http/request-context';
 import { apiRouter, notFound } from './rest/routes';
 import { PROTECTED_RESOURCE_METADATA_PATHS, protectedResourceMetadataHandler, type OAuthResourceOptions } from './oauth/protected-resource';
@@ -29,6 +31,10 @@ export interface AppDeps {
   audioUrlPolicy?: AudioUrlPolicy;
   /** The MCP server as an OAuth protected resource: public URL and authorization server (read per request). */
   oauth?: OAuthResourceOptions;
+  /** Which proxies' X-Forwarded-For to believe for `req.ip` (MURMUR_TRUSTED_PROXIES, kit client-address.ts); default loopback. */
+  trustedProxies?: TrustedProxies;
+  /** The bound on unknown keys per client address (http/failed-keys.ts); default a fresh one. */
+  failedKeys?: FailedKeyLimiter;
 }
 
 /** Reported to MCP clients as the server version. */
@@ -39,6 +45,10 @@ export function createApp(deps: AppDeps): Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
+  // The client address (req.ip) that per-client limits are keyed by, behind the proxies trusted.
+  app.set('trust proxy', deps.trustedProxies ?? DEFAULT_TRUSTED_PROXIES);
+  // Read by requireKey on both front ends (http/authenticate.ts).
+  app.locals[FAILED_KEYS_LOCAL] = deps.failedKeys ?? new FailedKeyLimiter();
   app.use(requestContext);
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });

@@ -5,7 +5,7 @@
  * in-process otherwise). Listens on PORT (default 8080); service addresses come from *_ADDR.
  */
 import './tracing';
-import { appPublicUrl, commonSchema, connectRedis, publicApiUrl, publicUrlsSchema, createLogger, exitStartFailure, listenOn, loadConfig, loadWorkloadIdentity, onShutdown, RevocationListener, serviceAddressSchema, storageSchema, systemClock, z } from '@murmur/kit';
+import { appPublicUrl, commonSchema, connectRedis, publicApiUrl, publicUrlsSchema, createLogger, exitStartFailure, listenOn, loadConfig, loadWorkloadIdentity, onShutdown, RevocationListener, serviceAddressSchema, storageSchema, systemClock, trustedProxiesSchema, z } from '@murmur/kit';
 import { createApp } from './app';
 import { createHttpServer } from './http/server';
 import { closeClients, createClients } from './clients';
@@ -27,6 +27,7 @@ async function main(): Promise<void> {
     MURMUR_BODY_IDLE_TIMEOUT_MS: z.coerce.number().int().min(1).default(DEFAULT_BODY_IDLE_TIMEOUT_MS),
     ...audioUrlConfigSchema,
     ...publicUrlsSchema,
+    ...trustedProxiesSchema,
   });
   const log = createLogger('gateway', cfg.LOG_LEVEL);
   const redis = cfg.REDIS_URL ? await connectRedis(cfg.REDIS_URL, log) : undefined;
@@ -52,6 +53,7 @@ async function main(): Promise<void> {
     // The MCP server's resource identifier and where clients get tokens for it (docs/oauth.md).
     oauth: { publicUrl: publicApiUrl(cfg), authorizationServer: appPublicUrl(cfg) },
     audioUrlPolicy: audioUrlPolicyOf(cfg),
+    trustedProxies: cfg.MURMUR_TRUSTED_PROXIES,
   });
   const server = createHttpServer(app, log);
   // Uploads of 500 MB on slow links: no whole-request timeout; idle sockets still close.

@@ -103,7 +103,7 @@ describe('cross-tenant reads over direct gRPC', () => {
   it("with A's key, the admin and service-to-service RPCs that would touch B are refused", async () => {
     const o = withKey(a.key);
     const outcomes = {
-      CreateApiKey: await refusal(direct.auth.createApiKey({ userId: b.id, name: 'x', expiry: auth.KeyExpiry.KEY_EXPIRY_30_DAYS }, o)),
+      CreateApiKey: await refusal(direct.auth.createApiKey({ userId: b.id, name: 'x', expiry: auth.KeyExpiry.KEY_EXPIRY_30_DAYS, scopes: [] }, o)),
       ListApiKeys: await refusal(direct.auth.listApiKeys({ userId: b.id }, o)),
       GrantPrepaidCredits: await refusal(direct.billing.grantPrepaidCredits({ userId: a.id, credits: 1_000_000, note: 'self-grant' }, o)),
       ChangePlan: await refusal(direct.billing.changePlan({ userId: a.id, planId: 'business' }, o)),

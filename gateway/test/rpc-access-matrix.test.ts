@@ -54,7 +54,21 @@ const METHODS: MethodDef[] = [
 ];
 
 /** The reasons of the access check itself: any other outcome means the call reached its handler. */
-const ACCESS_REASONS = new Set(['missing_api_key', 'invalid_api_key', 'expired_api_key', 'invalid_credentials', 'permission_denied']);
+const ACCESS_REASONS = new Set(['missing_api_key', 'invalid_api_key', 'expired_api_key', 'invalid_credentials', 'permission_denied', 'insufficient_scope']);
+
+/**
+ * The RPCs that spend credits or change state for a developer, written out here (not read from
+ * the rules' `scope`): a read-only key is refused each of them, and only them.
+ */
+const AI_RPCS = new Set([
+  '/murmur.billing.v1.BillingService/AdmitAiRequest',
+  '/murmur.transcription.v1.TranscriptionService/Transcribe',
+  '/murmur.transcription.v1.TranscriptionService/SubmitTranscription',
+  '/murmur.transcription.v1.TranscriptionService/CancelTranscription',
+  '/murmur.transcription.v1.TranscriptionService/RetryWebhook',
+  '/murmur.conversion.v1.ConversionService/Convert',
+]);
+const INSUFFICIENT_SCOPE: Outcome = { status: grpc.status.PERMISSION_DENIED, reason: 'insufficient_scope' };
 
 type Outcome = 'allow' | { status: grpc.status; reason: string };
 
@@ -64,8 +78,8 @@ interface CallerCase {
   /** The owner the request names (through the rule's owner path); none by default. */
   owner?: () => string;
   metadata: (audience: Workload) => Promise<Record<string, string>>;
-  /** This file's reading of the rule for this caller. */
-  expect: (rule: RpcRule) => Outcome;
+  /** This file's reading of the rule of the RPC at `path` for this caller. */
+  expect: (rule: RpcRule, path: string) => Outcome;
 }
 
 const deny = (status: grpc.status, reason: string): Outcome => ({ status, reason });
@@ -79,7 +93,7 @@ async function handMadeToken(key: KeyObject, header: Record<string, string>, cla
 
 describe('who may call each RPC (direct gRPC, every service × every caller)', () => {
   let sys: TestSystem;
-  const keys: Record<'a' | 'b' | 'expired' | 'revoked', string> = { a: '', b: '', expired: '', revoked: '' };
+  const keys: Record<'a' | 'b' | 'expired' | 'revoked' | 'readOnly', string> = { a: '', b: '', expired: '', revoked: '', readOnly: '' };
   let userA = '';
   let userB = '';
   const channels = new Map<string, grpc.Client>();
@@ -92,11 +106,12 @@ describe('who may call each RPC (direct gRPC, every service × every caller)', (
     userB = b.user.id;
     keys.a = a.key;
     keys.b = b.key;
-    const expiring = await sys.admin.auth.createApiKey({ userId: a.user.id, name: 'short', expiry: auth.KeyExpiry.KEY_EXPIRY_30_DAYS });
+    const expiring = await sys.admin.auth.createApiKey({ userId: a.user.id, name: 'short', expiry: auth.KeyExpiry.KEY_EXPIRY_30_DAYS, scopes: [] });
     keys.expired = expiring.key;
-    const revoked = await sys.admin.auth.createApiKey({ userId: a.user.id, name: 'gone', expiry: auth.KeyExpiry.KEY_EXPIRY_90_DAYS });
+    const revoked = await sys.admin.auth.createApiKey({ userId: a.user.id, name: 'gone', expiry: auth.KeyExpiry.KEY_EXPIRY_90_DAYS, scopes: [] });
     await sys.admin.auth.revokeApiKey({ userId: a.user.id, keyId: revoked.apiKey!.id });
     keys.revoked = revoked.key;
+    keys.readOnly = (await sys.admin.auth.createApiKey({ userId: a.user.id, name: 'reader', expiry: auth.KeyExpiry.KEY_EXPIRY_90_DAYS, scopes: ['read'] })).key;
     // 31 days on: the 30-day key has expired, A's and B's 90-day keys have not.
     sys.authClock.advance(31 * 24 * 3600 * 1000);
     const addressOf: Record<Workload, string> = {
@@ -126,9 +141,11 @@ describe('who may call each RPC (direct gRPC, every service × every caller)', (
   };
   const workloadOutcome = (w: Workload, admin: boolean) => (rule: RpcRule): Outcome =>
     rule.anyone || rule.workloads?.includes(w) || (admin && rule.admin) ? 'allow' : DENIED;
-  const assertionFor = (user: () => string) => async (audience: Workload) => ({
-    [PRINCIPAL_ASSERTION_HEADER]: await testMinter('gateway').principalAssertion(audience, { userId: user(), keyId: 'key_matrix' }),
+  const assertionFor = (user: () => string, scopes?: string[]) => async (audience: Workload) => ({
+    [PRINCIPAL_ASSERTION_HEADER]: await testMinter('gateway').principalAssertion(audience, { userId: user(), keyId: 'key_matrix', scopes }),
   });
+  /** A read-only key's (or its assertion's) reading: a user's, but refused every AI RPC. */
+  const readOnlyOutcome = (rule: RpcRule, path: string): Outcome => (rule.user && AI_RPCS.has(path) ? INSUFFICIENT_SCOPE : userOutcome()(rule));
 
   const stranger: KeyObject = generateKeyPairSync('ed25519').privateKey;
   const now = () => Math.floor(Date.now() / 1000);
@@ -153,6 +170,9 @@ describe('who may call each RPC (direct gRPC, every service × every caller)', (
     { name: 'a revoked key', metadata: bearer('revoked'), expect: userOutcome('invalid_api_key') },
     { name: 'a malformed key', metadata: async () => ({ authorization: 'Bearer svc_nothex' }), expect: userOutcome('invalid_api_key') },
     { name: "the gateway's assertion for user A", metadata: assertionFor(() => userA), expect: userOutcome() },
+    { name: "user A's read-only key", metadata: bearer('readOnly'), expect: readOnlyOutcome },
+    { name: "the gateway's assertion for user A's read-only key", metadata: assertionFor(() => userA, ['read']), expect: readOnlyOutcome },
+    { name: "the gateway's assertion for user A's full-access key", metadata: assertionFor(() => userA, ['read', 'ai']), expect: userOutcome() },
     {
       name: 'a forged assertion (unknown key)',
       metadata: async (aud) => ({
@@ -311,7 +331,7 @@ describe('who may call each RPC (direct gRPC, every service × every caller)', (
     const mismatches: string[] = [];
     for (const def of METHODS) {
       const rule = RPC_RULES.get(def.path)!;
-      const want = caller.expect(rule);
+      const want = caller.expect(rule, def.path);
       const got = await call(def, await caller.metadata(workloadOfPath(def.path)!), caller.owner?.());
       if (JSON.stringify(got) !== JSON.stringify(want)) mismatches.push(`${def.path}: expected ${JSON.stringify(want)}, got ${JSON.stringify(got)}`);
     }

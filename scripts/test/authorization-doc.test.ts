@@ -14,7 +14,7 @@ const END = '<!-- policy-table:end -->';
 const PROTO_FIELD: Record<OwnerField, string> = { ownerId: 'owner_id', userId: 'user_id', 'lookup:userId': 'user_id', 'payload:config.userId': 'config.user_id' };
 
 function renderTable(): string {
-  const rows = ['| RPC | a developer, own data only (owner field) | workloads, for any user | app admin |', '|---|---|---|---|'];
+  const rows = ['| RPC | a developer, own data only (owner field), with the scope named | workloads, for any user | app admin |', '|---|---|---|---|'];
   for (const [p, rule] of RPC_RULES) {
     const [service, method] = p.slice(1).split('/') as [string, string];
     const name = `${service.split('.').pop()}/${method}`;
@@ -22,7 +22,8 @@ function renderTable(): string {
       rows.push(`| ${name} | anyone who reaches the port | | |`);
       continue;
     }
-    const user = rule.user ? (rule.user.owner ? `yes (\`${PROTO_FIELD[rule.user.owner]}\`)` : 'yes') : '';
+    const owner = rule.user ? (rule.user.owner ? `yes (\`${PROTO_FIELD[rule.user.owner]}\`)` : 'yes') : '';
+    const user = rule.user?.scope ? `${owner}, scope \`${rule.user.scope}\`` : owner;
     rows.push(`| ${name} | ${user} | ${(rule.workloads ?? []).join(', ')} | ${rule.admin ? 'yes' : ''} |`);
   }
   return rows.join('\n');

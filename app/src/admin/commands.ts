@@ -3,7 +3,7 @@
  * call of an internal RPC, shared by the admin CLI and the launcher's first-run setup.
  */
 import { auth } from '@murmur/proto';
-import { MurmurError } from '@murmur/kit';
+import { hasScope, MurmurError, READ_ONLY_SCOPES } from '@murmur/kit';
 import type { Clients } from '@murmur/gateway';
 import { seedLibrary } from '../seed/seed-library';
 import { signInLink } from '../web/config';
@@ -29,11 +29,28 @@ export async function createUser(clients: Clients, email: string, name: string, 
   return user;
 }
 
-export async function createKey(clients: Clients, email: string, expires: string, name = 'default'): Promise<auth.CreateApiKeyResponse> {
+/**
+ * The scopes of `--scopes` ("read", or "read,ai"; spaces work too) or of `--read-only`; none of
+ * either is full access. Auth judges the set (every key reads).
+ */
+export function keyScopesOf(scopes: string | undefined, readOnly: boolean): string[] {
+  const listed = (scopes ?? '').split(/[\s,]+/).filter((s) => s !== '');
+  if (readOnly && listed.length > 0 && listed.join(' ') !== READ_ONLY_SCOPES.join(' ')) {
+    throw new MurmurError('invalid_request', '--read-only and --scopes say different things: give one of them.', { param: 'scopes' });
+  }
+  return readOnly ? [...READ_ONLY_SCOPES] : listed;
+}
+
+/** How a key's scopes read in a list: "full access" or "read-only". */
+export function keyAccessOf(scopes: readonly string[]): string {
+  return scopes.length === 0 || hasScope(scopes, 'ai') ? 'full access' : 'read-only';
+}
+
+export async function createKey(clients: Clients, email: string, expires: string, name = 'default', scopes: string[] = []): Promise<auth.CreateApiKeyResponse> {
   const expiry = EXPIRY[expires];
   if (expiry === undefined) throw new MurmurError('invalid_request', '--expires must be 30, 90, 365 or never.', { param: 'expires' });
   const user = await userByEmail(clients, email);
-  return clients.auth.createApiKey({ userId: user.id, name, expiry });
+  return clients.auth.createApiKey({ userId: user.id, name, expiry, scopes });
 }
 
 export async function listKeys(clients: Clients, email: string): Promise<auth.ApiKey[]> {

@@ -12,7 +12,9 @@ import { appPublicUrl, appWebSchema } from '../web/config';
 
 const USAGE = `Usage: npm run admin -- <command>
   users create --email E [--name N] [--plan free|pro|business]
-  keys create --email E [--expires 30|90|365|never] [--name N]   (prints the key alone on the last line)
+  keys create --email E [--expires 30|90|365|never] [--name N] [--read-only | --scopes read|read,ai]
+                                       (prints the key alone on the last line; a read-only key reads but
+                                        is refused 403 insufficient_scope on AI calls and changes)
   keys list --email E
   keys revoke KEY_ID
   credits grant --email E --prepaid N
@@ -44,6 +46,8 @@ async function main(argv: string[]): Promise<number> {
       name: { type: 'string' },
       plan: { type: 'string' },
       expires: { type: 'string', default: '90' },
+      'read-only': { type: 'boolean', default: false },
+      scopes: { type: 'string' },
       prepaid: { type: 'string' },
       monthly: { type: 'string' },
       cents: { type: 'string' },
@@ -68,9 +72,10 @@ async function main(argv: string[]): Promise<number> {
         break;
       }
       case 'keys create': {
-        const res = await cmd.createKey(clients, need(values.email, 'email'), values.expires ?? '90', values.name);
+        const scopes = cmd.keyScopesOf(values.scopes, values['read-only'] === true);
+        const res = await cmd.createKey(clients, need(values.email, 'email'), values.expires ?? '90', values.name, scopes);
         const k = res.apiKey!;
-        console.log(`created key ${k.id} (${k.hint}), expires ${k.expiresAt ? k.expiresAt.toISOString() : 'never'}`);
+        console.log(`created ${cmd.keyAccessOf(k.scopes)} key ${k.id} (${k.hint}, scopes ${k.scopes.join(' ')}), expires ${k.expiresAt ? k.expiresAt.toISOString() : 'never'}`);
         console.log('The key is shown once; store it now:');
         console.log(res.key);
         break;
@@ -79,7 +84,7 @@ async function main(argv: string[]): Promise<number> {
         for (const k of await cmd.listKeys(clients, need(values.email, 'email'))) {
           const state = k.revokedAt ? `revoked ${k.revokedAt.toISOString()}` : k.expiresAt && k.expiresAt <= new Date() ? 'expired' : 'active';
           console.log(
-            [k.id, k.hint, k.name, state, `expires ${k.expiresAt?.toISOString() ?? 'never'}`, `last used ${k.lastUsedAt?.toISOString() ?? 'never'}`].join('\t'),
+            [k.id, k.hint, k.name, state, cmd.keyAccessOf(k.scopes), `expires ${k.expiresAt?.toISOString() ?? 'never'}`, `last used ${k.lastUsedAt?.toISOString() ?? 'never'}`].join('\t'),
           );
         }
         break;

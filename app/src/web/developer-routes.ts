@@ -1,6 +1,6 @@
 /**
- * Settings → Developer: the user's API keys (list, create with a name and expiry and see it
- * once, revoke after a confirmation), the MCP clients they connected over OAuth (Connected apps:
+ * Settings → Developer: the user's API keys (list, create with a name, an expiry and full or
+ * read-only access and see it once, revoke after a confirmation), the MCP clients they connected over OAuth (Connected apps:
  * list, revoke after a confirmation), and their webhook signing secret and default endpoint.
  * Every call names the signed-in user, so another user's key or connection id is simply not found.
  */
@@ -9,7 +9,7 @@ import type { Clients } from '@murmur/gateway';
 import { mcpResourceUrl, MurmurError } from '@murmur/kit';
 import { EXPIRY } from '../admin/commands';
 import { message, render, signedIn, signedInOf, type GuardOptions } from './pages';
-import { DEFAULT_EXPIRY, EXPIRY_CHOICES, shownConnection, shownDate, shownKey } from './present';
+import { ACCESS_CHOICES, accessOf, DEFAULT_ACCESS, DEFAULT_EXPIRY, EXPIRY_CHOICES, shownConnection, shownDate, shownKey } from './present';
 
 export interface DeveloperPageOptions extends GuardOptions {
   clients: Clients;
@@ -19,9 +19,9 @@ export interface DeveloperPageOptions extends GuardOptions {
 
 interface DeveloperView {
   notice?: string;
-  created?: { key: string; name: string };
+  created?: { key: string; name: string; access: string };
   createError?: string;
-  form?: { name: string; expires: string };
+  form?: { name: string; expires: string; access: string };
   webhookSecret?: string;
   endpointError?: string;
   endpointValue?: string;
@@ -60,8 +60,9 @@ export function developerRoutes(opts: DeveloperPageOptions): Router {
       notice,
       created: view.created,
       createError: view.createError,
-      form: view.form ?? { name: '', expires: DEFAULT_EXPIRY },
+      form: view.form ?? { name: '', expires: DEFAULT_EXPIRY, access: DEFAULT_ACCESS },
       expiryChoices: EXPIRY_CHOICES,
+      accessChoices: ACCESS_CHOICES,
       keys: apiKeys.map((k) => shownKey(k, now)),
       mcpUrl: mcpResourceUrl(opts.apiUrl),
       connections: connections.map((c) => shownConnection(c, now)),
@@ -88,13 +89,15 @@ export function developerRoutes(opts: DeveloperPageOptions): Router {
     const name = field(req, 'name');
     const expires = field(req, 'expires') || DEFAULT_EXPIRY;
     const expiry = EXPIRY[expires];
-    if (expiry === undefined) return show(req, res, 400, { createError: 'Choose one of the offered expirations.', form: { name, expires: DEFAULT_EXPIRY } });
+    const access = ACCESS_CHOICES.find((c) => c.value === (field(req, 'access') || DEFAULT_ACCESS));
+    if (expiry === undefined) return show(req, res, 400, { createError: 'Choose one of the offered expirations.', form: { name, expires: DEFAULT_EXPIRY, access: access?.value ?? DEFAULT_ACCESS } });
+    if (!access) return show(req, res, 400, { createError: 'Choose one of the offered kinds of access.', form: { name, expires, access: DEFAULT_ACCESS } });
     try {
-      const created = await clients.auth.createApiKey({ userId: signedInOf(res).userId, name, expiry });
-      await show(req, res, 201, { created: { key: created.key, name: created.apiKey?.name ?? name } });
+      const created = await clients.auth.createApiKey({ userId: signedInOf(res).userId, name, expiry, scopes: [...access.scopes] });
+      await show(req, res, 201, { created: { key: created.key, name: created.apiKey?.name ?? name, access: accessOf(created.apiKey?.scopes ?? []) } });
     } catch (err) {
-      if (!(err instanceof MurmurError && err.code === 'invalid_request')) throw err;
-      await show(req, res, 400, { createError: err.message, form: { name, expires } });
+      if (!(err instanceof MurmurError && (err.code === 'invalid_request' || err.code === 'api_key_limit_reached'))) throw err;
+      await show(req, res, err.httpStatus, { createError: err.message, form: { name, expires, access: access.value } });
     }
   });
 

@@ -7,14 +7,14 @@
  */
 import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
-import { commonSchema, createLogger, EXIT_CANNOT_BIND, exitStartFailure, loadConfig, serviceAddressSchema, storageSchema } from '@murmur/kit';
+import { commonSchema, createLogger, EXIT_CANNOT_BIND, exitStartFailure, loadConfig, serviceAddressSchema, storageSchema, trustedProxiesSchema } from '@murmur/kit';
 import { closeClients, createClients } from '@murmur/gateway';
 import { adminIdentity } from '../admin/identity';
 import { appPublicUrl, appWebSchema, clientMetadataPolicyOf, clientMetadataSchema, publicApiUrl } from './config';
 import { createAppServer } from './server';
 import { authSessions } from './session';
 
-const cfg = loadConfig({ ...serviceAddressSchema, ...storageSchema, ...commonSchema, ...appWebSchema, ...clientMetadataSchema });
+const cfg = loadConfig({ ...serviceAddressSchema, ...storageSchema, ...commonSchema, ...appWebSchema, ...clientMetadataSchema, ...trustedProxiesSchema });
 const log = createLogger('app', cfg.LOG_LEVEL);
 const clients = createClients(cfg, cfg.GRPC_DEADLINE_MS, adminIdentity(cfg));
 const appUrl = appPublicUrl(cfg);
@@ -28,6 +28,7 @@ try {
     appUrl,
     clientMetadataPolicy: clientMetadataPolicyOf(cfg),
     secureCookies: appUrl.startsWith('https:'),
+    trustedProxies: cfg.MURMUR_TRUSTED_PROXIES,
   });
 } catch (err) {
   exitStartFailure('app', err, 'APP_PORT');

@@ -2,6 +2,7 @@
  * How the pages show keys, connected apps, money, credits and times: one place, so every page
  * says a key's status, a date or an amount the same way.
  */
+import { hasScope, READ_ONLY_SCOPES } from '@murmur/kit';
 import { billing, type auth } from '@murmur/proto';
 
 const DAY_MS = 86_400_000;
@@ -17,6 +18,18 @@ export const EXPIRY_CHOICES = [
   { value: 'never', label: 'No expiration' },
 ] as const;
 export const DEFAULT_EXPIRY = '90';
+
+/** The access choices of a new key, as the form offers them (values name the scopes asked for). */
+export const ACCESS_CHOICES = [
+  { value: 'full', label: 'Full access (read, and AI calls that spend credits)', scopes: [] as string[] },
+  { value: 'read', label: 'Read-only (no AI calls, no changes)', scopes: [...READ_ONLY_SCOPES] },
+] as const;
+export const DEFAULT_ACCESS = 'full';
+
+/** "Full access" or "Read-only": how a key's scopes read in the list. */
+export function accessOf(scopes: readonly string[]): string {
+  return hasScope(scopes, 'ai') ? 'Full access' : 'Read-only';
+}
 
 export interface ShownTime {
   iso: string;
@@ -52,6 +65,8 @@ export interface ShownKey {
   expires: ShownTime | null;
   status: KeyStatus;
   statusText: string;
+  /** "Full access" or "Read-only". */
+  access: string;
   /** Still callable, so it can be revoked. */
   revocable: boolean;
 }
@@ -80,6 +95,7 @@ export function shownKey(k: auth.ApiKey, now: Date): ShownKey {
     expires: expiresAt ? shownDate(expiresAt) : null,
     status,
     statusText,
+    access: accessOf(k.scopes),
     revocable: status === 'active' || status === 'expiring',
   };
 }

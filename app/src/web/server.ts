@@ -8,7 +8,7 @@
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import helmet from 'helmet';
 import type { Clients } from '@murmur/gateway';
-import { DEFAULT_OUTBOUND_POLICY, type Logger } from '@murmur/kit';
+import { DEFAULT_OUTBOUND_POLICY, DEFAULT_TRUSTED_PROXIES, type Logger, type TrustedProxies } from '@murmur/kit';
 import { CSP_DIRECTIVES } from './content-security';
 import { developerRoutes } from './developer-routes';
 import type { ClientMetadataPolicy } from './oauth/client-metadata';
@@ -35,13 +35,18 @@ export interface AppServerOptions {
   clientMetadataPolicy?: ClientMetadataPolicy;
   /** Served over TLS (directly or behind a proxy): Secure, `__Host-` cookies and HSTS. */
   secureCookies: boolean;
+  /**
+   * Which proxies' X-Forwarded-For to believe (MURMUR_TRUSTED_PROXIES, kit client-address.ts):
+   * the client address the OAuth endpoints' rate limits are keyed by. Default loopback.
+   */
+  trustedProxies?: TrustedProxies;
   now?: () => Date;
 }
 
 export function createAppServer(opts: AppServerOptions): Express {
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', 'loopback');
+  app.set('trust proxy', opts.trustedProxies ?? DEFAULT_TRUSTED_PROXIES);
   app.use(
     helmet({
       contentSecurityPolicy: {

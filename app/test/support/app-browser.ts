@@ -30,7 +30,7 @@ export interface TestApp {
  * app is made knowing its address). `options` overrides the defaults, such as the policy of
  * Client ID Metadata Documents.
  */
-export async function startApp(sys: TestSystem, options: Partial<Pick<AppServerOptions, 'clientMetadataPolicy' | 'now' | 'clients'>> = {}): Promise<TestApp> {
+export async function startApp(sys: TestSystem, options: Partial<Pick<AppServerOptions, 'clientMetadataPolicy' | 'now' | 'clients' | 'trustedProxies'>> = {}): Promise<TestApp> {
   const logLines: string[] = [];
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));

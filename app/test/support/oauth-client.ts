@@ -93,11 +93,35 @@ export class MemoryOAuthProvider implements OAuthClientProvider {
 }
 
 /**
+ * The requests a transport sent and has no answer to yet: the SDK sends some in the background
+ * (its GET stream after connecting), and a test that moves the clock waits for them first.
+ */
+export class RequestTracker {
+  private readonly pending = new Set<Promise<unknown>>();
+
+  readonly fetch = (url: string | URL, init?: RequestInit): Promise<Response> => {
+    const answered = fetch(url, init);
+    this.pending.add(answered);
+    void answered.then(
+      () => this.pending.delete(answered),
+      () => this.pending.delete(answered),
+    );
+    return answered;
+  };
+
+  /** Resolves once every request sent so far has been answered (or failed). */
+  async settled(): Promise<void> {
+    while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
+  }
+}
+
+/**
  * Connects `client` to the MCP server at `mcpUrl` through OAuth: the first connect is refused
  * (401 → discovery → registration → the authorization URL; `scope`, when given, replaces the
- * scopes it asks for), `page` (signed in to the app) opens it and approves, the callback's code is exchanged by the SDK, and the client connects.
+ * scopes it asks for), `page` (signed in to the app) opens it and approves, the callback's code is exchanged by the SDK, and the client connects
+ * (its requests seen by `requests`, when given).
  */
-export async function connectWithOAuth(mcpUrl: string, provider: MemoryOAuthProvider, callback: Callback, page: Page, scope?: string): Promise<Client> {
+export async function connectWithOAuth(mcpUrl: string, provider: MemoryOAuthProvider, callback: Callback, page: Page, scope?: string, requests?: RequestTracker): Promise<Client> {
   const first = new StreamableHTTPClientTransport(new URL(mcpUrl), { authProvider: provider });
   await expect(new Client({ name: 'connector', version: '1.0.0' }).connect(first)).rejects.toBeInstanceOf(UnauthorizedError);
   if (!provider.authorizationUrl) throw new Error('the SDK did not ask to authorize');
@@ -110,6 +134,6 @@ export async function connectWithOAuth(mcpUrl: string, provider: MemoryOAuthProv
   if (!query.get('code')) throw new Error(`no code at the callback: ${query.toString()}`);
   await first.finishAuth(query.get('code')!);
   const client = new Client({ name: 'connector', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl), { authProvider: provider }));
+  await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl), { authProvider: provider, ...(requests ? { fetch: requests.fetch } : {}) }));
   return client;
 }

@@ -1,10 +1,15 @@
-/** Authentication of both front ends (REST and /mcp): verifies the bearer key through the auth service before any handler runs. */
+/**
+ * Authentication of both front ends (REST and /mcp): verifies the bearer key through the auth
+ * service before any handler runs, within the bound on unknown keys per address (failed-keys.ts),
+ * and checks the scope a REST route needs.
+ */
 import type { NextFunction, Request, Response } from 'express';
 import type { auth } from '@murmur/proto';
-import { currentContext, invalidParam, runWithContext } from '@murmur/kit';
+import { currentContext, hasScope, insufficientScope, invalidParam, MurmurError, parseAuthorization, runWithContext, type OAuthScope } from '@murmur/kit';
 import type { Clients } from '../clients';
 import type { VerifiedKeyCache } from '../key-cache';
 import { authenticate } from '../operations';
+import type { FailedKeyLimiter } from './failed-keys';
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -26,12 +31,54 @@ export function authorizationOf(req: Request): string | undefined {
   return all?.[0];
 }
 
-/** `resourceOf` names what an OAuth access token must be for on this request (see authenticate). */
-export function requireKey(clients: Clients, keyCache?: VerifiedKeyCache, resourceOf: (req: Request) => string = () => '') {
-  return async (req: Request, _res: Response, next: NextFunction): Promise<void> => {
-    const principal = await authenticate(clients, authorizationOf(req), keyCache, resourceOf(req));
+/**
+ * Refuses a call `principal` may not make: 403 `insufficient_scope` (with the RFC 6750
+ * challenge) when its key or token lacks `needed` — a read-only key calling an AI route or tool.
+ * `call` names the call in the message. Nothing has been read, charged or counted yet.
+ */
+export function requireScope(principal: auth.Principal, needed: OAuthScope | null, call: string): void {
+  if (needed !== null && !hasScope(principal.scopes, needed)) throw insufficientScope(principal.keyId, needed, call);
+}
+
+/**
+ * The app's limiter of failed key verifications (failed-keys.ts), set by createApp in
+ * `app.locals` so both front ends share it without another parameter; absent, nothing is limited.
+ */
+export const FAILED_KEYS_LOCAL = 'failedKeys';
+
+function failedKeysOf(req: Request): FailedKeyLimiter | undefined {
+  return req.app.locals[FAILED_KEYS_LOCAL] as FailedKeyLimiter | undefined;
+}
+
+/**
+ * `resourceOf` names what an OAuth access token must be for on this request (see authenticate);
+ * `scopeOf`, when given, the scope the request needs, checked right after the key (REST: its
+ * route decides; /mcp decides per JSON-RPC message instead, mcp/scopes.ts).
+ */
+export function requireKey(
+  clients: Clients,
+  keyCache?: VerifiedKeyCache,
+  resourceOf: (req: Request) => string = () => '',
+  scopeOf?: (req: Request) => OAuthScope | null,
+) {
+  return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
+    const authorization = authorizationOf(req);
+    const failedKeys = failedKeysOf(req);
+    if (authorization && failedKeys) await failedKeys.check(req, res, authorization);
+    let principal: auth.Principal;
+    try {
+      principal = await authenticate(clients, authorization, keyCache, resourceOf(req));
+    } catch (err) {
+      // Only a well-formed key that auth looked up and did not find (or found revoked) costs a read.
+      if (failedKeys && err instanceof MurmurError && err.code === 'invalid_api_key' && parseAuthorization(authorization ?? '').ok) await failedKeys.failed(req);
+      throw err;
+    }
+    failedKeys?.verified(authorization ?? '');
     req.principal = principal;
-    // Every service call of this request from here on carries a principal assertion for this user.
-    runWithContext({ requestId: currentContext()?.requestId ?? req.requestId, principal: { userId: principal.userId, keyId: principal.keyId } }, () => next());
+    if (scopeOf) requireScope(principal, scopeOf(req), `${req.method} ${req.baseUrl}${req.path}`);
+    // Every service call of this request from here on carries a principal assertion for this
+    // user and what the key may do (the services refuse an AI RPC to a read-only key too).
+    const asserted = { userId: principal.userId, keyId: principal.keyId, scopes: principal.scopes };
+    runWithContext({ requestId: currentContext()?.requestId ?? req.requestId, principal: asserted }, () => next());
   };
 }

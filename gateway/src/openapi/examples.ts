@@ -239,6 +239,11 @@ export const AUDIO_BASE64_EXAMPLE = 'UklGRiQAAABXQVZFZm10IBAAAAABAAEAgD4AAAB9AAA
 /** A realistic `message` and `param` per code where the default message is not the usual answer. */
 const ERROR_DETAILS: Partial<Record<ErrorCode, { message: string; param: string | null }>> = {
   invalid_request: { message: '`limit` must be between 1 and 100.', param: 'limit' },
+  insufficient_scope: {
+    message:
+      'This API key is read-only, and POST /api/v1/transcribe spends AI Credits or changes state (the "ai" scope). Use a key with full access, or create one in Settings → Developer (or `npm run admin -- keys create --email you@example.com`).',
+    param: null,
+  },
   missing_audio: { message: ERROR_CODES.missing_audio.message, param: 'audio' },
   unsupported_audio: { message: ERROR_CODES.unsupported_audio.message, param: 'audio' },
   audio_too_large: { message: ERROR_CODES.audio_too_large.message, param: 'audio' },

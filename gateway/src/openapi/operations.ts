@@ -2,7 +2,7 @@
 import { MAX_WATCHERS_PER_USER, WEBHOOK_RETRY_LIMIT } from '@murmur/kit';
 import { MAX_AUDIO_BYTES } from '../operations/transcribe';
 import * as ex from './examples';
-import { AI_CALL, COMMON_HEADERS, errorResponses, EVERY_CALL, header, IDEMPOTENT_REPLAYED, jsonResponse, rateLimitHeaders } from './responses';
+import { AI_CALL, CHANGES, COMMON_HEADERS, errorResponses, EVERY_CALL, header, IDEMPOTENT_REPLAYED, jsonResponse, rateLimitHeaders } from './responses';
 import { ref } from './schemas';
 import type { Json, OpenApiDocument, OperationObject } from './types';
 
@@ -191,7 +191,7 @@ function jobOperations(id: Json): Operation[] {
       parameters: [id, param('X-Request-Id')],
       responses: {
         '200': jsonResponse('The canceled job.', 'TranscriptionJob', { ...ex.transcriptionJobQueuedExample, status: 'canceled', finished_at: '2026-03-02T16:46:00.000Z' }),
-        ...errorResponses([...EVERY_CALL, 'not_found', 'transcription_not_cancelable']),
+        ...errorResponses([...EVERY_CALL, ...CHANGES, 'not_found', 'transcription_not_cancelable']),
       },
     },
     {
@@ -208,7 +208,7 @@ function jobOperations(id: Json): Operation[] {
       parameters: [id, param('X-Request-Id')],
       responses: {
         '200': jsonResponse('The job, its `webhook.state` pending again.', 'TranscriptionJob', ex.transcriptionJobCompletedExample),
-        ...errorResponses([...EVERY_CALL, 'not_found', 'rate_limit_exceeded'], {
+        ...errorResponses([...EVERY_CALL, ...CHANGES, 'not_found', 'rate_limit_exceeded'], {
           describe: { 429: `Over ${WEBHOOK_RETRY_LIMIT.limit} webhook retries in ${WEBHOOK_RETRY_LIMIT.windowSeconds} seconds for this user; wait \`Retry-After\` seconds.` },
         }),
       },

@@ -17,11 +17,13 @@ import { TRANSCRIPT_FORMATS } from '../operations/transcript-formats';
 export type JsonSchema = Record<string, unknown>;
 
 /**
- * Every public code the REST API answers with. MCP-only codes (the Origin check, an OAuth
- * token's scope — REST takes no OAuth token — and the authorization server's grant refusals)
- * and gRPC's caller checks (which the gateway answers as internal_error) are no REST answer.
+ * Every public code the REST API answers with. MCP-only codes (the Origin check and the
+ * authorization server's grant refusals), gRPC's caller checks (which the gateway answers as
+ * internal_error) and the app's key and connection management (`api_key_limit_reached`,
+ * `oauth_connection_limit_reached`) are no REST answer.
+ * `insufficient_scope` is: a read-only key's AI call.
  */
-const NOT_REST = ['forbidden_origin', 'invalid_credentials', 'permission_denied', 'insufficient_scope', 'invalid_grant'];
+const NOT_REST = ['forbidden_origin', 'invalid_credentials', 'permission_denied', 'invalid_grant', 'api_key_limit_reached', 'oauth_connection_limit_reached'];
 export const REST_ERROR_CODES = (Object.keys(ERROR_CODES) as ErrorCode[]).filter((code) => !NOT_REST.includes(code));
 
 const ERROR_TYPES = [...new Set(REST_ERROR_CODES.map((code) => ERROR_CODES[code].type))] as [ErrorType, ...ErrorType[]];

@@ -61,7 +61,8 @@ export interface BodyOptions {
 export function apiRouter(clients: Clients, idempotency: IdempotencyStore, log: Logger, keyCache?: VerifiedKeyCache, body: BodyOptions = {}, oauth: OAuthResourceOptions = {}): Router {
   const router = Router({ strict: false, caseSensitive: true });
   // REST's resource is not the MCP server's, so an access token issued to an MCP client is refused here.
-  const authenticate = requireKey(clients, keyCache, (req) => resourceOf(req, oauth));
+  // Every POST spends credits or changes state (the `ai` scope: a read-only key gets 403); every GET reads.
+  const authenticate = requireKey(clients, keyCache, (req) => resourceOf(req, oauth), (req) => (req.method === 'POST' ? 'ai' : 'read'));
   const allowed = new Map<string, string[]>([
     ['/convert', ['POST']],
     ['/transcribe', ['POST']],

@@ -259,7 +259,7 @@ export async function startSystem(opts: SystemOptions = {}): Promise<TestSystem>
     authCache,
     async newUser(email, expiry = auth.KeyExpiry.KEY_EXPIRY_90_DAYS) {
       const { user } = await admin.auth.createUser({ email, name: email.split('@')[0] ?? '' });
-      const res = await admin.auth.createApiKey({ userId: user!.id, name: 'test', expiry });
+      const res = await admin.auth.createApiKey({ userId: user!.id, name: 'test', expiry, scopes: [] });
       return { user: user!, key: res.key, keyId: res.apiKey!.id };
     },
     async extraGateway() {

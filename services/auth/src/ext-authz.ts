@@ -16,8 +16,10 @@
  *   verifying the key again. The principal is also emitted as ext_authz dynamic metadata for the
  *   access log.
  * - Deny, once the key is verified: a path whose RPC no developer may call (admin and
- *   service-to-service RPCs, unknown paths: `permission_denied`, 403 / PERMISSION_DENIED), and a
- *   request carrying a workload token (workloads never come through this listener).
+ *   service-to-service RPCs, unknown paths: `permission_denied`, 403 / PERMISSION_DENIED), an RPC
+ *   whose rule needs a scope the key lacks (a read-only key calling an AI RPC:
+ *   `insufficient_scope`, 403 / PERMISSION_DENIED, kit requireRuleScope), and a request carrying
+ *   a workload token (workloads never come through this listener).
  * - Deny (401 codes of DESIGN.md §2): status UNAUTHENTICATED with a DeniedHttpResponse: 401,
  *   `WWW-Authenticate: Bearer realm="murmur"` (+ `error="invalid_token"` when a key was sent) and
  *   `x-request-id`. An HTTP request gets the contract's JSON error body. A gRPC request gets the
@@ -37,6 +39,8 @@ import {
   PRINCIPAL_ASSERTION_HEADER,
   toErrorBody,
   toGrpcError,
+  requireRuleScope,
+  ruleFor,
   usersMayCall,
   WORKLOAD_TOKEN_HEADER,
   workloadOfPath,
@@ -202,6 +206,8 @@ export async function check(service: AuthService, minter: TokenMinter, req: Chec
     if (!audience || !usersMayCall(path)) {
       throw new MurmurError('permission_denied', `${path || 'This path'} is not an RPC a developer key may call.`);
     }
+    // A read-only key is refused an AI RPC here already, as the service itself would (the assertion carries its scopes too).
+    requireRuleScope(path, ruleFor(path), principal);
     if (requestHeader(req, WORKLOAD_TOKEN_HEADER) !== undefined) {
       throw new MurmurError('permission_denied', 'Workload tokens are not accepted on this listener; send your API key.');
     }

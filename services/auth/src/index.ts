@@ -88,7 +88,7 @@ export async function startAuthService(deps: AuthServiceDeps): Promise<RunningAu
       // No resource: an OAuth access token is for the MCP server only, never for auth's RPCs.
       access: deps.identity.accessControl(async (authorization) => {
         const p = await service.verifyKey(authorization, '');
-        return { userId: p.userId, keyId: p.keyId };
+        return { userId: p.userId, keyId: p.keyId, scopes: p.scopes };
       }),
     },
     deps.address,

@@ -115,16 +115,22 @@ export type CodeRedemption =
 /** Rotating a refresh token: the pair was issued; the token was already spent (the connection is now revoked); or it was unknown or expired. */
 export type RefreshRotation =
   | { outcome: 'rotated' }
-  /** Spent moments ago (within the reuse grace) by a concurrent refresh: this pair was issued beside that one's. */
-  | { outcome: 'rotated_in_grace' }
   | { outcome: 'reused'; connection: OAuthConnectionRecord | null }
   | { outcome: 'refused' };
+
+/** Making a code: made; refused because the user holds `maxActive` active grants; or no such user. */
+export type CodeCreation = { outcome: 'created'; code: AuthorizationCodeRecord } | { outcome: 'limit_reached' } | { outcome: 'no_user' };
 
 export interface OAuthStore {
   createClient(client: OAuthClientRecord): Promise<OAuthClientRecord>;
   getClient(id: string): Promise<OAuthClientRecord | null>;
-  /** Inserts a code for an existing user; null when the user does not exist. */
-  createAuthorizationCode(code: AuthorizationCodeRecord): Promise<AuthorizationCodeRecord | null>;
+  /**
+   * Inserts a code for an existing user unless they hold `maxActive` active grants already: live
+   * connections (unrevoked, with an unspent refresh token unexpired at `code.createdAt`) and codes
+   * not yet redeemed nor expired. One transaction that locks the user's row first, so concurrent
+   * consents count each other.
+   */
+  createAuthorizationCode(code: AuthorizationCodeRecord, maxActive: number): Promise<CodeCreation>;
   /** The code whose hash is `codeHash`, used or expired or not. */
   findAuthorizationCode(codeHash: string): Promise<AuthorizationCodeRecord | null>;
   /**
@@ -142,10 +148,10 @@ export interface OAuthStore {
   /**
    * In one transaction: spends the refresh token of `tokenHash` (it must be unspent and
    * unexpired at `pair.issuedAt`) and inserts `pair` on its connection. When it was already
-   * spent, revokes the connection (reason refresh_token_reuse) instead, so of two concurrent
-   * rotations one issues a pair and the other revokes the connection.
+   * spent, however recently, revokes the connection (reason refresh_token_reuse) instead, so of
+   * two concurrent rotations one issues a pair and the other revokes the connection.
    */
-  rotateRefreshToken(tokenHash: string, pair: NewTokenPair, graceMs: number): Promise<RefreshRotation>;
+  rotateRefreshToken(tokenHash: string, pair: NewTokenPair): Promise<RefreshRotation>;
   /** Sets revoked_at of one access token once; false when there is no such token. */
   revokeAccessToken(tokenHash: string, now: Date): Promise<boolean>;
   /**
@@ -342,26 +348,38 @@ export class PostgresOAuthStore implements OAuthStore {
     return found[0] ? toClient(found[0]) : null;
   }
 
-  async createAuthorizationCode(code: AuthorizationCodeRecord): Promise<AuthorizationCodeRecord | null> {
-    const inserted = await this.db.query<CodeRow>(
-      `INSERT INTO oauth_codes (code_hash, client_id, client_name, user_id, redirect_uri, code_challenge, scopes, resource, created_at, expires_at)
-       SELECT $1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::text[], $8::text, $9::timestamptz, $10::timestamptz
-       WHERE EXISTS (SELECT 1 FROM users WHERE id = $4::text)
-       RETURNING ${CODE_COLUMNS}`,
-      [
-        code.codeHash,
-        code.clientId,
-        code.clientName,
-        code.userId,
-        code.redirectUri,
-        code.codeChallenge,
-        code.scopes,
-        code.resource,
-        code.createdAt,
-        code.expiresAt,
-      ],
-    );
-    return inserted[0] ? toCode(inserted[0]) : null;
+  async createAuthorizationCode(code: AuthorizationCodeRecord, maxActive: number): Promise<CodeCreation> {
+    return this.db.transaction(async (client) => {
+      // As for keys (store.ts createApiKey): the user's row lock orders concurrent consents.
+      const owner = await client.query('SELECT id FROM users WHERE id = $1 FOR UPDATE', [code.userId]);
+      if (owner.rowCount === 0) return { outcome: 'no_user' };
+      const inserted = await rows<CodeRow>(
+        client,
+        `INSERT INTO oauth_codes (code_hash, client_id, client_name, user_id, redirect_uri, code_challenge, scopes, resource, created_at, expires_at)
+         SELECT $1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::text[], $8::text, $9::timestamptz, $10::timestamptz
+         WHERE (SELECT count(*) FROM oauth_connections c
+                WHERE c.user_id = $4::text AND c.revoked_at IS NULL
+                  AND EXISTS (SELECT 1 FROM oauth_refresh_tokens t
+                              WHERE t.connection_id = c.id AND t.used_at IS NULL AND t.expires_at > $9::timestamptz))
+             + (SELECT count(*) FROM oauth_codes
+                WHERE user_id = $4::text AND used_at IS NULL AND expires_at > $9::timestamptz) < $11::int
+         RETURNING ${CODE_COLUMNS}`,
+        [
+          code.codeHash,
+          code.clientId,
+          code.clientName,
+          code.userId,
+          code.redirectUri,
+          code.codeChallenge,
+          code.scopes,
+          code.resource,
+          code.createdAt,
+          code.expiresAt,
+          maxActive,
+        ],
+      );
+      return inserted[0] ? { outcome: 'created', code: toCode(inserted[0]) } : { outcome: 'limit_reached' };
+    });
   }
 
   async findAuthorizationCode(codeHash: string): Promise<AuthorizationCodeRecord | null> {
@@ -432,7 +450,7 @@ export class PostgresOAuthStore implements OAuthStore {
     };
   }
 
-  async rotateRefreshToken(tokenHash: string, pair: NewTokenPair, graceMs: number): Promise<RefreshRotation> {
+  async rotateRefreshToken(tokenHash: string, pair: NewTokenPair): Promise<RefreshRotation> {
     return this.db.transaction(async (client) => {
       // The conditional UPDATE is the whole race: a concurrent rotation of the same token waits
       // for this row lock, then finds used_at set and spends nothing.
@@ -454,14 +472,6 @@ export class PostgresOAuthStore implements OAuthStore {
         [tokenHash],
       ))[0];
       if (!token || token.used_at === null) return { outcome: 'refused' }; // unknown, or unspent and expired
-      if (pair.issuedAt.getTime() - token.used_at.getTime() < graceMs) {
-        // Spent by a concurrent refresh of the same client moments ago: a pair of its own, unless
-        // the connection was revoked meanwhile (the row lock orders this against a revocation).
-        const live = await rows<{ id: string }>(client, 'SELECT id FROM oauth_connections WHERE id = $1 AND revoked_at IS NULL FOR UPDATE', [token.connection_id]);
-        if (live.length === 0) return { outcome: 'refused' };
-        await insertPair(client, token.connection_id, pair);
-        return { outcome: 'rotated_in_grace' };
-      }
       const revoked = await rows<ConnectionRow>(client, REVOKE_CONNECTION_SQL, [token.connection_id, pair.issuedAt, 'refresh_token_reuse', null]);
       return { outcome: 'reused', connection: revoked[0] ? toConnection(revoked[0]) : null };
     });

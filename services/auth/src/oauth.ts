@@ -11,11 +11,11 @@
  * it, and its id is the principal's key_id, so revoking it reaches the gateways' caches exactly
  * as revoking an API key does.
  *
- * Replays are treated as theft (RFC 6749 §4.1.2, OAuth 2.1 §4.3.1): a code presented after it
- * was redeemed revokes the connection, and so does a refresh token presented more than
- * REFRESH_REUSE_GRACE_S after it was spent. Within that grace the same client gets a pair of its
- * own: clients refresh from each request that met a 401, so parallel requests present one token
- * at once (the MCP SDK does), and revoking them would disconnect well-behaved clients.
+ * Replays are treated as theft (RFC 6749 §4.1.2, OAuth 2.1 §4.3.1, RFC 9700 §4.14.2): a code
+ * presented after it was redeemed revokes the connection, and so does a refresh token presented
+ * after it was spent, however soon: there is no grace window in which a spent token still works,
+ * since the server cannot tell a client's second, parallel refresh from a thief's. A client
+ * refreshes once at a time and keeps the newest pair (docs/oauth.md).
  *
  * Codes and tokens are 256 random bits stored only as SHA-256 hex (`hashKey`, like API keys);
  * logs carry ids, never a code, token, verifier or hash. Token endpoint refusals are all
@@ -32,10 +32,10 @@ import {
   CODE_VERIFIER_PATTERN,
   invalidParam,
   isOAuthScope,
+  MAX_ACTIVE_OAUTH_CONNECTIONS,
   MurmurError,
   newId,
   normalizeResource,
-  REFRESH_REUSE_GRACE_S,
   REFRESH_TOKEN_PATTERN,
   REFRESH_TOKEN_TTL_S,
   type Clock,
@@ -142,7 +142,9 @@ export class OAuthGrants {
    * the client, redirect URI, PKCE S256 challenge, scopes and (normalised) resource. A
    * registered client must exist, the redirect URI must be one it registered (loopback ones on
    * any port) and the scopes within those it registered; a Client ID Metadata Document client
-   * was checked by the app that fetched its document.
+   * was checked by the app that fetched its document. A user holds at most
+   * MAX_ACTIVE_OAUTH_CONNECTIONS live connections and pending codes
+   * (`oauth_connection_limit_reached`).
    */
   async createAuthorizationCode(input: {
     userId: string;
@@ -192,10 +194,16 @@ export class OAuthGrants {
       expiresAt: new Date(now.getTime() + AUTHORIZATION_CODE_TTL_S * SECOND_MS),
       usedAt: null,
       connectionId: null,
-    });
-    if (!stored) throw new MurmurError('not_found', 'No such user. Check user_id.', { param: 'user_id' });
+    }, MAX_ACTIVE_OAUTH_CONNECTIONS);
+    if (stored.outcome === 'no_user') throw new MurmurError('not_found', 'No such user. Check user_id.', { param: 'user_id' });
+    if (stored.outcome === 'limit_reached') {
+      throw new MurmurError(
+        'oauth_connection_limit_reached',
+        `You already have ${MAX_ACTIVE_OAUTH_CONNECTIONS} connected apps, the most one account may hold. Revoke one you no longer use in Settings → Developer (Connected apps), then connect this one again.`,
+      );
+    }
     this.deps.log.info({ user_id: userId, client_id: clientId, scopes }, 'oauth authorization code created');
-    return { code, expiresAt: stored.expiresAt };
+    return { code, expiresAt: stored.code.expiresAt };
   }
 
   /**
@@ -269,7 +277,7 @@ export class OAuthGrants {
     const now = this.deps.clock.now();
     if (connection.revokedAt !== null) throw grantRefused(`The refresh token is revoked: its connection was revoked. ${CONNECT_AGAIN}`, 'refresh_token');
     if (input.clientId !== connection.clientId) throw grantRefused('The refresh token was issued to another client. Check client_id.', 'client_id');
-    if (token.usedAt !== null && now.getTime() - token.usedAt.getTime() >= REFRESH_REUSE_GRACE_S * 1000) {
+    if (token.usedAt !== null) {
       await this.revokeReplayed(connection.id, now, 'refresh_token_reuse');
       throw this.refreshReused();
     }
@@ -287,14 +295,10 @@ export class OAuthGrants {
     }
 
     const { pair, tokens } = this.newPair(connection.id, scopes, now);
-    const rotated = await this.deps.store.rotateRefreshToken(tokenHash, pair, REFRESH_REUSE_GRACE_S * 1000);
+    const rotated = await this.deps.store.rotateRefreshToken(tokenHash, pair);
     switch (rotated.outcome) {
       case 'rotated':
-      case 'rotated_in_grace':
-        this.deps.log.info(
-          { user_id: connection.userId, client_id: connection.clientId, connection_id: connection.id, in_grace: rotated.outcome === 'rotated_in_grace' },
-          'oauth refresh token rotated',
-        );
+        this.deps.log.info({ user_id: connection.userId, client_id: connection.clientId, connection_id: connection.id }, 'oauth refresh token rotated');
         return tokens;
       case 'reused':
         // A concurrent rotation of the same token won: that is a reuse too (see the module comment).

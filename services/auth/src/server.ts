@@ -25,6 +25,7 @@ function toApiKey(k: ApiKeyRecord): auth.ApiKey {
     expiresAt: k.expiresAt ?? undefined,
     lastUsedAt: k.lastUsedAt ?? undefined,
     revokedAt: k.revokedAt ?? undefined,
+    scopes: k.scopes,
   };
 }
 
@@ -101,7 +102,7 @@ export function bindAuthService(service: AuthService, signIn: SignInService, oau
       return { users: page.users.map(toUser), nextPageToken: page.nextPageToken };
     },
     async createApiKey(req) {
-      const created = await service.createApiKey({ userId: req.userId, name: req.name, expiry: req.expiry });
+      const created = await service.createApiKey({ userId: req.userId, name: req.name, expiry: req.expiry, scopes: req.scopes });
       return { apiKey: toApiKey(created.apiKey), key: created.key };
     },
     async listApiKeys(req) {

@@ -3,12 +3,12 @@
  * MurmurError; knows nothing of gRPC or Postgres (the store and the cache are injected).
  * VerifyKey also answers OAuth access tokens, by handing them to the OAuth grants (oauth.ts).
  */
-import { ACCESS_TOKEN_PATTERN, CursorCodec, MurmurError, newId, type Clock, type Logger } from '@murmur/kit';
+import { ACCESS_TOKEN_PATTERN, CursorCodec, MAX_ACTIVE_API_KEYS, MurmurError, newId, type Clock, type Logger } from '@murmur/kit';
 import { auth } from '@murmur/proto';
 import { expiresAtFor, generateApiKey, hashKey, isExpired, keyHint, sameHash } from './api-key';
 import { parseAuthorization } from '@murmur/kit';
 import type { ApiKeyRecord, AuthStore, User, UserPosition } from './store';
-import { normalizeEmail, normalizeKeyName, normalizeUserName, requireId, resolvePageSize } from './validation';
+import { normalizeEmail, normalizeKeyName, normalizeKeyScopes, normalizeUserName, requireId, resolvePageSize } from './validation';
 import type { VerificationCache } from './verification-cache';
 
 /** Who a verified key or OAuth access token acts for. */
@@ -18,7 +18,7 @@ export interface Principal {
   keyId: string;
   /** null: the key never expires. An access token always does. */
   expiresAt: Date | null;
-  /** An access token's scopes; [] for an API key, which may do everything. */
+  /** What it may do: an API key's scopes (read and ai, or read alone), or an access token's. */
   scopes: string[];
   /** The OAuth client an access token was issued to; '' for an API key. */
   clientId: string;
@@ -69,8 +69,8 @@ export class AuthService {
 
   /**
    * Checks an Authorization header value in the order of DESIGN.md §2: missing → malformed
-   * (no database, no cache) → unknown or revoked → expired. A valid key is cached for 60 s;
-   * expiry is still checked against the clock on every cached hit.
+   * (no database, no cache) → unknown or revoked → expired. A valid key is cached for 60 s
+   * with its scopes; expiry is still checked against the clock on every cached hit.
    *
    * `resource` is the resource the call is for (RFC 8707). It matters only for an OAuth access
    * token, which is accepted for exactly the resource it was issued for and is never cached
@@ -86,7 +86,7 @@ export class AuthService {
     const cached = await this.deps.cache.lookup(keyHash);
     if (cached) {
       if (isExpired(cached.expiresAt, now)) throw new MurmurError('expired_api_key');
-      return { ...cached, scopes: [], clientId: '' };
+      return { ...cached, clientId: '' };
     }
 
     const row = await this.deps.store.findApiKeyByHash(keyHash);
@@ -95,7 +95,7 @@ export class AuthService {
     if (!row || !sameHash(row.keyHash, keyHash) || row.revokedAt !== null) throw new MurmurError('invalid_api_key');
     if (isExpired(row.expiresAt, now)) throw new MurmurError('expired_api_key');
 
-    const principal: Principal = { userId: row.userId, keyId: row.id, expiresAt: row.expiresAt, scopes: [], clientId: '' };
+    const principal: Principal = { userId: row.userId, keyId: row.id, expiresAt: row.expiresAt, scopes: row.scopes, clientId: '' };
     await this.deps.cache.remember(keyHash, principal);
     this.recordUse(row.id, now);
     return principal;
@@ -132,14 +132,19 @@ export class AuthService {
     return { users, nextPageToken };
   }
 
-  /** Mints a key for an existing user. The raw key is returned here once and stored nowhere. */
-  async createApiKey(input: { userId: string; name: string; expiry: auth.KeyExpiry }): Promise<{ apiKey: ApiKeyRecord; key: string }> {
+  /**
+   * Mints a key for an existing user, with full access or read-only (`scopes`), unless they hold
+   * MAX_ACTIVE_API_KEYS active keys already (`api_key_limit_reached`). The raw key is returned
+   * here once and stored nowhere.
+   */
+  async createApiKey(input: { userId: string; name: string; expiry: auth.KeyExpiry; scopes: readonly string[] }): Promise<{ apiKey: ApiKeyRecord; key: string }> {
     const userId = requireId('usr', input.userId, 'user_id');
     const name = normalizeKeyName(input.name);
+    const scopes = normalizeKeyScopes(input.scopes);
     const now = this.deps.clock.now();
     const expiresAt = expiresAtFor(input.expiry, now);
     const key = generateApiKey();
-    const apiKey = await this.deps.store.createApiKey({
+    const created = await this.deps.store.createApiKey({
       id: newId('key'),
       userId,
       name,
@@ -149,9 +154,17 @@ export class AuthService {
       expiresAt,
       lastUsedAt: null,
       revokedAt: null,
-    });
-    if (!apiKey) throw new MurmurError('not_found', 'No such user. Check user_id.', { param: 'user_id' });
-    this.deps.log.info({ user_id: userId, key_id: apiKey.id, expires_at: expiresAt?.toISOString() ?? null }, 'api key created');
+      scopes,
+    }, MAX_ACTIVE_API_KEYS);
+    if (created.outcome === 'no_user') throw new MurmurError('not_found', 'No such user. Check user_id.', { param: 'user_id' });
+    if (created.outcome === 'limit_reached') {
+      throw new MurmurError(
+        'api_key_limit_reached',
+        `You already have ${MAX_ACTIVE_API_KEYS} active API keys, the most one account may hold. Revoke a key you no longer use (Settings → Developer, or \`npm run admin -- keys revoke KEY_ID\`), then create this one.`,
+      );
+    }
+    const apiKey = created.key;
+    this.deps.log.info({ user_id: userId, key_id: apiKey.id, expires_at: expiresAt?.toISOString() ?? null, scopes }, 'api key created');
     return { apiKey, key };
   }
 

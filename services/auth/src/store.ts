@@ -1,8 +1,9 @@
 /**
  * Persistence of users, API keys, sign-in links and sessions. All SQL of the auth service lives
  * here; the search_path is the service's own schema, so table names are unqualified. Every
- * statement is a single autocommit query (no transaction is held open), which keeps the
- * embedded PGlite default safe; redeeming a sign-in link is one statement for that reason too.
+ * statement is a single autocommit query, which keeps the embedded PGlite default safe (redeeming
+ * a sign-in link is one statement for that reason too), except creating a key: one short
+ * transaction that locks its user's row and waits for nothing else.
  */
 import type { Database } from '@murmur/kit';
 
@@ -25,6 +26,8 @@ export interface ApiKeyRecord {
   expiresAt: Date | null;
   lastUsedAt: Date | null;
   revokedAt: Date | null;
+  /** What the key may do: ['read', 'ai'] (full access) or ['read'] (read-only). */
+  scopes: string[];
 }
 
 /** A one-time sign-in link. Only the hash of its token is stored. */
@@ -54,6 +57,9 @@ export interface UserPosition {
   id: string;
 }
 
+/** Creating a key: made; refused because the user holds `maxActive` active keys already; or no such user. */
+export type ApiKeyCreation = { outcome: 'created'; key: ApiKeyRecord } | { outcome: 'limit_reached' } | { outcome: 'no_user' };
+
 export interface AuthStore {
   /** Inserts a user; null when the email (case-insensitively) is taken. */
   createUser(user: User): Promise<User | null>;
@@ -62,8 +68,12 @@ export interface AuthStore {
   getUserByEmail(email: string): Promise<User | null>;
   /** Users after `after` (oldest first), at most `limit`. */
   listUsers(after: UserPosition | null, limit: number): Promise<User[]>;
-  /** Inserts a key for an existing user; null when the user does not exist. */
-  createApiKey(key: ApiKeyRecord): Promise<ApiKeyRecord | null>;
+  /**
+   * Inserts a key for an existing user unless they hold `maxActive` active keys (unrevoked, not
+   * expired at `key.createdAt`) already. One transaction that locks the user's row first, so
+   * concurrent creations for one user count each other and never pass the cap together.
+   */
+  createApiKey(key: ApiKeyRecord, maxActive: number): Promise<ApiKeyCreation>;
   /** The key whose hash is `keyHash`, revoked or not. */
   findApiKeyByHash(keyHash: string): Promise<ApiKeyRecord | null>;
   /** A user's keys, newest first, revoked ones included. */
@@ -107,6 +117,7 @@ interface ApiKeyRow {
   expires_at: Date | null;
   last_used_at: Date | null;
   revoked_at: Date | null;
+  scopes: string[];
 }
 
 interface SignInLinkRow {
@@ -127,7 +138,7 @@ interface SessionRow {
 }
 
 const USER_COLUMNS = 'id, email, name, created_at';
-const KEY_COLUMNS = 'id, user_id, name, key_hash, hint, created_at, expires_at, last_used_at, revoked_at';
+const KEY_COLUMNS = 'id, user_id, name, key_hash, hint, created_at, expires_at, last_used_at, revoked_at, scopes';
 const LINK_COLUMNS = 'token_hash, user_id, created_at, expires_at, used_at';
 const SESSION_COLUMNS = 'id, user_id, token_hash, created_at, expires_at, ended_at';
 
@@ -146,6 +157,7 @@ function toKey(r: ApiKeyRow): ApiKeyRecord {
     expiresAt: r.expires_at,
     lastUsedAt: r.last_used_at,
     revokedAt: r.revoked_at,
+    scopes: r.scopes,
   };
 }
 
@@ -159,7 +171,7 @@ function toSession(r: SessionRow): SessionRecord {
 
 /** {@link AuthStore} on the service's Postgres schema (real server or embedded PGlite). */
 export class PostgresAuthStore implements AuthStore {
-  constructor(private readonly db: Pick<Database, 'query'>) {}
+  constructor(private readonly db: Pick<Database, 'query' | 'transaction'>) {}
 
   async createUser(user: User): Promise<User | null> {
     // ON CONFLICT without a target covers the unique index on lower(email).
@@ -192,15 +204,23 @@ export class PostgresAuthStore implements AuthStore {
     return rows.map(toUser);
   }
 
-  async createApiKey(key: ApiKeyRecord): Promise<ApiKeyRecord | null> {
-    const rows = await this.db.query<ApiKeyRow>(
-      `INSERT INTO api_keys (id, user_id, name, key_hash, hint, created_at, expires_at)
-       SELECT $1::text, $2::text, $3::text, $4::text, $5::text, $6::timestamptz, $7::timestamptz
-       WHERE EXISTS (SELECT 1 FROM users WHERE id = $2::text)
-       RETURNING ${KEY_COLUMNS}`,
-      [key.id, key.userId, key.name, key.keyHash, key.hint, key.createdAt, key.expiresAt],
-    );
-    return rows[0] ? toKey(rows[0]) : null;
+  async createApiKey(key: ApiKeyRecord, maxActive: number): Promise<ApiKeyCreation> {
+    return this.db.transaction(async (client) => {
+      // The user's row lock orders concurrent creations: each counts after the one before committed
+      // (under READ COMMITTED the next statement reads a snapshot taken after the lock was granted).
+      const owner = await client.query('SELECT id FROM users WHERE id = $1 FOR UPDATE', [key.userId]);
+      if (owner.rowCount === 0) return { outcome: 'no_user' };
+      const inserted = await client.query<ApiKeyRow>(
+        `INSERT INTO api_keys (id, user_id, name, key_hash, hint, created_at, expires_at, scopes)
+         SELECT $1::text, $2::text, $3::text, $4::text, $5::text, $6::timestamptz, $7::timestamptz, $8::text[]
+         WHERE (SELECT count(*) FROM api_keys
+                WHERE user_id = $2::text AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > $6::timestamptz)) < $9::int
+         RETURNING ${KEY_COLUMNS}`,
+        [key.id, key.userId, key.name, key.keyHash, key.hint, key.createdAt, key.expiresAt, key.scopes, maxActive],
+      );
+      const row = inserted.rows[0];
+      return row ? { outcome: 'created', key: toKey(row) } : { outcome: 'limit_reached' };
+    });
   }
 
   async findApiKeyByHash(keyHash: string): Promise<ApiKeyRecord | null> {

@@ -3,7 +3,7 @@
  * rule returns the normalised value or throws invalid_request naming the offending field, so a
  * bad input is always a 400-class answer and never reaches the database.
  */
-import { invalidParam, isId } from '@murmur/kit';
+import { FULL_ACCESS_SCOPES, invalidParam, isId, isOAuthScope, OAUTH_SCOPES, type OAuthScope } from '@murmur/kit';
 
 /** RFC 5321 caps a forward path at 254 characters. */
 const MAX_EMAIL_LENGTH = 254;
@@ -44,6 +44,19 @@ export function normalizeKeyName(name: string): string {
     throw invalidParam('name', `name must be at most ${MAX_KEY_NAME} characters without control characters.`);
   }
   return value;
+}
+
+/**
+ * A key's scopes: none asked means full access (read and ai); else a set of known scopes that
+ * includes read (every key reads: a key that could only spend would be a footgun, not least
+ * privilege), in the canonical order.
+ */
+export function normalizeKeyScopes(scopes: readonly string[]): OAuthScope[] {
+  if (scopes.length === 0) return [...FULL_ACCESS_SCOPES];
+  if (!scopes.every(isOAuthScope) || !scopes.includes('read')) {
+    throw invalidParam('scopes', 'scopes must be ["read"] for a read-only key, or ["read", "ai"] (or none) for full access.');
+  }
+  return OAUTH_SCOPES.filter((s) => scopes.includes(s));
 }
 
 /** Checks an id's prefix and shape before any lookup, so junk is a bad parameter, not a 404. */

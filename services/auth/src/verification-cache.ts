@@ -1,5 +1,5 @@
 /**
- * The VerifyKey cache: principal + expiry of a valid key, keyed by the key's SHA-256, for 60 s,
+ * The VerifyKey cache: principal, scopes and expiry of a valid key, keyed by the key's SHA-256, for 60 s,
  * in a KeyValueCache (Redis across replicas, or in-process — exact only with one auth replica).
  *
  * Revocation must win over the cache (DESIGN.md §2: a revoked key fails on the very next
@@ -26,6 +26,8 @@ export interface CachedPrincipal {
   keyId: string;
   /** null: the key never expires. */
   expiresAt: Date | null;
+  /** What the key may do (read, ai). */
+  scopes: string[];
 }
 
 export interface VerificationCacheOptions {
@@ -37,7 +39,7 @@ export interface VerificationCacheOptions {
 
 /** Serialises an entry; short field names keep Redis values small. */
 export function encodeEntry(p: CachedPrincipal): string {
-  return JSON.stringify({ u: p.userId, k: p.keyId, e: p.expiresAt === null ? null : p.expiresAt.getTime() });
+  return JSON.stringify({ u: p.userId, k: p.keyId, e: p.expiresAt === null ? null : p.expiresAt.getTime(), s: p.scopes });
 }
 
 /** Parses an entry; anything unexpected (another version's format, corruption) is a miss. */
@@ -49,10 +51,12 @@ export function decodeEntry(raw: string): CachedPrincipal | null {
     return null;
   }
   if (typeof v !== 'object' || v === null) return null;
-  const { u, k, e } = v as Record<string, unknown>;
+  const { u, k, e, s } = v as Record<string, unknown>;
   if (typeof u !== 'string' || typeof k !== 'string') return null;
   if (e !== null && (typeof e !== 'number' || !Number.isSafeInteger(e))) return null;
-  return { userId: u, keyId: k, expiresAt: e === null ? null : new Date(e) };
+  // An entry without scopes (written before key scopes) is a miss: the database says what the key may do.
+  if (!Array.isArray(s) || !s.every((x): x is string => typeof x === 'string')) return null;
+  return { userId: u, keyId: k, expiresAt: e === null ? null : new Date(e), scopes: s };
 }
 
 const errMessage = (err: unknown) => (err instanceof Error ? err.message : String(err));

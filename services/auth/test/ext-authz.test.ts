@@ -60,7 +60,7 @@ describe.each(cacheKinds)('envoy.service.auth.v3.Authorization/Check over gRPC w
   let shortLived: { key: string; id: string; expiresAt: Date };
 
   async function newKey(expiry: auth.KeyExpiry) {
-    const res = await h.client.createApiKey({ userId, name: 'envoy test key', expiry });
+    const res = await h.client.createApiKey({ userId, name: 'envoy test key', expiry, scopes: [] });
     return { key: res.key, id: res.apiKey!.id, expiresAt: res.apiKey!.expiresAt! };
   }
 
@@ -89,7 +89,7 @@ describe.each(cacheKinds)('envoy.service.auth.v3.Authorization/Check over gRPC w
     expect(res.http_response).toBe('ok_response');
     expect(res.denied_response).toBeUndefined();
     expect(res.ok_response!.headers.map((h) => [h.header.key, h.append_action])).toEqual([['x-murmur-principal', 'OVERWRITE_IF_EXISTS_OR_ADD']]);
-    expect(await assertedPrincipal(res)).toEqual({ userId, keyId: valid.id, issuer: 'auth' });
+    expect(await assertedPrincipal(res)).toEqual({ userId, keyId: valid.id, scopes: ['read', 'ai'], issuer: 'auth' });
     // Bound to the service the path names: billing would refuse the one made for library.
     await expect(assertedPrincipal(res, 'billing')).rejects.toThrow();
     // The key stays on the request (the service ignores it once an assertion is there).
@@ -115,6 +115,25 @@ describe.each(cacheKinds)('envoy.service.auth.v3.Authorization/Check over gRPC w
     expect(res.denied_response!.status.code).toBe('Forbidden');
     expect(reasonOf(res)).toBe('permission_denied');
     expect(res.ok_response).toBeUndefined();
+  });
+
+  it.each([
+    '/murmur.transcription.v1.TranscriptionService/Transcribe',
+    '/murmur.transcription.v1.TranscriptionService/SubmitTranscription',
+    '/murmur.conversion.v1.ConversionService/Convert',
+    '/murmur.billing.v1.BillingService/AdmitAiRequest',
+  ])('denies a read-only key %s: PERMISSION_DENIED, 403, insufficient_scope saying how to get a key that may', async (path) => {
+    const readOnly = await h.client.createApiKey({ userId, name: 'read-only', expiry: auth.KeyExpiry.KEY_EXPIRY_90_DAYS, scopes: ['read'] });
+    const res = await envoy.check(envoyCheckRequest({ authorization: `Bearer ${readOnly.key}`, path }));
+    expect(res.status.code).toBe(GrpcStatus.PERMISSION_DENIED);
+    expect(res.denied_response!.status.code).toBe('Forbidden');
+    expect(reasonOf(res)).toBe('insufficient_scope');
+    expect(res.status.message).toMatch(/read-only.*full access/);
+    expect(res.ok_response).toBeUndefined();
+    // The same key reads: allowed, with an assertion that says it is read-only.
+    const read = await envoy.check(envoyCheckRequest({ authorization: `Bearer ${readOnly.key}` }));
+    expect(read.status.code).toBe(GrpcStatus.OK);
+    expect((await assertedPrincipal(read)).scopes).toEqual(['read']);
   });
 
   it('denies a request that carries a workload token: workloads never come through this listener', async () => {

@@ -1,4 +1,4 @@
-import type { Database } from '@murmur/kit';
+import { MAX_ACTIVE_API_KEYS, type Database } from '@murmur/kit';
 import { openTestDatabase } from '@murmur/kit/testing';
 import { auth } from '@murmur/proto';
 import { API_KEY_PATTERN, AUTH_MIGRATIONS_DIR, hashKey } from '@murmur/auth';
@@ -126,7 +126,7 @@ describe('API keys', () => {
 
   it('returns the full key once, with a hint, the creation time and a 90-day default expiry', async () => {
     const userId = await newUser();
-    const { apiKey, key } = await h.client.createApiKey({ userId, name: ' CI pipeline ', expiry: auth.KeyExpiry.KEY_EXPIRY_UNSPECIFIED });
+    const { apiKey, key } = await h.client.createApiKey({ userId, name: ' CI pipeline ', expiry: auth.KeyExpiry.KEY_EXPIRY_UNSPECIFIED, scopes: [] });
     expect(key).toMatch(API_KEY_PATTERN);
     expect(apiKey).toEqual({
       id: expect.stringMatching(/^key_[0-9a-v]+$/),
@@ -137,7 +137,35 @@ describe('API keys', () => {
       expiresAt: new Date(Date.parse(T0) + 90 * DAY),
       lastUsedAt: undefined,
       revokedAt: undefined,
+      scopes: ['read', 'ai'],
     });
+  });
+
+  it('makes a read-only key: listed and verified with the read scope alone, cached with it too', async () => {
+    const userId = await newUser();
+    const { apiKey, key } = await h.client.createApiKey({ userId, name: 'dashboard', expiry: 0, scopes: ['read'] });
+    expect(apiKey?.scopes).toEqual(['read']);
+    expect((await h.client.listApiKeys({ userId })).apiKeys.map((k) => k.scopes)).toEqual([['read']]);
+    // The first verification reads the database, the second the verification cache: both say read-only.
+    for (let i = 0; i < 2; i++) expect((await h.client.verifyKey({ authorization: `Bearer ${key}`, resource: '' })).principal?.scopes).toEqual(['read']);
+    // Asked in another order or twice, full access is the canonical pair.
+    expect((await h.client.createApiKey({ userId, name: 'full', expiry: 0, scopes: ['ai', 'read', 'ai'] })).apiKey?.scopes).toEqual(['read', 'ai']);
+  });
+
+  it.each([[['ai']], [['write']], [['read', 'admin']], [['']]])('refuses the key scopes %j as invalid_request naming scopes', async (scopes) => {
+    const userId = await newUser();
+    await expectInvalid(h.client.createApiKey({ userId, name: 'k', expiry: 0, scopes }), 'scopes');
+    expect((await h.client.listApiKeys({ userId })).apiKeys).toEqual([]);
+  });
+
+  it('gives keys made before key scopes full access (the migration default)', async () => {
+    const userId = await newUser();
+    const { apiKey, key } = await h.client.createApiKey({ userId, name: 'old', expiry: 0, scopes: ['read'] });
+    // A row as an older auth inserted it: no scopes column named, so the default.
+    await db.query(`UPDATE api_keys SET scopes = DEFAULT WHERE id = $1`, [apiKey!.id]);
+    expect((await h.client.listApiKeys({ userId })).apiKeys[0]?.scopes).toEqual(['read', 'ai']);
+    h.clock.advance(61 * SECOND); // past auth's verification cache
+    expect((await h.client.verifyKey({ authorization: `Bearer ${key}`, resource: '' })).principal?.scopes).toEqual(['read', 'ai']);
   });
 
   it.each<[string, auth.KeyExpiry, number | null]>([
@@ -146,12 +174,12 @@ describe('API keys', () => {
     ['365 days', auth.KeyExpiry.KEY_EXPIRY_365_DAYS, 365],
     ['never', auth.KeyExpiry.KEY_EXPIRY_NEVER, null],
   ])('sets the expiry %s from the clock', async (_name, expiry, days) => {
-    const { apiKey } = await h.client.createApiKey({ userId: await newUser(), name: 'k', expiry });
+    const { apiKey } = await h.client.createApiKey({ userId: await newUser(), name: 'k', expiry, scopes: [] });
     expect(apiKey?.expiresAt).toEqual(days === null ? undefined : new Date(Date.parse(T0) + days * DAY));
   });
 
   it('stores only the hash and the hint, never the raw key', async () => {
-    const { apiKey, key } = await h.client.createApiKey({ userId: await newUser(), name: 'scan me', expiry: auth.KeyExpiry.KEY_EXPIRY_NEVER });
+    const { apiKey, key } = await h.client.createApiKey({ userId: await newUser(), name: 'scan me', expiry: auth.KeyExpiry.KEY_EXPIRY_NEVER, scopes: [] });
     const rows = await db.query<{ row: Record<string, unknown> }>('SELECT row_to_json(k) AS row FROM api_keys k WHERE id = $1', [apiKey!.id]);
     expect(rows).toHaveLength(1);
     const row = rows[0]!.row;
@@ -164,26 +192,66 @@ describe('API keys', () => {
 
   it('rejects a malformed user id, an unknown user, an empty name and an unknown expiry', async () => {
     const userId = await newUser();
-    await expectInvalid(h.client.createApiKey({ userId: 'nope', name: 'k', expiry: 0 }), 'user_id');
-    await expectNotFound(h.client.createApiKey({ userId: 'usr_0000000000000000000000aa', name: 'k', expiry: 0 }));
-    await expectInvalid(h.client.createApiKey({ userId, name: '  ', expiry: 0 }), 'name');
-    await expectInvalid(h.client.createApiKey({ userId, name: 'k', expiry: 99 as auth.KeyExpiry }), 'expiry');
+    await expectInvalid(h.client.createApiKey({ userId: 'nope', name: 'k', expiry: 0, scopes: [] }), 'user_id');
+    await expectNotFound(h.client.createApiKey({ userId: 'usr_0000000000000000000000aa', name: 'k', expiry: 0, scopes: [] }));
+    await expectInvalid(h.client.createApiKey({ userId, name: '  ', expiry: 0, scopes: [] }), 'name');
+    await expectInvalid(h.client.createApiKey({ userId, name: 'k', expiry: 99 as auth.KeyExpiry, scopes: [] }), 'expiry');
     expect((await h.client.listApiKeys({ userId })).apiKeys).toEqual([]);
   });
 
   it("lists a user's keys newest first, revoked ones included, and nobody else's", async () => {
     const userId = await newUser();
     const other = await newUser();
-    await h.client.createApiKey({ userId: other, name: 'not mine', expiry: 0 });
+    await h.client.createApiKey({ userId: other, name: 'not mine', expiry: 0, scopes: [] });
     const created: string[] = [];
     for (const name of ['first', 'second', 'third']) {
       h.clock.advance(SECOND);
-      created.push((await h.client.createApiKey({ userId, name, expiry: 0 })).apiKey!.id);
+      created.push((await h.client.createApiKey({ userId, name, expiry: 0, scopes: [] })).apiKey!.id);
     }
     await h.client.revokeApiKey({ keyId: created[0]!, userId: '' });
     const { apiKeys } = await h.client.listApiKeys({ userId });
     expect(apiKeys.map((k) => k.name)).toEqual(['third', 'second', 'first']);
     expect(apiKeys.map((k) => k.revokedAt !== undefined)).toEqual([false, false, true]);
+  });
+
+  describe(`the cap of ${MAX_ACTIVE_API_KEYS} active keys a user`, () => {
+    const create = (userId: string, expiry = auth.KeyExpiry.KEY_EXPIRY_90_DAYS) => h.client.createApiKey({ userId, name: 'k', expiry, scopes: [] });
+    const fill = async (userId: string, n: number, expiry?: auth.KeyExpiry) => {
+      const ids: string[] = [];
+      for (let i = 0; i < n; i++) ids.push((await create(userId, expiry)).apiKey!.id);
+      return ids;
+    };
+
+    it('refuses one more with api_key_limit_reached, saying to revoke one; a revoked key frees its place', async () => {
+      const userId = await newUser();
+      const ids = await fill(userId, MAX_ACTIVE_API_KEYS);
+      const err = await failure(create(userId));
+      expect([err.code, err.httpStatus]).toEqual(['api_key_limit_reached', 409]);
+      expect(err.message).toMatch(/50 active API keys.*Revoke a key/);
+      expect((await h.client.listApiKeys({ userId })).apiKeys).toHaveLength(MAX_ACTIVE_API_KEYS);
+      // Another user is not affected.
+      expect((await create(await newUser())).apiKey).toBeDefined();
+      await h.client.revokeApiKey({ keyId: ids[0]!, userId });
+      expect((await create(userId)).apiKey?.revokedAt).toBeUndefined();
+      expect((await failure(create(userId))).code).toBe('api_key_limit_reached');
+    });
+
+    it('does not count expired keys', async () => {
+      const userId = await newUser();
+      await fill(userId, MAX_ACTIVE_API_KEYS, auth.KeyExpiry.KEY_EXPIRY_30_DAYS);
+      expect((await failure(create(userId))).code).toBe('api_key_limit_reached');
+      h.clock.set(new Date(Date.parse(T0) + 30 * DAY));
+      expect((await create(userId)).apiKey).toBeDefined();
+    });
+
+    it('lets exactly as many concurrent creations through as there are places left', async () => {
+      const userId = await newUser();
+      await fill(userId, MAX_ACTIVE_API_KEYS - 2);
+      const outcomes = await Promise.allSettled(Array.from({ length: 6 }, () => create(userId)));
+      expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(2);
+      for (const o of outcomes) if (o.status === 'rejected') expect((o.reason as { code: string }).code).toBe('api_key_limit_reached');
+      expect((await h.client.listApiKeys({ userId })).apiKeys).toHaveLength(MAX_ACTIVE_API_KEYS);
+    });
   });
 
   it('answers not_found when listing the keys of an unknown user, invalid_request for a malformed id', async () => {
@@ -192,7 +260,7 @@ describe('API keys', () => {
   });
 
   it('revokes a key once: revoking again is a no-op that returns the key with the first revocation time', async () => {
-    const { apiKey, key } = await h.client.createApiKey({ userId: await newUser(), name: 'k', expiry: 0 });
+    const { apiKey, key } = await h.client.createApiKey({ userId: await newUser(), name: 'k', expiry: 0, scopes: [] });
     h.clock.advance(5 * SECOND);
     const first = await h.client.revokeApiKey({ keyId: apiKey!.id, userId: '' });
     expect(first.apiKey?.revokedAt).toEqual(new Date(Date.parse(T0) + 5 * SECOND));
@@ -205,7 +273,7 @@ describe('API keys', () => {
   it('revokes only a key of the given user when user_id is set; another user’s key is not_found', async () => {
     const owner = await newUser();
     const stranger = await newUser();
-    const { apiKey, key } = await h.client.createApiKey({ userId: owner, name: 'k', expiry: 0 });
+    const { apiKey, key } = await h.client.createApiKey({ userId: owner, name: 'k', expiry: 0, scopes: [] });
     await expectNotFound(h.client.revokeApiKey({ keyId: apiKey!.id, userId: stranger }));
     expect((await h.client.verifyKey({ authorization: `Bearer ${key}`, resource: '' })).principal?.keyId).toBe(apiKey!.id);
     const revoked = await h.client.revokeApiKey({ keyId: apiKey!.id, userId: owner });

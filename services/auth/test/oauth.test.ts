@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { newId, REFRESH_REUSE_GRACE_S, type Database } from '@murmur/kit';
+import { MAX_ACTIVE_OAUTH_CONNECTIONS, newId, type Database, type MurmurError } from '@murmur/kit';
 import { openTestDatabase } from '@murmur/kit/testing';
 import { auth } from '@murmur/proto';
 import { AUTH_MIGRATIONS_DIR } from '@murmur/auth';
@@ -275,6 +275,46 @@ describe('CreateAuthorizationCode', () => {
   });
 });
 
+describe(`the cap of ${MAX_ACTIVE_OAUTH_CONNECTIONS} connections and pending codes a user`, () => {
+  it('refuses one more consent with oauth_connection_limit_reached; revoked, spent-out and redeemed ones free their place', async () => {
+    const userId = await newUser();
+    const clientId = await newClient();
+    // Half as connections (their first pair is live), half as codes not yet redeemed.
+    const connections = [];
+    for (let i = 0; i < MAX_ACTIVE_OAUTH_CONNECTIONS / 2; i++) connections.push(await connect({ userId, clientId }));
+    const pending = [];
+    for (let i = 0; i < MAX_ACTIVE_OAUTH_CONNECTIONS / 2; i++) pending.push(await authorize({ userId, clientId }));
+    const err = await failure(authorize({ userId, clientId }));
+    expect([err.code, err.httpStatus]).toEqual(['oauth_connection_limit_reached', 409]);
+    expect(err.message).toMatch(/50 connected apps.*Revoke one/);
+    // Another user is not affected.
+    await expect(authorize({ clientId })).resolves.toBeDefined();
+
+    // A revoked connection frees a place.
+    await h.client.revokeOAuthConnection({ connectionId: connections[0]!.connectionId, userId });
+    const next = await authorize({ userId, clientId });
+    expect((await failure(authorize({ userId, clientId }))).code).toBe('oauth_connection_limit_reached');
+    // Redeeming a pending code turns one pending place into one connection: still full.
+    await exchangeCode(h, exchangeRequest(next));
+    expect((await failure(authorize({ userId, clientId }))).code).toBe('oauth_connection_limit_reached');
+    // Codes expire in 5 minutes: the pending ones free their places.
+    h.clock.set(new Date(Date.parse(T0) + 5 * MINUTE));
+    await expect(authorize({ userId, clientId })).resolves.toBeDefined();
+    // A connection whose refresh token ran out cannot act any more: it does not count either.
+    h.clock.set(new Date(Date.parse(T0) + 30 * DAY));
+    for (let i = 0; i < MAX_ACTIVE_OAUTH_CONNECTIONS; i++) await authorize({ userId, clientId });
+    expect((await failure(authorize({ userId, clientId }))).code).toBe('oauth_connection_limit_reached');
+  });
+
+  it('lets exactly as many concurrent consents through as there are places left', async () => {
+    const userId = await newUser();
+    const clientId = await newClient();
+    for (let i = 0; i < MAX_ACTIVE_OAUTH_CONNECTIONS - 2; i++) await authorize({ userId, clientId });
+    const outcomes = await Promise.allSettled(Array.from({ length: 6 }, () => authorize({ userId, clientId })));
+    expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(2);
+  });
+});
+
 describe('ExchangeAuthorizationCode', () => {
   it('issues a token pair that VerifyKey accepts for the resource, with the scopes and client', async () => {
     const c = await connect({ scopes: ['read'] });
@@ -435,34 +475,35 @@ describe('ExchangeRefreshToken', () => {
     else await expectGrantRefused(call, /expired/);
   });
 
-  it('revokes the whole connection when a spent refresh token is presented again (reuse detection)', async () => {
+  it('revokes the whole connection when a spent refresh token is presented again, however soon (no reuse grace)', async () => {
     const c = await connect();
     const second = await refresh(c.clientId, c.refreshToken);
     const third = await refresh(c.clientId, second.refreshToken);
     expect((await verify(third.accessToken)).principal?.keyId).toBe(c.connectionId);
     announced.length = 0;
 
-    h.clock.advance(REFRESH_REUSE_GRACE_S * 1000);
+    // The same instant the token was spent: a spent token is never good again (RFC 9700 §4.14.2).
     await expectGrantRefused(refresh(c.clientId, c.refreshToken), /already used/);
     await expectTokenRefused(third.accessToken);
     await expectGrantRefused(refresh(c.clientId, third.refreshToken), /revoked/);
-    expect(await connectionRow(c.connectionId)).toMatchObject({ revoked_at: at(REFRESH_REUSE_GRACE_S * 1000), revoked_reason: 'refresh_token_reuse' });
+    expect(await connectionRow(c.connectionId)).toMatchObject({ revoked_at: at(0), revoked_reason: 'refresh_token_reuse' });
     expect(announced).toEqual([c.connectionId]);
   });
 
-  it.each([2, 5])('of %i concurrent refreshes of one token each gets a working pair of its own (the reuse grace)', async (n) => {
+  it.each([2, 5])('of %i concurrent refreshes of one token at most one gets a pair, and the family is revoked', async (n) => {
     const c = await connect();
-    const outcomes = await Promise.all(Array.from({ length: n }, () => refresh(c.clientId, c.refreshToken)));
-    expect(new Set(outcomes.map((o) => o.refreshToken)).size).toBe(n);
-    for (const o of outcomes) expect((await verify(o.accessToken)).principal?.keyId).toBe(c.connectionId);
-    expect((await connectionRow(c.connectionId))?.revoked_at).toBeNull();
-    // Past the grace, the spent token is theft again: the whole family goes.
-    h.clock.advance(REFRESH_REUSE_GRACE_S * 1000);
-    await expectGrantRefused(refresh(c.clientId, c.refreshToken), /already used/);
-    for (const o of outcomes) await expectTokenRefused(o.accessToken);
+    const outcomes = await Promise.allSettled(Array.from({ length: n }, () => refresh(c.clientId, c.refreshToken)));
+    const won = outcomes.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []));
+    expect(won.length).toBeLessThanOrEqual(1);
+    for (const o of outcomes) if (o.status === 'rejected') expect((o.reason as MurmurError).code).toBe('invalid_grant');
+    expect(await connectionRow(c.connectionId)).toMatchObject({ revoked_reason: 'refresh_token_reuse' });
+    for (const o of won) {
+      await expectTokenRefused(o.accessToken);
+      await expectGrantRefused(refresh(c.clientId, o.refreshToken), /revoked/);
+    }
   });
 
-  it('refuses a spent refresh token within the grace when the connection was revoked meanwhile', async () => {
+  it('refuses a spent refresh token of a connection revoked meanwhile as revoked', async () => {
     const c = await connect();
     await refresh(c.clientId, c.refreshToken);
     await h.client.revokeOAuthConnection({ connectionId: c.connectionId, userId: c.userId });
@@ -667,7 +708,6 @@ describe('when the gateways cannot be told', () => {
       });
       const first = await exchangeCode(failing, { clientId, code, codeVerifier: verifier, redirectUri: REDIRECT, resource: '' });
       await exchangeRefresh(failing, { clientId, refreshToken: first.refreshToken, scopes: [], resource: '' });
-      failing.clock.advance(REFRESH_REUSE_GRACE_S * 1000);
       const err = await failure(exchangeRefresh(failing, { clientId, refreshToken: first.refreshToken, scopes: [], resource: '' }));
       expect(err.code).toBe('invalid_grant');
       expect(await connectionRow(first.connectionId)).toMatchObject({ revoked_reason: 'refresh_token_reuse' });
@@ -678,8 +718,6 @@ describe('when the gateways cannot be told', () => {
     }
   });
 });
-
-const GRACE_MS = REFRESH_REUSE_GRACE_S * 1000;
 
 describe('PostgresOAuthStore: the loser of a race learns it in its own transaction', () => {
   /** A pair of random hashes, as the domain would issue it at the clock's time. */
@@ -718,22 +756,13 @@ describe('PostgresOAuthStore: the loser of a race learns it in its own transacti
     expect(await db.query('SELECT id FROM oauth_connections WHERE id = ANY($1)', [ids])).toEqual([]);
   });
 
-  it('a second rotation of a refresh token (read as unspent before the first committed) gets its own pair within the grace', async () => {
+  it('a second rotation of a refresh token (read as unspent before the first committed), however soon, revokes the connection and inserts nothing', async () => {
     const store = new PostgresOAuthStore(db);
     const c = await connect();
     const [firstPair, secondPair] = [newPair(), newPair()];
-    expect(await store.rotateRefreshToken(sha256(c.refreshToken), firstPair, GRACE_MS)).toEqual({ outcome: 'rotated' });
+    expect(await store.rotateRefreshToken(sha256(c.refreshToken), firstPair)).toEqual({ outcome: 'rotated' });
     expect(await tokenCount(firstPair)).toBe(2);
-    expect(await store.rotateRefreshToken(sha256(c.refreshToken), secondPair, GRACE_MS)).toEqual({ outcome: 'rotated_in_grace' });
-    expect(await tokenCount(secondPair)).toBe(2);
-  });
-
-  it('a second rotation after the grace revokes the connection and inserts nothing', async () => {
-    const store = new PostgresOAuthStore(db);
-    const c = await connect();
-    const [firstPair, secondPair] = [newPair(), { ...newPair(), issuedAt: at(GRACE_MS) }];
-    expect(await store.rotateRefreshToken(sha256(c.refreshToken), firstPair, GRACE_MS)).toEqual({ outcome: 'rotated' });
-    const second = await store.rotateRefreshToken(sha256(c.refreshToken), secondPair, GRACE_MS);
+    const second = await store.rotateRefreshToken(sha256(c.refreshToken), secondPair);
     expect(second).toMatchObject({ outcome: 'reused', connection: { id: c.connectionId, revokedReason: 'refresh_token_reuse' } });
     expect(await tokenCount(secondPair)).toBe(0);
   });
@@ -742,8 +771,8 @@ describe('PostgresOAuthStore: the loser of a race learns it in its own transacti
     const store = new PostgresOAuthStore(db);
     const c = await connect();
     const late = { ...newPair(), issuedAt: at(30 * DAY) };
-    expect(await store.rotateRefreshToken(sha256(c.refreshToken), late, GRACE_MS)).toEqual({ outcome: 'refused' });
-    expect(await store.rotateRefreshToken(sha256(generateOAuthSecret('mrt')), newPair(), GRACE_MS)).toEqual({ outcome: 'refused' });
+    expect(await store.rotateRefreshToken(sha256(c.refreshToken), late)).toEqual({ outcome: 'refused' });
+    expect(await store.rotateRefreshToken(sha256(generateOAuthSecret('mrt')), newPair())).toEqual({ outcome: 'refused' });
     expect(await tokenCount(late)).toBe(0);
     expect((await connectionRow(c.connectionId))?.revoked_at).toBeNull();
   });

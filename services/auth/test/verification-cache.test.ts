@@ -3,17 +3,34 @@ import { decodeEntry, encodeEntry, entryKey, VerificationCache, type CachedPrinc
 import { recordingLogger, redisCacheUnavailable, testRedisCache } from './support';
 
 const hash = 'f'.repeat(64);
-const principal: CachedPrincipal = { userId: 'usr_0123456789abcdefghijklmn', keyId: 'key_0123456789abcdefghijklmn', expiresAt: new Date('2026-04-15T12:00:00.000Z') };
+const principal: CachedPrincipal = {
+  userId: 'usr_0123456789abcdefghijklmn',
+  keyId: 'key_0123456789abcdefghijklmn',
+  expiresAt: new Date('2026-04-15T12:00:00.000Z'),
+  scopes: ['read', 'ai'],
+};
 
 describe('verification cache entries', () => {
   it.each<[string, CachedPrincipal]>([
     ['an expiring key', principal],
     ['a never-expiring key', { ...principal, expiresAt: null }],
+    ['a read-only key', { ...principal, scopes: ['read'] }],
   ])('round-trips %s', (_name, p) => {
     expect(decodeEntry(encodeEntry(p))).toEqual(p);
   });
 
-  it.each(['', 'not json', 'null', '42', '{"u":"usr_x"}', '{"u":"usr_x","k":"key_x","e":"soon"}', '{"u":1,"k":"key_x","e":null}'])(
+  it.each([
+    '',
+    'not json',
+    'null',
+    '42',
+    '{"u":"usr_x"}',
+    '{"u":"usr_x","k":"key_x","e":"soon"}',
+    '{"u":1,"k":"key_x","e":null}',
+    // Written before key scopes: what the key may do is the database's to say.
+    '{"u":"usr_x","k":"key_x","e":null}',
+    '{"u":"usr_x","k":"key_x","e":null,"s":"read"}',
+  ])(
     'treats the unreadable entry %j as a miss',
     (raw) => {
       expect(decodeEntry(raw)).toBeNull();

@@ -22,7 +22,7 @@ async function newUser(client: AuthClient): Promise<string> {
 }
 
 async function newKey(client: AuthClient, userId: string, expiry = auth.KeyExpiry.KEY_EXPIRY_90_DAYS) {
-  const res = await client.createApiKey({ userId, name: 'test key', expiry });
+  const res = await client.createApiKey({ userId, name: 'test key', expiry, scopes: [] });
   return { key: res.key, id: res.apiKey!.id, expiresAt: res.apiKey!.expiresAt };
 }
 
@@ -78,7 +78,7 @@ describe('VerifyKey over gRPC: the authentication matrix', () => {
     ['an uppercase scheme', 'BEARER'],
   ])('accepts %s and returns the principal', async (_name, scheme) => {
     const res = await verify(h.client, `${scheme} ${valid.key}`);
-    expect(res.principal).toEqual({ userId, keyId: valid.id, keyExpiresAt: new Date(Date.parse(T0) + 90 * DAY), scopes: [], clientId: '' });
+    expect(res.principal).toEqual({ userId, keyId: valid.id, keyExpiresAt: new Date(Date.parse(T0) + 90 * DAY), scopes: ['read', 'ai'], clientId: '' });
   });
 
   it.each([
@@ -86,7 +86,7 @@ describe('VerifyKey over gRPC: the authentication matrix', () => {
     ['a resource that does not parse', 'not a url'],
   ])('accepts an API key whatever the resource says (%s)', async (_name, resource) => {
     const res = await verify(h.client, `Bearer ${valid.key}`, resource);
-    expect(res.principal).toMatchObject({ userId, keyId: valid.id, scopes: [], clientId: '' });
+    expect(res.principal).toMatchObject({ userId, keyId: valid.id, scopes: ['read', 'ai'], clientId: '' });
   });
 
   it('rejects an unknown well-formed key as invalid', async () => {
@@ -152,7 +152,7 @@ describe('VerifyKey over gRPC: expiry against the clock', () => {
     const k = await newKey(h.client, userId, auth.KeyExpiry.KEY_EXPIRY_NEVER);
     expect(k.expiresAt).toBeUndefined();
     h.clock.advance(3653 * DAY);
-    expect((await verify(h.client, `Bearer ${k.key}`)).principal).toEqual({ userId, keyId: k.id, keyExpiresAt: undefined, scopes: [], clientId: '' });
+    expect((await verify(h.client, `Bearer ${k.key}`)).principal).toEqual({ userId, keyId: k.id, keyExpiresAt: undefined, scopes: ['read', 'ai'], clientId: '' });
   });
 
   it('reports a revoked key as invalid even after it expired', async () => {

@@ -3,15 +3,17 @@
  * and outgoing gRPC calls pick it up without threading it through every signature.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { UserPrincipal } from './access/tokens';
 import { poolRandomBytes } from './ids';
 
 export interface CallContext {
   requestId: string;
   /**
    * The user this call acts for, once the gateway verified their key: the gateway's clients
-   * attach a principal assertion for them to every internal call made in this context.
+   * attach a principal assertion for them (and what their key may do) to every internal call
+   * made in this context.
    */
-  principal?: { userId: string; keyId: string };
+  principal?: UserPrincipal;
 }
 
 const storage = new AsyncLocalStorage<CallContext>();

@@ -89,6 +89,18 @@ export const ERROR_CODES = {
     http: 400, type: 'invalid_request_error', grpc: GrpcStatus.INVALID_ARGUMENT,
     message: 'The authorization grant is invalid, expired, revoked, or was issued to another client. Start the authorization again.',
   },
+  // CreateApiKey past MAX_ACTIVE_API_KEYS (kit limits.ts). Internal (the app and the admin CLI
+  // create keys; the public API never does), so never a REST answer.
+  api_key_limit_reached: {
+    http: 409, type: 'invalid_request_error', grpc: GrpcStatus.FAILED_PRECONDITION,
+    message: 'This user already holds the most active API keys allowed. Revoke a key you no longer use in Settings → Developer, then create the new one.',
+  },
+  // CreateAuthorizationCode past MAX_ACTIVE_OAUTH_CONNECTIONS (kit oauth-rules.ts): the app's
+  // consent screen answers it as a page; never a REST answer.
+  oauth_connection_limit_reached: {
+    http: 409, type: 'invalid_request_error', grpc: GrpcStatus.FAILED_PRECONDITION,
+    message: 'This user already has the most connected apps allowed. Revoke one in Settings → Developer (Connected apps), then connect this one again.',
+  },
   not_found: {
     http: 404, type: 'invalid_request_error', grpc: GrpcStatus.NOT_FOUND,
     message: 'No such resource. Check the id or the path.',
@@ -99,7 +111,7 @@ export const ERROR_CODES = {
   },
   insufficient_scope: {
     http: 403, type: 'permission_error', grpc: GrpcStatus.PERMISSION_DENIED,
-    message: 'This OAuth access token lacks the scope this call needs. Connect the client again and allow it.',
+    message: 'This key or access token lacks the scope this call needs: a read-only API key cannot spend AI Credits or change state. Use a key with full access, or connect the client again and allow the scope.',
   },
   forbidden_origin: {
     http: 403, type: 'invalid_request_error', grpc: GrpcStatus.PERMISSION_DENIED,
@@ -112,6 +124,11 @@ export const ERROR_CODES = {
   spending_cap_reached: {
     http: 402, type: 'billing_error', grpc: GrpcStatus.FAILED_PRECONDITION,
     message: "This month's spending cap is reached. Raise the cap in Settings → Billing or wait for the monthly reset.",
+  },
+  // The gateway's bound on unknown keys per client address (gateway/src/http/failed-keys.ts).
+  too_many_invalid_keys: {
+    http: 429, type: 'rate_limit_error', grpc: GrpcStatus.RESOURCE_EXHAUSTED,
+    message: 'Too many requests from your address sent unknown or revoked API keys. Wait for the number of seconds in `Retry-After`, and check the key you send.',
   },
   rate_limit_exceeded: {
     http: 429, type: 'rate_limit_error', grpc: GrpcStatus.RESOURCE_EXHAUSTED,

@@ -29,6 +29,7 @@ export * from './key-revocations';
 export * from './hold-lease';
 export * from './text-rules';
 export * from './limits';
+export * from './client-address';
 export * from './access/workloads';
 export * from './access/identity-keys';
 export * from './access/identity-store';

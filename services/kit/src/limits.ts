@@ -30,3 +30,11 @@ export const WEBHOOK_RETRY_LIMIT = { limit: 30, windowSeconds: 60 } as const;
 
 /** Longest `instructions` of a conversion, in characters. */
 export const MAX_INSTRUCTIONS_CHARS = 2_000;
+
+/**
+ * Most API keys one user may hold at once: unrevoked and unexpired (revoked and expired ones
+ * stay listed and do not count). Past it CreateApiKey answers `api_key_limit_reached`; revoke a
+ * key first. Generous for real use (a key per machine, CI job and teammate's tool), small enough
+ * that a user cannot grow the keys table without bound.
+ */
+export const MAX_ACTIVE_API_KEYS = 50;

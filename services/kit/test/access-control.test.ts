@@ -13,7 +13,13 @@ const admin: Caller = { workload: { workload: 'app', roles: ['admin'] } };
 const appWithoutRole: Caller = { workload: { workload: 'app', roles: [] } };
 const nobody: Caller = {};
 
+const readOnlyKey: Caller = { user: { userId: 'usr_a', keyId: 'key_a', scopes: ['read'], via: 'key' } };
+const fullKey: Caller = { user: { userId: 'usr_a', keyId: 'key_a', scopes: ['read', 'ai'], via: 'key' } };
+const gatewayForReadOnly: Caller = { ...gateway, user: { userId: 'usr_a', keyId: 'key_a', scopes: ['read'], via: 'assertion' } };
+const readToken: Caller = { user: { userId: 'usr_a', keyId: 'con_a', scopes: ['read'], via: 'assertion' } };
+
 const OWN: RpcRule = { user: { owner: 'ownerId' } };
+const AI: RpcRule = { user: { owner: 'userId', scope: 'ai' } };
 const SERVICE: RpcRule = { workloads: ['conversion'] };
 const ADMIN: RpcRule = { admin: true };
 const BOTH: RpcRule = { user: { owner: 'ownerId' }, workloads: ['conversion'], admin: true };
@@ -44,8 +50,30 @@ describe('decide', () => {
     ['the admin there: acts for whoever the request names', BOTH, admin, 'allow'],
     ['anyone on an open RPC', ANYONE, nobody, 'allow'],
     ['anyone on an RPC without a rule', undefined, admin, 'permission_denied'],
+    ['a full-access key on an AI RPC', AI, fullKey, 'bound usr_a'],
+    ['a key of an auth older than key scopes (none said) on an AI RPC', AI, user, 'bound usr_a'],
+    ['a read-only key on an AI RPC', AI, readOnlyKey, 'insufficient_scope'],
+    ["the gateway's assertion for a read-only key on an AI RPC", AI, gatewayForReadOnly, 'insufficient_scope'],
+    ['a read-only key on its own data', OWN, readOnlyKey, 'bound usr_a'],
+    ['the admin on an AI RPC (no user to judge)', { ...AI, admin: true }, admin, 'allow'],
   ])('%s', (_name, rule, caller, expected) => {
     expect(outcome(rule, caller)).toBe(expected);
+  });
+
+  it('tells a read-only key how to get one that may, and a token how to ask again', () => {
+    const refusal = (caller: Caller) => {
+      try {
+        decide(P, AI, caller);
+      } catch (err) {
+        return err as MurmurError;
+      }
+      throw new Error('allowed');
+    };
+    const key = refusal(readOnlyKey);
+    expect([key.code, key.httpStatus, key.meta]).toEqual(['insufficient_scope', 403, { scope: 'ai' }]);
+    expect(key.message).toContain(`This API key is read-only, and ${P} spends AI Credits`);
+    expect(key.message).toContain('Settings → Developer');
+    expect(refusal(readToken).message).toContain('This access token lacks the "ai" scope');
   });
 });
 

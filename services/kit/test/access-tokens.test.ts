@@ -27,8 +27,17 @@ describe('tokens that verify', () => {
   it('verifies a principal assertion from the gateway and from auth', async () => {
     for (const issuer of ['gateway', 'auth'] as const) {
       const token = await testMinter(issuer).principalAssertion('library', { userId: 'usr_a', keyId: 'key_a' });
-      expect(await library().principalAssertion(token)).toEqual({ userId: 'usr_a', keyId: 'key_a', issuer });
+      expect(await library().principalAssertion(token)).toEqual({ userId: 'usr_a', keyId: 'key_a', scopes: [], issuer });
     }
+  });
+
+  it("carries what the user's key may do, and mints another assertion for another set of scopes", async () => {
+    const minter = testMinter('gateway');
+    const readOnly = await minter.principalAssertion('library', { userId: 'usr_a', keyId: 'key_a', scopes: ['read'] });
+    expect(await library().principalAssertion(readOnly)).toEqual({ userId: 'usr_a', keyId: 'key_a', scopes: ['read'], issuer: 'gateway' });
+    const full = await minter.principalAssertion('library', { userId: 'usr_a', keyId: 'key_a', scopes: ['read', 'ai'] });
+    expect(full).not.toBe(readOnly);
+    expect((await library().principalAssertion(full)).scopes).toEqual(['read', 'ai']);
   });
 
   it('reuses a minted token within half its life, and a new user gets a new assertion', async () => {
@@ -57,6 +66,7 @@ describe('tokens that are refused', () => {
     ['a workload token presented as an assertion', async () => ({ kind: 'assertion', token: await testMinter('gateway').workloadToken('library') })],
     ['an assertion presented as a workload token', async () => ({ kind: 'workload', token: await testMinter('gateway').principalAssertion('library', { userId: 'usr_a', keyId: 'k' }) })],
     ['an assertion from a workload that may not issue them', async () => ({ kind: 'assertion', token: await handMade(testSigningKey('conversion').key, { ...PRINCIPAL, kid: 'conversion' }, assertionClaims({ iss: 'conversion' })) })],
+    ['an assertion whose scope is not a string', async () => ({ kind: 'assertion', token: await handMade(testSigningKey('gateway').key, PRINCIPAL, assertionClaims({ scope: ['ai'] })) })],
     ["a kid that is not the issuer (gateway's key, claiming auth)", async () => ({ kind: 'assertion', token: await handMade(testSigningKey('gateway').key, PRINCIPAL, assertionClaims({ iss: 'auth' })) })],
     ['a workload token naming another subject', async () => ({ kind: 'workload', token: await handMade(testSigningKey('gateway').key, WORKLOAD, workloadClaims({ sub: 'app' })) })],
     ['a role the workload does not hold', async () => ({ kind: 'workload', token: await handMade(testSigningKey('gateway').key, WORKLOAD, workloadClaims({ roles: ['admin'] })) })],

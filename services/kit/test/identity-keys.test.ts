@@ -203,6 +203,6 @@ describe('where the configuration says a process\'s identity is', () => {
     const signing = signingKeyFromPem('auth', readFileSync(path.join(dir, 'auth.key'), 'utf8'));
     expect(signing.alg).toBe('RS256');
     const token = await new TokenMinter(signing).principalAssertion('library', { userId: 'usr_a', keyId: 'key_a' });
-    expect(await new TokenVerifier('library', loadTrustStore(dir, 'auth')).principalAssertion(token)).toEqual({ userId: 'usr_a', keyId: 'key_a', issuer: 'auth' });
+    expect(await new TokenVerifier('library', loadTrustStore(dir, 'auth')).principalAssertion(token)).toEqual({ userId: 'usr_a', keyId: 'key_a', scopes: [], issuer: 'auth' });
   });
 });

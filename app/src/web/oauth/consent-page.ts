@@ -1,7 +1,8 @@
 /**
  * The authorization step of an MCP client's request, after the SDK's handler has checked the
  * client, its redirect URI, response_type and S256: the resource and scopes it asks for
- * (authorization-request.ts; refusals go back to the client as invalid_target or invalid_scope),
+ * (authorization-request.ts; a refusal is invalid_target or invalid_scope, answered as a page
+ * here, never sent to the client: authorize-responses.ts),
  * then the person. Without a session the request is kept (return-path.ts) and a page says how to
  * sign in; signing in comes back here. With one, the consent page asks whether this client may
  * use the account: its name, the signed-in email, where the answer goes (the redirect URI's host,

@@ -70,6 +70,12 @@ export function consentRoutes(opts: ConsentRoutesOptions): Router {
       });
       redirectToClient(res, pending.redirectUri, { code, ...back });
     } catch (err) {
+      // Past the connections a user may hold: the person has to act here (revoke one), so a page, not a redirect.
+      if (murmurCodeOf(err) === 'oauth_connection_limit_reached') {
+        return void message(res, 409, 'You have too many connected apps', [(err as Error).message, 'Nothing was shared with the app.'], {
+          link: { href: '/settings/developer', text: 'Go to Connected apps' },
+        });
+      }
       // The redirect URI is checked, so a request auth refuses goes back to the client as the spec says.
       if (murmurCodeOf(err) !== 'invalid_request') throw err;
       redirectToClient(res, pending.redirectUri, { error: 'invalid_request', error_description: (err as Error).message, ...back });

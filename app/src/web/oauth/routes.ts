@@ -2,9 +2,11 @@
  * Murmur's OAuth 2.1 authorization server for MCP clients (docs/oauth.md), mounted at the app's
  * root: the MCP server's 401 points clients here through its Protected Resource Metadata. The
  * SDK's router serves the protocol — /authorize, /token, /register (Dynamic Client
- * Registration), /revoke, each with its own CORS and rate limits — over provider.ts; this adds
- * the metadata document (metadata.ts), the answers of /authorize (authorize-responses.ts) and
- * the consent form's post (consent-routes.ts).
+ * Registration), /revoke, each with its own CORS and rate limits (keyed by the client address
+ * the app's MURMUR_TRUSTED_PROXIES derives; registration's in registration-limits.ts) — over
+ * provider.ts; this adds
+ * the metadata document (metadata.ts), the refusals of /authorize as pages, never redirects
+ * (authorize-responses.ts), and the consent form's post (consent-routes.ts).
  *
  * /token, /register and /revoke are called by clients, not browsers: no session, no CSRF token,
  * and the pages' cross-site checks (which only guard the pages' own posts) do not apply. Their
@@ -26,6 +28,7 @@ import { consentRoutes } from './consent-routes';
 import { authorizationServerMetadata } from './metadata';
 import { outageIsUnavailable } from './oauth-errors';
 import { murmurOAuthProvider } from './provider';
+import { HOURLY_PER_ADDRESS, registrationLimits } from './registration-limits';
 
 /** Largest client registration accepted (a name, a few URIs). */
 export const MAX_REGISTRATION_BYTES = 16 * 1024;
@@ -75,8 +78,9 @@ export function oauthRoutes(opts: OAuthServerOptions): Router {
   const router = Router();
   // Ahead of the SDK's own copy, which lacks what metadata.ts adds.
   router.use('/.well-known/oauth-authorization-server', metadataHandler(authorizationServerMetadata(opts.issuer, provider)));
-  router.use('/authorize', authorizeResponses(opts.issuer));
+  router.use('/authorize', authorizeResponses());
   router.use('/register', express.json({ limit: MAX_REGISTRATION_BYTES }));
+  router.post('/register', ...registrationLimits());
   router.use([...OAUTH_BODY_PATHS, '/authorize'], outageIsUnavailable);
   router.use(
     mcpAuthRouter({
@@ -86,8 +90,8 @@ export function oauthRoutes(opts: OAuthServerOptions): Router {
       // The router also publishes Protected Resource Metadata; it describes the MCP server, as the gateway's does.
       resourceServerUrl: new URL(mcpResource),
       resourceName: 'Murmur',
-      // auth makes the client id (mcl_…).
-      clientRegistrationOptions: { clientIdGeneration: false },
+      // auth makes the client id (mcl_…); registration-limits.ts says how many may register.
+      clientRegistrationOptions: { clientIdGeneration: false, rateLimit: HOURLY_PER_ADDRESS },
     }),
   );
   router.use(consentRoutes({ ...opts, auth: opts.clients.auth, clientsStore }));

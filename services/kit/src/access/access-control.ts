@@ -13,6 +13,7 @@
  */
 import type { Metadata } from '@grpc/grpc-js';
 import { MurmurError } from '../errors';
+import { hasScope, insufficientScope } from '../oauth-rules';
 import type { OwnerField, RpcRule } from './rpc-policy';
 import { PRINCIPAL_ASSERTION_HEADER, TokenRejected, WORKLOAD_TOKEN_HEADER, type TokenVerifier, type UserPrincipal, type VerifiedWorkload } from './tokens';
 
@@ -57,7 +58,7 @@ export async function identifyCaller(access: AccessControl, metadata: Metadata):
     const workload = workloadToken ? (access.verifier.verifiedWorkload(workloadToken) ?? (await access.verifier.workloadToken(workloadToken))) : undefined;
     const user = assertion ? (access.verifier.verifiedAssertion(assertion) ?? (await access.verifier.principalAssertion(assertion))) : undefined;
     if (workload) caller.workload = workload;
-    if (user) caller.user = { userId: user.userId, keyId: user.keyId, via: 'assertion' };
+    if (user) caller.user = { userId: user.userId, keyId: user.keyId, scopes: user.scopes ?? [], via: 'assertion' };
   } catch (err) {
     if (err instanceof TokenRejected) throw new MurmurError('invalid_credentials');
     throw err;
@@ -65,7 +66,7 @@ export async function identifyCaller(access: AccessControl, metadata: Metadata):
   const key = authorization[0];
   if (!caller.user && typeof key === 'string' && key !== '') {
     const user = await access.verifyKey(key);
-    caller.user = { userId: user.userId, keyId: user.keyId, via: 'key' };
+    caller.user = { userId: user.userId, keyId: user.keyId, scopes: user.scopes ?? [], via: 'key' };
   }
   return caller;
 }
@@ -80,15 +81,30 @@ function whoMay(rule: RpcRule): string {
 }
 
 /**
+ * Refuses a user's call to `path` when its rule needs a scope the user's key or token lacks (a
+ * read-only key calling an AI RPC): `insufficient_scope`, PERMISSION_DENIED. The same check
+ * serves the services' access check and Envoy's ext_authz (auth), so the two never disagree.
+ */
+export function requireRuleScope(path: string, rule: RpcRule | undefined, user: UserPrincipal): void {
+  const needed = rule?.user?.scope;
+  if (needed && !hasScope(user.scopes ?? [], needed)) throw insufficientScope(user.keyId, needed, path);
+}
+
+/**
  * The decision, pure: may `caller` call the method of `rule`? A user's own credentials bind the
- * call to their data (preferred when the rule admits users, also when a workload carries them);
- * otherwise a named workload, or the admin role, acts for whoever the request names. No rule:
- * nobody. No credentials: `missing_api_key`; credentials that do not qualify: `permission_denied`.
+ * call to their data (preferred when the rule admits users, also when a workload carries them),
+ * when they hold the scope the rule names; otherwise a named workload, or the admin role, acts
+ * for whoever the request names. No rule: nobody. No credentials: `missing_api_key`; credentials
+ * that do not qualify: `permission_denied`; a user's key or token without the scope:
+ * `insufficient_scope`.
  */
 export function decide(path: string, rule: RpcRule | undefined, caller: Caller): Admission {
   if (!rule) throw new MurmurError('permission_denied', `${path} has no access rule, so nobody may call it.`);
   if (rule.anyone) return { caller };
-  if (caller.user && rule.user) return { caller, boundUser: caller.user.userId };
+  if (caller.user && rule.user) {
+    requireRuleScope(path, rule, caller.user);
+    return { caller, boundUser: caller.user.userId };
+  }
   const w = caller.workload;
   if (w && rule.workloads?.includes(w.workload)) return { caller };
   if (w && rule.admin && w.workload === 'app' && w.roles.includes('admin')) return { caller };

@@ -15,13 +15,21 @@
  * - `admin`: the app's workload with the admin role (the operator CLI, seeding, Settings pages).
  * - `anyone`: whoever reaches the port (Envoy's ext_authz check, which answers only for the key
  *   it is shown).
+ *
+ * A user rule naming `scope: 'ai'` is an AI call or a change: a read-only key (scopes ["read"])
+ * is refused it as `insufficient_scope`, however it calls (directly, through Envoy, or behind
+ * the gateway's assertion, which carries the key's scopes).
  */
 import { auth, billing, conversion, library, transcription } from '@murmur/proto';
+import type { OAuthScope } from '../oauth-rules';
 import type { Workload } from './workloads';
 
-/** Who may call one RPC. */
+/**
+ * Who may call one RPC. `user.scope`: the scope a developer's key or token must hold (kit
+ * oauth-rules: `ai` for whatever spends credits or changes state, which a read-only key lacks).
+ */
 export interface RpcRule {
-  user?: { owner: OwnerField | null };
+  user?: { owner: OwnerField | null; scope?: OAuthScope };
   workloads?: readonly Workload[];
   admin?: true;
   anyone?: true;
@@ -75,7 +83,8 @@ export const BILLING_RULES: ServiceRules<typeof billing.BillingServiceService> =
   grantPrepaidCredits: ADMIN,
   setSpendingCap: ADMIN,
   adjustCredits: ADMIN,
-  admitAiRequest: { user: { owner: 'userId' } },
+  // The gateway admits an AI call before reading its body: a read-only key is refused here too.
+  admitAiRequest: { user: { owner: 'userId', scope: 'ai' } },
   getRateLimit: { user: { owner: 'userId' }, admin: true },
   reserve: { workloads: ['transcription', 'conversion'] },
   extendReservation: { workloads: ['transcription'] },
@@ -118,22 +127,22 @@ export const LIBRARY_RULES: ServiceRules<typeof library.LibraryServiceService> =
 };
 
 export const TRANSCRIPTION_RULES: ServiceRules<typeof transcription.TranscriptionServiceService> = {
-  transcribe: { user: { owner: 'payload:config.userId' } },
+  transcribe: { user: { owner: 'payload:config.userId', scope: 'ai' } },
   listEngines: AUTHENTICATED,
-  submitTranscription: { user: { owner: 'payload:config.userId' } },
+  submitTranscription: { user: { owner: 'payload:config.userId', scope: 'ai' } },
   getTranscription: OWN_DATA,
   listTranscriptions: OWN_DATA,
-  cancelTranscription: { user: { owner: 'ownerId' } },
+  cancelTranscription: { user: { owner: 'ownerId', scope: 'ai' } },
   watchTranscription: { user: { owner: 'ownerId' } },
   // Secrets and the default endpoint are made in the app (Settings → Developer), never by API.
   rotateWebhookSecret: ADMIN,
   getWebhookSettings: { user: { owner: 'userId' }, admin: true },
   setWebhookEndpoint: ADMIN,
-  retryWebhook: { user: { owner: 'ownerId' } },
+  retryWebhook: { user: { owner: 'ownerId', scope: 'ai' } },
 };
 
 export const CONVERSION_RULES: ServiceRules<typeof conversion.ConversionServiceService> = {
-  convert: { user: { owner: 'userId' } },
+  convert: { user: { owner: 'userId', scope: 'ai' } },
   listKinds: AUTHENTICATED,
 };
 

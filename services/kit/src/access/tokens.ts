@@ -6,7 +6,7 @@
  *   workload A" — iss = kid = W, aud = A, optional `roles`, 5 minutes;
  * - a principal assertion (`x-murmur-principal`, typ `murmur-principal+jwt`): "this call is for
  *   user U, whose key K I verified" — iss = kid = the gateway or auth, aud = A, sub = U, `key` = K,
- *   30 seconds. Assertions never leave our network: the gateway and Envoy attach them to internal
+ *   `scope` = what K may do (space-separated, RFC 9068's claim; absent: every scope), 30 seconds. Assertions never leave our network: the gateway and Envoy attach them to internal
  *   hops only, so a revoked key stops at the next request that presents it.
  *
  * Both are bound to the audience workload (a token for library is refused by billing) and
@@ -37,6 +37,16 @@ const PRINCIPAL_TYP = 'murmur-principal+jwt';
 export interface UserPrincipal {
   userId: string;
   keyId: string;
+  /**
+   * What the key or access token may do (kit oauth-rules: read, ai); absent or empty: every
+   * scope. The access check refuses an RPC whose rule needs a scope the caller lacks.
+   */
+  scopes?: readonly string[];
+}
+
+/** The cache key of a principal: its user, key and scopes (an assertion names all three). */
+function principalSlot(audience: Workload, user: UserPrincipal): string {
+  return `p|${audience}|${user.userId}|${user.keyId}|${(user.scopes ?? []).join(' ')}`;
 }
 
 export interface VerifiedWorkload {
@@ -104,7 +114,7 @@ export class TokenMinter {
 
   /** A fresh signed assertion for `user` to `audience`, or undefined (then call principalAssertion). */
   readyPrincipalAssertion(audience: Workload, user: UserPrincipal): string | undefined {
-    return this.ready.get(`p|${audience}|${user.userId}|${user.keyId}`, nowSeconds());
+    return this.ready.get(principalSlot(audience, user), nowSeconds());
   }
 
   /** The workload token for calls to `audience`. */
@@ -117,9 +127,10 @@ export class TokenMinter {
   /** A principal assertion for `user`'s call to `audience` (gateway and auth only). */
   principalAssertion(audience: Workload, user: UserPrincipal): Promise<string> {
     if (!this.issuesAssertions) throw new Error(`workload ${this.workload} does not issue principal assertions`);
-    return this.cached(`p|${audience}|${user.userId}|${user.keyId}`, PRINCIPAL_ASSERTION_SECONDS, (jwt) =>
+    const scope = (user.scopes ?? []).join(' ');
+    return this.cached(principalSlot(audience, user), PRINCIPAL_ASSERTION_SECONDS, (jwt) =>
       jwt.setProtectedHeader({ alg: this.signing.alg, typ: PRINCIPAL_TYP, kid: this.workload }).setAudience(audience).setSubject(user.userId),
-    { key: user.keyId });
+    scope ? { key: user.keyId, scope } : { key: user.keyId });
   }
 
   private cached(cacheKey: string, lifetime: number, shape: (jwt: SignJWT) => SignJWT, claims: JWTPayload): Promise<string> {
@@ -181,7 +192,9 @@ export class TokenVerifier {
     if (typeof payload.sub !== 'string' || payload.sub === '' || typeof payload.key !== 'string') {
       throw new TokenRejected('a principal assertion without a user');
     }
-    const verified: VerifiedAssertion = { userId: payload.sub, keyId: payload.key, issuer: payload.iss as Workload };
+    if (payload.scope !== undefined && typeof payload.scope !== 'string') throw new TokenRejected('a principal assertion whose scope is not a string');
+    const scopes = typeof payload.scope === 'string' ? payload.scope.split(' ').filter((s) => s !== '') : [];
+    const verified: VerifiedAssertion = { userId: payload.sub, keyId: payload.key, scopes, issuer: payload.iss as Workload };
     this.assertions.set(token, verified, exp);
     return verified;
   }

@@ -108,6 +108,6 @@ export function keyVerifierVia(client: Pick<PromiseClient<auth.AuthServiceClient
   return async (authorization) => {
     const { principal } = await client.verifyKey({ authorization, resource: '' });
     if (!principal) throw new MurmurError('internal_error', 'auth returned no principal');
-    return { userId: principal.userId, keyId: principal.keyId };
+    return { userId: principal.userId, keyId: principal.keyId, scopes: principal.scopes };
   };
 }

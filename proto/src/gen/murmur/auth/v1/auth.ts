@@ -41,9 +41,11 @@ export interface Principal {
     | Date
     | undefined;
   /**
-   * Empty for an API key (it may do everything). For an OAuth access token its scopes:
-   * "read" (the read tools) and/or "ai" (transcribe, convert). key_id is then the
-   * connection's id (con_…), so revoking the connection works like revoking a key.
+   * What the credential may do: "read" (every read) and/or "ai" (transcribe, convert and
+   * transcription jobs: whatever spends credits or changes state). For an API key, its scopes
+   * (both, or "read" alone for a read-only key); empty means every scope (an auth older than key
+   * scopes). For an OAuth access token, its scopes; key_id is then the connection's id (con_…),
+   * so revoking the connection works like revoking a key.
    */
   scopes: string[];
   /** For an OAuth access token, the client it was issued to; empty for an API key. */
@@ -77,7 +79,14 @@ export interface ApiKey {
     | Date
     | undefined;
   /** Absent unless revoked. */
-  revokedAt: Date | undefined;
+  revokedAt:
+    | Date
+    | undefined;
+  /**
+   * What the key may do: ["read", "ai"] (full access) or ["read"] (a read-only key). Keys made
+   * before key scopes have both.
+   */
+  scopes: string[];
 }
 
 export interface VerifyKeyRequest {
@@ -129,6 +138,12 @@ export interface CreateApiKeyRequest {
   userId: string;
   name: string;
   expiry: KeyExpiry;
+  /**
+   * What the key may do: empty or ["read", "ai"] for full access, ["read"] for a read-only key
+   * (it reads, and is refused insufficient_scope on every call that spends credits or changes
+   * state). Every key reads; anything else is invalid_request.
+   */
+  scopes: string[];
 }
 
 export interface CreateApiKeyResponse {
@@ -563,6 +578,7 @@ function createBaseApiKey(): ApiKey {
     expiresAt: undefined,
     lastUsedAt: undefined,
     revokedAt: undefined,
+    scopes: [],
   };
 }
 
@@ -591,6 +607,9 @@ export const ApiKey: MessageFns<ApiKey> = {
     }
     if (message.revokedAt !== undefined) {
       Timestamp.encode(toTimestamp(message.revokedAt), writer.uint32(66).fork()).join();
+    }
+    for (const v of message.scopes) {
+      writer.uint32(74).string(v!);
     }
     return writer;
   },
@@ -672,6 +691,14 @@ export const ApiKey: MessageFns<ApiKey> = {
             message.revokedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.scopes.push(reader.string());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -697,6 +724,7 @@ export const ApiKey: MessageFns<ApiKey> = {
     message.expiresAt = object.expiresAt ?? undefined;
     message.lastUsedAt = object.lastUsedAt ?? undefined;
     message.revokedAt = object.revokedAt ?? undefined;
+    message.scopes = object.scopes?.map((e) => e) || [];
     return message;
   },
 };
@@ -1218,7 +1246,7 @@ export const ListUsersResponse: MessageFns<ListUsersResponse> = {
 };
 
 function createBaseCreateApiKeyRequest(): CreateApiKeyRequest {
-  return { userId: "", name: "", expiry: 0 };
+  return { userId: "", name: "", expiry: 0, scopes: [] };
 }
 
 export const CreateApiKeyRequest: MessageFns<CreateApiKeyRequest> = {
@@ -1231,6 +1259,9 @@ export const CreateApiKeyRequest: MessageFns<CreateApiKeyRequest> = {
     }
     if (message.expiry !== 0) {
       writer.uint32(24).int32(message.expiry);
+    }
+    for (const v of message.scopes) {
+      writer.uint32(34).string(v!);
     }
     return writer;
   },
@@ -1272,6 +1303,14 @@ export const CreateApiKeyRequest: MessageFns<CreateApiKeyRequest> = {
             message.expiry = reader.int32() as any;
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.scopes.push(reader.string());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1292,6 +1331,7 @@ export const CreateApiKeyRequest: MessageFns<CreateApiKeyRequest> = {
     message.userId = object.userId ?? "";
     message.name = object.name ?? "";
     message.expiry = object.expiry ?? 0;
+    message.scopes = object.scopes?.map((e) => e) || [];
     return message;
   },
 };
@@ -3786,7 +3826,11 @@ export const AuthServiceService = {
     responseSerialize: (value: ListUsersResponse): Buffer => Buffer.from(ListUsersResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListUsersResponse => ListUsersResponse.decode(value),
   },
-  /** CreateApiKey mints a key; the full key is in the response and never again retrievable. */
+  /**
+   * CreateApiKey mints a key; the full key is in the response and never again retrievable. A user
+   * holds at most 50 active (unrevoked, unexpired) keys (kit MAX_ACTIVE_API_KEYS); past it,
+   * api_key_limit_reached (FAILED_PRECONDITION): revoke one first.
+   */
   createApiKey: {
     path: "/murmur.auth.v1.AuthService/CreateApiKey" as const,
     requestStream: false as const,
@@ -3999,7 +4043,11 @@ export interface AuthServiceServer extends UntypedServiceImplementation {
   getUser: handleUnaryCall<GetUserRequest, GetUserResponse>;
   /** ListUsers pages through all users, oldest first. */
   listUsers: handleUnaryCall<ListUsersRequest, ListUsersResponse>;
-  /** CreateApiKey mints a key; the full key is in the response and never again retrievable. */
+  /**
+   * CreateApiKey mints a key; the full key is in the response and never again retrievable. A user
+   * holds at most 50 active (unrevoked, unexpired) keys (kit MAX_ACTIVE_API_KEYS); past it,
+   * api_key_limit_reached (FAILED_PRECONDITION): revoke one first.
+   */
   createApiKey: handleUnaryCall<CreateApiKeyRequest, CreateApiKeyResponse>;
   /** ListApiKeys lists a user's keys (hints only, never the key), newest first. */
   listApiKeys: handleUnaryCall<ListApiKeysRequest, ListApiKeysResponse>;
@@ -4124,7 +4172,11 @@ export interface AuthServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListUsersResponse) => void,
   ): ClientUnaryCall;
-  /** CreateApiKey mints a key; the full key is in the response and never again retrievable. */
+  /**
+   * CreateApiKey mints a key; the full key is in the response and never again retrievable. A user
+   * holds at most 50 active (unrevoked, unexpired) keys (kit MAX_ACTIVE_API_KEYS); past it,
+   * api_key_limit_reached (FAILED_PRECONDITION): revoke one first.
+   */
   createApiKey(
     request: CreateApiKeyRequest,
     callback: (error: ServiceError | null, response: CreateApiKeyResponse) => void,
