@@ -8,6 +8,7 @@ import express, { type Request, type Response } from 'express';
 import { MurmurError } from '@murmur/kit';
 import { bodyReadError } from './errors';
 import { DEFAULT_BODY_IDLE_TIMEOUT_MS, watchBodyIdle } from './body-idle-timeout';
+import { clientGone, goneError } from './client-gone';
 
 const parsers = new Map<string | number, ReturnType<typeof express.json>>();
 
@@ -35,6 +36,8 @@ export function readJsonBody(req: Request, res: Response, opts: JsonBodyOptions)
   if (!opts.anyContentType && !req.is('application/json')) {
     return Promise.reject(new MurmurError('invalid_request', 'Send the body as JSON with Content-Type: application/json.', { param: null }));
   }
+  // Gone before this began: its close event is past, so the read would never settle.
+  if (clientGone(req)) return Promise.reject(goneError());
   const readError = (err: unknown): unknown =>
     (err as { type?: string })?.type === 'entity.too.large' && opts.tooLarge ? opts.tooLarge() : (bodyReadError(err) ?? err);
   return new Promise((resolve, reject) => {

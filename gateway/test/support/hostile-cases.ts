@@ -319,6 +319,7 @@ function parserCases(): HostileCase[] {
     { name: 'a TLS hello on the plain port', expect: bad(400), request: () => Buffer.concat([Buffer.from([0x16, 0x03, 0x01, 0x00, 0xa5, 0x01]), Buffer.from('\r\n\r\n')]) },
     { name: 'an HTTP version 9.9', expect: bad(400), request: () => raw(`GET ${API}/me HTTP/9.9\r\nHost: x\r\n\r\n`) },
     { name: 'a space in the request target', expect: bad(400), request: () => raw(`GET ${API}/me please HTTP/1.1\r\nHost: x\r\n\r\n`) },
+    { name: 'CONNECT (a proxy tunnel)', expect: { status: 405, code: 'method_not_allowed' }, request: () => raw('CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n') },
   ];
 }
 
