@@ -15,7 +15,11 @@
  *
  * A client may half-close its side once its request is sent (shutdown(SHUT_WR), `nc -N`): the
  * request is still answered, on the half that is open, and the connection then closes. Node
- * would drop such a request unanswered (its `httpAllowHalfOpen` is off by default).
+ * would drop such a request unanswered (its `httpAllowHalfOpen` is off by default). But a FIN
+ * is also what a client that gave up and closed sends, and the two look the same: so a response
+ * already under way (a stream) stops at once, and one not begun within
+ * {@link HALF_CLOSED_ANSWER_MS} is given up — the request counts as abandoned (its work is
+ * cancelled, as for a client that resets), rather than running on for nobody.
  */
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
@@ -27,6 +31,8 @@ export const HEADERS_TIMEOUT_MS = 10_000;
 export const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
 /** Idle keep-alive connections close after this (above the usual 60 s of load balancers in front). */
 export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+/** How long a request whose client half-closed may take to be answered before it counts as abandoned. */
+export const HALF_CLOSED_ANSWER_MS = 10_000;
 
 /** The methods this API serves on some path (the Allow of a CONNECT's 405). */
 const SERVED_METHODS = 'GET, HEAD, POST';
@@ -130,9 +136,30 @@ function refuseConnect(req: IncomingMessage, socket: Socket): void {
   socket.end(rawErrorResponse(405, 'Method Not Allowed', err, acceptRequestId(typeof sent === 'string' ? sent : undefined), `Allow: ${SERVED_METHODS}\r\n`));
 }
 
+/**
+ * The client ended its side (a FIN): a response under way stops (the client is gone); one not
+ * begun gets `graceMs` to be answered (see the file comment).
+ */
+function onHalfClose(graceMs: number) {
+  return (socket: Socket): void => {
+    socket.on('end', () => {
+      const res = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
+      if (!res || res.writableFinished) return;
+      if (res.headersSent) {
+        socket.destroy();
+        return;
+      }
+      const timer = setTimeout(() => socket.destroy(), graceMs);
+      res.once('close', () => clearTimeout(timer));
+    });
+  };
+}
+
 export interface HttpServerOptions {
   /** How long a header section may take (default {@link HEADERS_TIMEOUT_MS}); tests use less. */
   headersTimeoutMs?: number;
+  /** How long a half-closed client's request may take to be answered (default {@link HALF_CLOSED_ANSWER_MS}); tests use less. */
+  halfClosedAnswerMs?: number;
 }
 
 /** The gateway's HTTP server around `listener` (the express app, or a harness wrapping it). */
@@ -150,6 +177,7 @@ export function createHttpServer(listener: RequestListener, log?: Logger, opts: 
   );
   // Node's own switch (no option sets it): a request whose client half-closed after sending it is still answered.
   (server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
+  server.on('connection', onHalfClose(opts.halfClosedAnswerMs ?? HALF_CLOSED_ANSWER_MS));
   server.on('clientError', onClientError(headersTimeoutMs, log));
   server.on('connect', refuseConnect);
   return server;
