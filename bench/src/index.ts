@@ -7,12 +7,14 @@ import { convertQualityBench } from './convert-quality';
 import { faultsBench } from './faults';
 import { jobsBench } from './jobs';
 import { mcpBench } from './mcp';
+import { mcpBodiesBench } from './mcp-bodies';
 import { readPath } from './read-path';
 import { transcribeBench } from './transcribe';
 
 export type { Benchmark, BenchmarkReport } from './benchmark';
 export { readPath } from './read-path';
 export { mcpBench } from './mcp';
+export { mcpBodiesBench } from './mcp-bodies';
 export { convertBench } from './convert-benchmark';
 export { convertQualityBench } from './convert-quality';
 export { transcribeBench } from './transcribe';
@@ -21,4 +23,4 @@ export { jobsBench } from './jobs';
 export { urlWebhooksBench } from './url-webhooks';
 
 /** Every benchmark `npm run bench` knows, in the order it runs them. */
-export const BENCHMARKS: readonly Benchmark[] = [readPath, mcpBench, billingBench, convertBench, convertQualityBench, transcribeBench, jobsBench, urlWebhooksBench, faultsBench];
+export const BENCHMARKS: readonly Benchmark[] = [readPath, mcpBench, mcpBodiesBench, billingBench, convertBench, convertQualityBench, transcribeBench, jobsBench, urlWebhooksBench, faultsBench];

@@ -55,10 +55,8 @@ async function main(): Promise<void> {
     audioUrlPolicy: audioUrlPolicyOf(cfg),
     trustedProxies: cfg.MURMUR_TRUSTED_PROXIES,
   });
+  // Its timeouts (headers 10 s, no whole-request limit, keep-alive 65 s) are http/server.ts's.
   const server = createHttpServer(app, log);
-  // Uploads of 500 MB on slow links: no whole-request timeout; idle sockets still close.
-  server.requestTimeout = 0;
-  server.keepAliveTimeout = 65_000;
   await listenOn(server, cfg.PORT, cfg.HOST);
   log.info({ port: cfg.PORT }, 'gateway listening');
   onShutdown(log, [

@@ -103,6 +103,18 @@ describe('backpressure and aborts', () => {
     expect(seen).toMatchObject({ status: 499, body: { code: 'AbortError', message: expect.stringMatching(/disconnected/) } });
   });
 
+  it('fails at once with an AbortError when the client went away before the reading began (it hung: the close was past)', async () => {
+    behaviour.afterClose = true;
+    const req = http.request(uploadUrl(), { method: 'POST', headers: { 'content-type': 'application/json' }, agent: false });
+    req.on('error', () => {});
+    // A short start of a body, all of which the server takes in: it sees the client leave.
+    req.write('{"audio_base64":"AAAA');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    req.destroy();
+    const seen = await Promise.race([nextOutcome(), new Promise<never>((_, reject) => setTimeout(() => reject(new Error('the upload never settled')), 10_000))]);
+    expect(seen).toMatchObject({ status: 499, body: { code: 'AbortError', message: expect.stringMatching(/disconnected/) } });
+  });
+
   it('fails the audio with an AbortError when the signal aborts', async () => {
     const controller = new AbortController();
     behaviour.signal = controller.signal;

@@ -2,16 +2,24 @@
  * The MCP AI tools run for real: the SDK's Client against the whole system with the
  * transcription (ffmpeg + pocketsphinx) and conversion services. `transcribe` of real speech as
  * base64 (plain and as a data: URL), saved and converted by recording_id; `convert` of an inline
- * transcript; every result checked against the tool's listed output schema; and the one body
- * limit of /mcp, stated in the tool's description, refused as 413 `audio_too_large`.
+ * transcript; every result checked against the tool's listed output schema; the one body
+ * limit of /mcp, stated in the tool's description, refused as 413 `audio_too_large`; and bodies
+ * over the small limit (issue 30): read on only for a transcribe or convert call its token may
+ * make, while there is room, once billing admitted it — everything else refused after about
+ * 1 MB, the rest unread.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { ValidateFunction } from 'ajv';
+import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import * as http from 'node:http';
 import * as path from 'node:path';
+import { mcpResourceUrl } from '@murmur/kit';
+import { wavHeader } from '@murmur/transcription';
 import { librivoxUtterances } from '../../services/transcription/src/speech-fixtures';
 import { wordErrorRate } from '../../services/transcription/src/wer';
-import { formatMegabytes, MCP_MAX_AUDIO_BYTES, MCP_MAX_BASE64_CHARS, MCP_MAX_BODY_BYTES } from '../src/mcp/body-limit';
+import { formatMegabytes, MCP_LARGE_BODIES_BUDGET_BYTES, MCP_MAX_AUDIO_BYTES, MCP_MAX_BASE64_CHARS, MCP_MAX_BODY_BYTES, MCP_SMALL_BODY_BYTES } from '../src/mcp/body-limit';
+import { rawPost } from './support/ai-calls';
 import { callTool, connectMcp, expectValidOutput, outputValidators, type Structured } from './support/mcp-client';
 import { startSystem, type TestSystem } from './support/system';
 
@@ -125,6 +133,16 @@ describe('MCP AI tools end to end', () => {
     expect((await callTool(client, 'get_usage')).data.credits.monthly_remaining).toBe(98);
   });
 
+  /** A JSON-RPC body POSTed to /mcp as it is (2025-06-18). */
+  const post = async (key: string, body: Buffer) => {
+    const res = await fetch(`${sys.baseUrl}/mcp`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },
+      body,
+    });
+    return { status: res.status, contentType: res.headers.get('content-type'), body: (await res.json()) as Structured };
+  };
+
   describe('the /mcp body limit', () => {
     it('states the audio limit derived from the body limit in the transcribe description and the README', async () => {
       const { client } = await newClient('mcp-limit-doc@example.com');
@@ -160,15 +178,6 @@ describe('MCP AI tools end to end', () => {
       return transcribeCall(bodyBytes - head.length - tail.length);
     }
 
-    const post = async (key: string, body: Buffer) => {
-      const res = await fetch(`${sys.baseUrl}/mcp`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },
-        body,
-      });
-      return { status: res.status, contentType: res.headers.get('content-type'), body: (await res.json()) as Structured };
-    };
-
     it('refuses a body one byte over the limit with 413 audio_too_large and the contract body, charging nothing', async () => {
       const { client, key } = await newClient('mcp-limit-over@example.com');
       const res = await post(key, transcribeBodyOf(MCP_MAX_BODY_BYTES + 1));
@@ -190,7 +199,8 @@ describe('MCP AI tools end to end', () => {
       expect(JSON.parse(res.body.result.content[0].text).error).toMatchObject({ code: 'audio_too_large', param: 'audio_base64' });
       const usage = (await callTool(client, 'get_usage')).data;
       expect(usage.credits.monthly_remaining).toBe(100);
-      expect(usage.rate_limit.remaining).toBe(10);
+      // Admitted before its body was read past the first megabyte: one slot of the window, no credit.
+      expect(usage.rate_limit.remaining).toBe(9);
     });
 
     it('takes base64 of exactly the audio limit (here refused for its language, so nothing is transcribed)', async () => {
@@ -198,6 +208,132 @@ describe('MCP AI tools end to end', () => {
       const res = await post(key, transcribeCall(MCP_MAX_BASE64_CHARS, { language: 'english please' }));
       expect(res.status).toBe(200);
       expect(JSON.parse(res.body.result.content[0].text).error).toMatchObject({ code: 'invalid_request', param: 'language' });
+    });
+  });
+
+  describe('a body over the small limit', () => {
+    const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' };
+    /** A little more than the small limit: what the gateway reads before it decides. */
+    const PAST_SMALL = MCP_SMALL_BODY_BYTES + 200_000;
+    const rpcHead = (method: string, params: string) => `{"jsonrpc":"2.0","id":9,"method":"${method}","params":${params}`;
+    const transcribeHead = rpcHead('tools/call', '{"name":"transcribe","arguments":{"audio_base64":"');
+
+    /** Sends `head` and base64 text to past the small limit, of a body declared `declared` bytes (chunked when undefined), then stops sending. */
+    const stalled = (key: string, head: string, declared: number | undefined, headers: Record<string, string> = {}) =>
+      rawPost(sys.baseUrl, '/mcp', key, { ...MCP_HEADERS, ...headers, ...(declared === undefined ? {} : { 'content-length': String(declared) }) }, [head, 'A'.repeat(PAST_SMALL)], {
+        stall: true,
+      });
+
+    async function brokeClient(email: string) {
+      const c = await newClient(email);
+      await sys.admin.billing.adjustCredits({ userId: c.userId, monthlyCredits: 0, prepaidCredits: 0, note: 'test' });
+      return c;
+    }
+
+    it.each([
+      ['declared 90 MB', 90_000_000],
+      ['chunked', undefined],
+    ])('refuses a ping of a key with no credits after about 1 MB, with 413 and the rest unread (%s)', async (_name, declared) => {
+      const { key } = await brokeClient(`mcp-big-ping-${declared ?? 'chunked'}@example.com`);
+      const res = await stalled(key, rpcHead('ping', '{"pad":"'), declared);
+      expect(res.status).toBe(413);
+      expect(res.headers.connection).toBe('close');
+      expect(res.body.error).toMatchObject({ type: 'invalid_request_error', code: 'audio_too_large', param: null, request_id: expect.stringMatching(/^req_/) });
+      expect(res.body.error.message).toContain(formatMegabytes(MCP_SMALL_BODY_BYTES));
+    });
+
+    it('refuses a large transcribe call of a key with no credits with 402 once billing says so, the rest unread', async () => {
+      const { client, key } = await brokeClient('mcp-big-broke@example.com');
+      const res = await stalled(key, transcribeHead, 90_000_000);
+      expect(res.status).toBe(402);
+      expect(res.headers.connection).toBe('close');
+      expect(res.body.error).toMatchObject({ type: 'billing_error', code: 'insufficient_tokens' });
+      expect((await callTool(client, 'get_usage')).data.rate_limit.remaining).toBe(10);
+    });
+
+    it('refuses a large call of another tool, or one whose method comes after its arguments, with 413', async () => {
+      const { key } = await newClient('mcp-big-other@example.com');
+      expect((await stalled(key, rpcHead('tools/call', '{"name":"list_recordings","arguments":{"q":"'), 90_000_000)).status).toBe(413);
+      const late = '{"jsonrpc":"2.0","id":9,"params":{"arguments":{"audio_base64":"';
+      expect((await stalled(key, late, 90_000_000)).status).toBe(413);
+    });
+
+    /** A read-only OAuth access token of `userId` for this MCP server, minted as the app's consent screen does. */
+    async function readOnlyToken(userId: string): Promise<string> {
+      const redirectUri = 'http://127.0.0.1:9/callback';
+      const { client } = await sys.admin.auth.registerOAuthClient({ clientName: 'read-only test', redirectUris: [redirectUri], clientUri: '', logoUri: '', scope: 'read', softwareId: '', softwareVersion: '' });
+      const verifier = randomBytes(32).toString('base64url');
+      const codeChallenge = createHash('sha256').update(verifier).digest('base64url');
+      const resource = mcpResourceUrl(sys.baseUrl);
+      const { code } = await sys.admin.auth.createAuthorizationCode({ userId, clientId: client!.clientId, clientName: 'read-only test', redirectUri, codeChallenge, scopes: ['read'], resource });
+      const { tokens } = await sys.admin.auth.exchangeAuthorizationCode({ clientId: client!.clientId, code, codeVerifier: verifier, redirectUri, resource });
+      return tokens!.accessToken;
+    }
+
+    it('refuses a large transcribe call of a read-only token with 403 insufficient_scope, the rest unread', async () => {
+      const { userId } = await newClient('mcp-big-read-only@example.com');
+      const res = await stalled(await readOnlyToken(userId), transcribeHead, 90_000_000);
+      expect(res.status).toBe(403);
+      expect(res.headers.connection).toBe('close');
+      expect(res.headers['www-authenticate']).toContain('error="insufficient_scope"');
+      expect(res.body.error).toMatchObject({ code: 'insufficient_scope' });
+    });
+
+    it('reads a large transcribe call on once billing admits it, transcribes the audio, and takes one slot of the window', async () => {
+      const { client, key } = await newClient('mcp-big-transcribe@example.com');
+      // The speech, then 25 s of silence: its base64 is past the small limit.
+      const speech = readFileSync(SPEECH.wav);
+      const pcm = Buffer.concat([speech.subarray(speech.indexOf('data') + 8), Buffer.alloc(800_000)]);
+      const wav = Buffer.concat([wavHeader(pcm.length), pcm]);
+      const body = JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'transcribe', arguments: { audio_base64: wav.toString('base64'), language: 'en' } } });
+      expect(body.length).toBeGreaterThan(MCP_SMALL_BODY_BYTES);
+      const res = await post(key, Buffer.from(body));
+      expect(res.status).toBe(200);
+      expect(res.body.result.isError).toBeFalsy();
+      const data = res.body.result.structuredContent as Structured;
+      expectValidOutput(validators, 'transcribe', data);
+      expect(data).toMatchObject({ object: 'transcription', language: 'en', credits_charged: 1 });
+      expect(wordErrorRate(SPEECH.text, data.text).wer).toBeLessThan(0.5);
+      const usage = (await callTool(client, 'get_usage')).data;
+      expect(usage.credits.monthly_remaining).toBe(99);
+      expect(usage.rate_limit.remaining).toBe(9);
+    });
+
+    it('reads a large convert call on once billing admits it (here refused by the plan for its length), taking one slot', async () => {
+      const { client, key } = await newClient('mcp-big-convert@example.com');
+      const transcript = 'We agreed to ship the new payment page in March. '.repeat(Math.ceil((MCP_SMALL_BODY_BYTES + 1000) / 49));
+      const res = await post(key, Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'convert', arguments: { transcript, kind: 'summary' } } })));
+      expect(res.status).toBe(200);
+      expect(JSON.parse(res.body.result.content[0].text).error).toMatchObject({ code: 'invalid_request', param: 'transcript' });
+      expect((await callTool(client, 'get_usage')).data.rate_limit.remaining).toBe(9);
+    });
+
+    it('holds at most its budget of large bodies at once: one more gets 503 with Retry-After, before billing; room comes back when one ends', async () => {
+      const { client, key } = await newClient('mcp-big-budget@example.com');
+      const { key: brokeKey } = await brokeClient('mcp-big-budget-broke@example.com');
+      // Bodies of the largest size, admitted and left waiting for their rest, fill the budget.
+      const holders = Array.from({ length: MCP_LARGE_BODIES_BUDGET_BYTES / MCP_MAX_BODY_BYTES }, () => {
+        const req = http.request(`${sys.baseUrl}/mcp`, { method: 'POST', headers: { ...MCP_HEADERS, authorization: `Bearer ${key}`, 'content-length': String(MCP_MAX_BODY_BYTES) }, agent: false });
+        req.on('error', () => {});
+        req.write(transcribeHead);
+        req.write('A'.repeat(PAST_SMALL));
+        return req;
+      });
+      try {
+        for (let i = 0; i < 400 && (await callTool(client, 'get_usage')).data.rate_limit.remaining > 10 - holders.length; i++) await new Promise((r) => setTimeout(r, 25));
+        expect((await callTool(client, 'get_usage')).data.rate_limit.remaining).toBe(10 - holders.length);
+        const busy = await stalled(brokeKey, transcribeHead, 2_000_000);
+        expect(busy.status).toBe(503);
+        expect(busy.headers['retry-after']).toBe('5');
+        expect(busy.headers.connection).toBe('close');
+        expect(busy.body.error).toMatchObject({ code: 'service_unavailable' });
+      } finally {
+        for (const req of holders) req.destroy();
+      }
+      // Their room is given back when they end: the next large call gets as far as billing.
+      let next = await stalled(brokeKey, transcribeHead, 2_000_000);
+      for (let i = 0; i < 100 && next.status === 503; i++) next = await stalled(brokeKey, transcribeHead, 2_000_000);
+      expect(next.status).toBe(402);
     });
   });
 });

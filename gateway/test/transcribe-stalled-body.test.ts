@@ -4,13 +4,16 @@
  * (short here, MURMUR_BODY_IDLE_TIMEOUT_MS in production) and frees what it held: the
  * transcription call and its temp files, the gateway's spool, the Idempotency-Key (a retry is
  * not 409). A client that disconnects mid-upload frees its key the same way. Nothing is charged,
- * and normal requests keep working.
+ * and normal requests keep working. Issue 30: a header section that stops half-way is 408
+ * `request_timeout` too (after the server's headers timeout, short here); a client that
+ * half-closes right after sending its request is answered, and its key freed.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import * as http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { FORM_TYPE, SPEECH_WAV, creditsOf, formBody, rawPost } from './support/ai-calls';
+import { buildRequest, sendRaw } from './support/raw-http';
 import { startSystem, type TestSystem } from './support/system';
 
 /** Short, so the tests wait little; long enough that a local client sending a whole body never trips it. */
@@ -35,7 +38,7 @@ describe('a request body that stops arriving', () => {
   const leftovers = () => readdirSync(tmp);
 
   beforeAll(async () => {
-    sys = await startSystem({ ai: true, bodyIdleTimeoutMs: IDLE_MS, tmpDir: tmp });
+    sys = await startSystem({ ai: true, bodyIdleTimeoutMs: IDLE_MS, headersTimeoutMs: IDLE_MS, tmpDir: tmp });
     const u = await sys.newUser('stalled@example.com');
     key = u.key;
     userId = u.user.id;
@@ -112,6 +115,29 @@ describe('a request body that stops arriving', () => {
     expect(retry.status).toBe(200);
     const after = await creditsOf(sys, userId);
     expect(after.creditsUsed).toBe(before.creditsUsed + retry.body.credits_charged);
+  });
+
+  it('answers 408 request_timeout in the contract body when a header section stops half-way', async () => {
+    const port = Number(new URL(sys.baseUrl).port);
+    const res = await sendRaw(port, `POST /api/v1/transcribe HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Ty`, 20_000);
+    expect(res.status).toBe(408);
+    expect(res.headers.connection).toBe('close');
+    expect(res.headers['x-request-id']).toMatch(/^req_/);
+    expect(JSON.parse(res.body).error).toMatchObject({ type: 'invalid_request_error', code: 'request_timeout', param: null, request_id: res.headers['x-request-id'] });
+  });
+
+  it('answers a request whose client half-closed right after sending it, and frees its Idempotency-Key at once', async () => {
+    // Its own user: the calls of this file would otherwise fill the 10-a-minute window.
+    const own = await sys.newUser('half-closed@example.com');
+    const port = Number(new URL(sys.baseUrl).port);
+    const headers: Array<[string, string]> = [['Authorization', `Bearer ${own.key}`], ['Content-Type', 'application/json'], ['Idempotency-Key', 'half-closed-1']];
+    const cut = await sendRaw(port, buildRequest({ method: 'POST', target: '/api/v1/transcribe', headers, body: '{"audio_base64": "AAAA' }), 20_000, { halfClose: true });
+    expect(cut.status).toBe(400);
+    expect(JSON.parse(cut.body).error).toMatchObject({ code: 'invalid_request', param: null });
+    const body = JSON.stringify({ audio_base64: speech.toString('base64') });
+    const retry = await rawPost(sys.baseUrl, '/api/v1/transcribe', own.key, { 'content-type': 'application/json', 'idempotency-key': 'half-closed-1', 'content-length': String(body.length) }, [body]);
+    expect(retry.status).toBe(200);
+    expect(retry.body).toMatchObject({ object: 'transcription' });
   });
 
   it('lets a normal upload through whatever the timeout', async () => {

@@ -3,7 +3,8 @@
  * library's own rules for what it stores (kit's text-rules) — so a request the library would
  * refuse after the transcription (a title with NUL, an over-long title) is refused before it,
  * over REST (options before or after the audio) and over the MCP `transcribe` tool, and the
- * user's credits and ledger do not move.
+ * user's credits and ledger do not move. Issue 30: the same for bytes that are not UTF-8 in a
+ * JSON or multipart string (they were read as U+FFFD and the call charged), on every AI body.
  */
 import { readFileSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -63,6 +64,50 @@ describe('options are validated before anything is charged', () => {
     const body = JSON.parse((res.content as Array<{ text: string }>)[0]!.text);
     expect(body.error).toMatchObject({ code: 'invalid_request', param: 'title' });
     expect(await creditsOf(sys, userId)).toEqual(before);
+  });
+
+  describe('bytes that are not UTF-8 in a string', () => {
+    /** `Stand` + bytes that are never UTF-8 + `up`. */
+    const badTitle = Buffer.concat([Buffer.from('Stand'), Buffer.from([0xc3, 0x28, 0xff]), Buffer.from('up')]);
+    const json = (before: string, bad: Buffer, after: string) => Buffer.concat([Buffer.from(before), bad, Buffer.from(after)]);
+    let other: { key: string; userId: string };
+
+    beforeAll(async () => {
+      // Their own user: these calls take slots of the 10-a-minute window too.
+      const u = await sys.newUser('validates-utf8@example.com');
+      other = { key: u.key, userId: u.user.id };
+    });
+
+    const cases: Array<[string, () => { path: string; headers: Record<string, string>; body: Buffer }, string]> = [
+      ['a multipart title before the audio', () => ({ path: '/api/v1/transcribe', headers: { 'content-type': FORM_TYPE }, body: formBody([{ name: 'save', value: 'true' }, { name: 'title', value: badTitle }, audio]) }), 'title'],
+      ['a multipart title after the audio', () => ({ path: '/api/v1/transcribe', headers: { 'content-type': FORM_TYPE }, body: formBody([{ name: 'save', value: 'true' }, audio, { name: 'title', value: badTitle }]) }), 'title'],
+      [
+        'a JSON title after the audio',
+        () => ({ path: '/api/v1/transcribe', headers: { 'content-type': 'application/json' }, body: json(`{"save":true,"audio_base64":"${speech.toString('base64')}","title":"`, badTitle, '"}') }),
+        'title',
+      ],
+      ['a job’s JSON title', () => ({ path: '/api/v1/transcriptions', headers: { 'content-type': 'application/json' }, body: json('{"save":true,"title":"', badTitle, `","audio_base64":"${speech.toString('base64')}"}`) }), 'title'],
+      ['a transcript to convert', () => ({ path: '/api/v1/convert', headers: { 'content-type': 'application/json' }, body: json('{"kind":"summary","transcript":"We agreed to ship. ', badTitle, '"}') }), 'transcript'],
+      [
+        'an MCP transcribe title',
+        () => ({
+          path: '/mcp',
+          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+          body: json(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"transcribe","arguments":{"audio_base64":"${speech.toString('base64')}","save":true,"title":"`, badTitle, '"}}}'),
+        }),
+        'params.arguments.title',
+      ],
+    ];
+
+    it.each(cases)('refuses %s with 400 naming it, and charges nothing', async (_name, make, param) => {
+      const { path, headers, body } = make();
+      const before = await creditsOf(sys, other.userId);
+      const res = await rawPost(sys.baseUrl, path, other.key, { ...headers, 'content-length': String(body.length) }, [body]);
+      expect(res.status).toBe(400);
+      expect(res.body.error).toMatchObject({ code: 'invalid_request', param });
+      expect(res.body.error.message).toMatch(/UTF-8/);
+      expect(await creditsOf(sys, other.userId)).toEqual(before);
+    });
   });
 
   it('stays healthy: the same request with a clean title is saved and charged once', async () => {

@@ -11,9 +11,23 @@ import { getParseErrorMessage } from '@modelcontextprotocol/sdk/server/zod-compa
 import { CallToolRequestSchema, ErrorCode, McpError, type CreateTaskResult } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 import { asPublicError, MurmurError, type Logger } from '@murmur/kit';
-import type { presentJob } from '../operations';
+import type { OperationContext, presentJob } from '../operations';
+import type { AudioCollector } from './audio-argument';
 import { taskCreationError, taskOf } from './tasks';
 import { toolError, toolSuccess, type ResourceLink, type ToolResult } from './tool-result';
+
+/** What the front end learnt of a call while it read the call's body (handler.ts). */
+export interface ReceivedCall {
+  /** A large body's call was admitted by billing before the body was read on: its charge uses this admission (one rate-limit slot, not two). */
+  admissionId?: string;
+  /** `audio_base64`, decoded as the body arrived; the message holds a stand-in string instead. */
+  audio?: AudioCollector;
+}
+
+/** The operations' context of one /mcp request, with what its body told. */
+export interface McpContext extends OperationContext {
+  received?: ReceivedCall;
+}
 
 /** What a running call may use besides its arguments. */
 export interface ToolCall {

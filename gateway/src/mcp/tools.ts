@@ -11,7 +11,7 @@ import { DEFAULT_AUDIO_URL_POLICY, fetchAudioUrl, parseAudioUrl } from '../audio
 import * as ops from '../operations';
 import { readAudioArgument } from './audio-argument';
 import { MCP_AUDIO_LIMIT_TEXT, MCP_MAX_BASE64_CHARS } from './body-limit';
-import type { CallableTool, ToolCall } from './tool-calls';
+import type { CallableTool, McpContext, ToolCall } from './tool-calls';
 import { recordingLink } from './tool-result';
 
 const page = {
@@ -28,9 +28,9 @@ export interface ToolDefinition {
   name: string;
   config: { title: string; description: string; inputSchema: z.ZodObject; outputSchema: z.ZodObject; annotations: ToolAnnotations };
   /** Runs on arguments the input schema accepted. */
-  run(ctx: ops.OperationContext, args: unknown, call: ToolCall): Promise<object>;
+  run(ctx: McpContext, args: unknown, call: ToolCall): Promise<object>;
   /** For a tool that may run as an MCP task: starts it as a job and answers the job. */
-  submitTask?(ctx: ops.OperationContext, args: unknown, call: ToolCall): Promise<Job>;
+  submitTask?(ctx: McpContext, args: unknown, call: ToolCall): Promise<Job>;
 }
 
 type Job = ReturnType<typeof ops.presentJob>;
@@ -38,8 +38,8 @@ type Job = ReturnType<typeof ops.presentJob>;
 function defineTool<In extends z.ZodRawShape, Out extends z.ZodRawShape>(
   name: string,
   config: { title: string; description: string; inputSchema: In; outputSchema: Out; annotations: ToolAnnotations },
-  run: (ctx: ops.OperationContext, args: z.output<z.ZodObject<In>>, call: ToolCall) => Promise<object>,
-  submitTask?: (ctx: ops.OperationContext, args: z.output<z.ZodObject<In>>, call: ToolCall) => Promise<Job>,
+  run: (ctx: McpContext, args: z.output<z.ZodObject<In>>, call: ToolCall) => Promise<object>,
+  submitTask?: (ctx: McpContext, args: z.output<z.ZodObject<In>>, call: ToolCall) => Promise<Job>,
 ): ToolDefinition {
   // The text rule of every string argument (lone surrogates, NUL), before the tool runs.
   const checked = (args: unknown) => {
@@ -51,7 +51,7 @@ function defineTool<In extends z.ZodRawShape, Out extends z.ZodRawShape>(
     // Objects made once (the SDK would wrap a raw shape in a new z.object on every call).
     config: { ...config, inputSchema: z.object(config.inputSchema), outputSchema: z.object(config.outputSchema) },
     run: (ctx, args, call) => run(ctx, checked(args), call),
-    ...(submitTask ? { submitTask: (ctx: ops.OperationContext, args: unknown, call: ToolCall) => submitTask(ctx, checked(args), call) } : {}),
+    ...(submitTask ? { submitTask: (ctx: McpContext, args: unknown, call: ToolCall) => submitTask(ctx, checked(args), call) } : {}),
   };
 }
 
@@ -68,20 +68,22 @@ interface TranscribeArguments {
 /**
  * The transcribe tool's checks and admission, whichever way it runs: exactly one of
  * `audio_base64` and `audio_url`, the options, then the audio's size and form, then billing's
- * admission (credits, cap, 10 a minute), and only then the download of an `audio_url` — nothing
+ * admission (credits, cap, 10 a minute; a large body's call was admitted before its body was
+ * read on, and keeps that admission), and only then the download of an `audio_url` — nothing
  * is charged for a call refused here or a download that fails.
  */
-async function prepareTranscription(ctx: ops.OperationContext, args: TranscribeArguments, signal: AbortSignal) {
+async function prepareTranscription(ctx: McpContext, args: TranscribeArguments, signal: AbortSignal) {
   if ((args.audio_base64 === undefined) === (args.audio_url === undefined)) {
     throw invalidParam(args.audio_url === undefined ? 'audio_base64' : 'audio_url', 'Send the audio one way: `audio_base64` or `audio_url`, exactly one of them.');
   }
   const policy = ctx.audioUrlPolicy ?? DEFAULT_AUDIO_URL_POLICY;
-  const inline = args.audio_base64 !== undefined ? readAudioArgument(args.audio_base64) : undefined;
+  const received = ctx.received?.audio;
+  const inline = args.audio_base64 === undefined ? undefined : received ? received.argument() : readAudioArgument(args.audio_base64);
   if (args.audio_url !== undefined) parseAudioUrl(args.audio_url, policy);
   const options = await ops.checkTranscribeOptions(ctx, { language: args.language, save: args.save, title: args.title, folder_id: args.folder_id });
   if (inline?.problem) throw inline.problem;
-  const admission = await ops.admit(ctx, billing.Operation.OPERATION_TRANSCRIBE);
-  const charge = { admissionId: admission.admissionId, idempotencyKey: `mcp_${crypto.randomUUID()}` };
+  const admissionId = ctx.received?.admissionId ?? (await ops.admit(ctx, billing.Operation.OPERATION_TRANSCRIBE)).admissionId;
+  const charge = { admissionId, idempotencyKey: `mcp_${crypto.randomUUID()}` };
   if (inline) return { audio: inline.open(), file: { filename: args.filename ?? '', contentType: inline.contentType }, options, charge };
   const fetched = await fetchAudioUrl(args.audio_url, policy, { maxBytes: ops.MAX_AUDIO_BYTES, signal });
   return { audio: fetched.stream, file: { filename: args.filename ?? fetched.filename, contentType: fetched.contentType }, options, charge };
@@ -226,8 +228,9 @@ export const TOOLS: readonly ToolDefinition[] = [
     },
     async (ctx, args) => {
       ops.checkConvertSource(args);
-      // The arguments are read already: billing admits the call at the reservation, one round trip fewer.
-      return ops.convert(ctx, args, { admissionId: '', idempotencyKey: `mcp_${crypto.randomUUID()}` });
+      // The arguments are read already: billing admits the call at the reservation, one round trip
+      // fewer — unless a large body's call was admitted before its body was read on.
+      return ops.convert(ctx, args, { admissionId: ctx.received?.admissionId ?? '', idempotencyKey: `mcp_${crypto.randomUUID()}` });
     },
   ),
 ];
@@ -242,7 +245,7 @@ const RECORDINGS_IN: Readonly<Record<string, (value: object) => Array<{ id: stri
  * Every tool bound to one request's caller, as tools/call runs it (tool-calls.ts), in both
  * protocol eras. `publicUrl` is the API's public address, for the results' resource links.
  */
-export function callableTools(ctx: ops.OperationContext, publicUrl: string): Map<string, CallableTool> {
+export function callableTools(ctx: McpContext, publicUrl: string): Map<string, CallableTool> {
   const tools = new Map<string, CallableTool>();
   for (const tool of TOOLS) {
     const submitTask = tool.submitTask;

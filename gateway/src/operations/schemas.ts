@@ -77,6 +77,9 @@ export const convertInputSchema = z
 
 export type ConvertInput = z.infer<typeof convertInputSchema>;
 
+/** The largest body a convert call arrives in, REST's or MCP's: room for the largest plan's transcript, escaped. */
+export const MAX_CONVERT_BODY_BYTES = 16 * 1024 * 1024;
+
 /** Validates the text of every field, then `schema`, turning the first issue into invalid_request naming the field. */
 export function parseInput<T>(schema: z.ZodType<T>, value: unknown): T {
   checkTextFields(value);

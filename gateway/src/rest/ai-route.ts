@@ -13,7 +13,8 @@
  *     and the idempotency key; RateLimit-* headers go on every response, errors included.
  * A response is stored for replay once execution began (2xx, and the 5xx of a failed engine);
  * requests refused before that (validation, billing, conflicts), bodies that stopped arriving
- * (408) and requests whose client went away leave the key free for a retry.
+ * (408) and requests whose client went away — also before this ran — leave the key free for a
+ * retry. A client that half-closed after sending its whole request is still answered (server.ts).
  */
 import type { Request, Response } from 'express';
 import { randomUUID } from 'node:crypto';
@@ -25,6 +26,7 @@ import { admit, type OperationContext } from '../operations';
 import { idempotencyKeyOf } from './idempotency-key';
 import { rateLimitOfError, setRateLimitHeaders } from './rate-limit-headers';
 import { sendError } from '../http/errors';
+import { clientGone } from '../http/client-gone';
 
 /** What an executing AI operation gets from the pipeline. */
 export interface AiCall {
@@ -111,6 +113,8 @@ export function aiRoute<I>(clients: Clients, store: IdempotencyStore, log: Logge
     res.on('close', () => {
       if (!res.writableFinished) controller.abort();
     });
+    // Gone while the key was checked (its close is past): every read below fails at once, and the key is freed.
+    if (res.destroyed || clientGone(req)) controller.abort();
 
     const key = idempotencyKeyOf(req);
     if (key) {

@@ -25,8 +25,6 @@ export function canonical(value: unknown): string {
   return JSON.stringify(value);
 }
 
-/** Largest POST /convert body. */
-const CONVERT_BODY_LIMIT = '16mb';
 /**
  * A POST /convert body declared (Content-Length) at most this size is read before billing admits
  * the call, which its reservation then does in the same round trip: a 10,000-word transcript is
@@ -37,7 +35,7 @@ export const CONVERT_READ_FIRST_MAX_BYTES = 64 * 1024;
 /** POST /convert: a JSON body of at most 16 MB (the plan's transcript limit is checked by billing). */
 export function convertSpec(body: BodyOptions = {}): AiRouteSpec<ops.ConvertInput> {
   const read = async (req: Request, res: Response) => {
-    const input = ops.parseInput(ops.convertInputSchema, await readJsonBody(req, res, { limit: CONVERT_BODY_LIMIT, idleTimeoutMs: body.bodyIdleTimeoutMs }));
+    const input = ops.parseInput(ops.convertInputSchema, await readJsonBody(req, res, { limit: ops.MAX_CONVERT_BODY_BYTES, idleTimeoutMs: body.bodyIdleTimeoutMs }));
     ops.checkConvertSource(input);
     return input;
   };

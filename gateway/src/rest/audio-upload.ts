@@ -32,7 +32,8 @@ import { MurmurError } from '@murmur/kit';
 import { AUDIO_BASE64, readJson } from './json-audio-stream';
 import { AUDIO_PART, readMultipart } from './multipart-audio';
 import type { AudioUploadFields } from './upload-fields';
-import { UploadStream, abortError } from './upload-stream';
+import { UploadStream } from './upload-stream';
+import { abortError, clientGone, goneError } from '../http/client-gone';
 import { DEFAULT_BODY_IDLE_TIMEOUT_MS, watchBodyIdle } from '../http/body-idle-timeout';
 
 export type { AudioUploadFields } from './upload-fields';
@@ -65,6 +66,8 @@ export interface AudioUploadOptions {
 export function parseAudioUpload(req: IncomingMessage, opts: AudioUploadOptions): Promise<AudioUpload> {
   const { signal } = opts;
   if (signal?.aborted) return Promise.reject(abortError('The upload was cancelled.', signal.reason));
+  // Gone before this began: its close event is past, so nothing below would ever settle.
+  if (clientGone(req)) return Promise.reject(goneError());
   if (!hasBody(req)) return Promise.reject(new MurmurError('missing_audio'));
   const mediaType = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
   const multipart = mediaType === 'multipart/form-data';

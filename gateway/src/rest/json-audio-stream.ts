@@ -6,12 +6,13 @@
  *
  * Strict JSON everywhere but inside `audio_base64`, where raw line breaks and tabs (a common
  * result of pasting wrapped `base64` output into a template) are tolerated like MIME
- * whitespace; every other raw control character there is refused as invalid base64.
+ * whitespace; every other raw control character there is refused as invalid base64. Bytes that
+ * are not UTF-8 are refused naming the option they are in (json-tokenizer.ts).
  */
 import type { IncomingMessage } from 'node:http';
 import { MurmurError, invalidParam } from '@murmur/kit';
 import { Base64Decoder } from '../http/base64-decoder';
-import { FlatJsonTokenizer, type JsonScalar } from './flat-json-tokenizer';
+import { JsonTokenizer, type JsonScalar } from '../http/json-tokenizer';
 import { UploadFieldSet, isOptionName, optionFromJson, type AudioUploadFields } from './upload-fields';
 import type { UploadStream } from './upload-stream';
 
@@ -27,20 +28,20 @@ export interface JsonAudioParserOptions {
 /** Push parser for the JSON body; `write` and `end` throw MurmurError on bad input. */
 export class JsonAudioParser {
   private readonly options = new UploadFieldSet(AUDIO_BASE64);
-  private readonly tokenizer: FlatJsonTokenizer;
+  private readonly tokenizer: JsonTokenizer;
   private decoder: Base64Decoder | null = null;
   private audioSeen = false;
   private received = 0;
 
   constructor(private readonly opts: JsonAudioParserOptions) {
-    this.tokenizer = new FlatJsonTokenizer(
+    this.tokenizer = new JsonTokenizer(
       {
         member: (key, value) => this.member(key, value),
         streamStart: () => this.startAudio(),
         streamText: (_key, text) => this.audio(this.decoderOf().write(text)),
         streamEnd: () => this.audio(this.decoderOf().end()),
       },
-      { streamKeys: new Set([AUDIO_BASE64]), maxHeldChars: MAX_JSON_OPTIONS_CHARS },
+      { streams: ([key]) => key === AUDIO_BASE64, maxHeldChars: MAX_JSON_OPTIONS_CHARS },
     );
   }
 

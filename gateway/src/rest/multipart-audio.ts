@@ -1,7 +1,10 @@
 /**
  * The multipart/form-data body of POST /transcribe, read with busboy as it arrives: text fields
  * are options, the one file part `audio` is handed on chunk by chunk. The audio only ends once
- * the whole form has been read, so a bad field after the file still fails it.
+ * the whole form has been read, so a bad field after the file still fails it. Text fields must
+ * be UTF-8: busboy replaces bytes that are not with U+FFFD, so a field holding U+FFFD is refused
+ * naming it (a literal U+FFFD too: busboy leaves no way to tell the two apart for a part that
+ * declares its own charset).
  */
 import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
@@ -14,6 +17,7 @@ export const AUDIO_PART = 'audio';
 /** Longest text field accepted; options are short. */
 export const MAX_FIELD_BYTES = 16 * 1024;
 const MAX_PARTS = 16;
+const REPLACEMENT_CHARACTER = '\uFFFD';
 
 /** Starts reading `req` into `upload`. Throws `invalid_request` when the header has no boundary. */
 export function readMultipart(req: IncomingMessage, upload: UploadStream): void {
@@ -56,6 +60,11 @@ export function readMultipart(req: IncomingMessage, upload: UploadStream): void 
   parser.on('field', (name, value, info) =>
     guard(() => {
       if (info.valueTruncated) throw invalidParam(name, `\`${name}\` is longer than ${MAX_FIELD_BYTES / 1024} KiB.`);
+      // busboy decodes field bytes that are not UTF-8 as U+FFFD, whatever charset a part
+      // declares: refused, rather than stored or sent on as other text than the client's.
+      if (value.includes(REPLACEMENT_CHARACTER)) {
+        throw invalidParam(name, `\`${name}\` is not valid UTF-8 (or holds U+FFFD, what invalid bytes become). Send text fields as UTF-8.`);
+      }
       if (name === AUDIO_PART) {
         throw invalidParam(AUDIO_PART, '`audio` must be a file part; with curl, send it as -F audio=@path/to/file.');
       }

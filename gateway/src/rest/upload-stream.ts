@@ -7,6 +7,7 @@
 import { Readable } from 'node:stream';
 import { invalidParam, MurmurError } from '@murmur/kit';
 import type { AudioUploadFields } from './upload-fields';
+import { abortError } from '../http/client-gone';
 
 /** What the body reader knows about the audio once it starts. */
 export interface UploadDescription {
@@ -165,11 +166,6 @@ export class UploadStream {
     this.reader?.stop(failed);
     this.opts.onSettled?.();
   }
-}
-
-/** The error of an upload cut short by the client, the caller's signal or the consumer. */
-export function abortError(message: string, cause?: unknown): Error {
-  return Object.assign(new Error(message, cause === undefined ? undefined : { cause }), { name: 'AbortError', code: 'ABORT_ERR' });
 }
 
 function formatSize(bytes: number): string {

@@ -68,15 +68,15 @@ export async function creditsOf(sys: TestSystem, userId: string) {
   return { monthlyRemaining: Number(usage?.monthlyCreditsRemaining), creditsUsed: Number(usage?.creditsUsed), ledger: entries.map((e) => `${e.kind}:${e.monthlyDelta}`).sort() };
 }
 
-/** Multipart body parts in the order given. */
-export type FormPart = { name: string; value: string } | { name: string; file: Buffer };
+/** Multipart body parts in the order given (a Buffer value is sent as its bytes, UTF-8 or not). */
+export type FormPart = { name: string; value: string | Buffer } | { name: string; file: Buffer };
 export const FORM_BOUNDARY = 'murmur-ai-test-5c1e';
 export const FORM_TYPE = `multipart/form-data; boundary=${FORM_BOUNDARY}`;
 
 export function formBody(parts: FormPart[], close = true): Buffer {
   const chunks: Buffer[] = [];
   for (const p of parts) {
-    if ('value' in p) chunks.push(Buffer.from(`--${FORM_BOUNDARY}\r\nContent-Disposition: form-data; name="${p.name}"\r\n\r\n${p.value}\r\n`));
+    if ('value' in p) chunks.push(Buffer.from(`--${FORM_BOUNDARY}\r\nContent-Disposition: form-data; name="${p.name}"\r\n\r\n`), Buffer.from(p.value), Buffer.from('\r\n'));
     else {
       chunks.push(Buffer.from(`--${FORM_BOUNDARY}\r\nContent-Disposition: form-data; name="${p.name}"; filename="speech.wav"\r\nContent-Type: audio/wav\r\n\r\n`));
       chunks.push(p.file, Buffer.from('\r\n'));

@@ -167,7 +167,7 @@ function bodyCases(): HostileCase[] {
     ['no Content-Type', [], '{"transcript":"x","kind":"summary"}', { status: 400 }],
     ['form encoding', [['Content-Type', 'application/x-www-form-urlencoded']], 'transcript=x&kind=summary', { status: 400 }],
     ['a Latin-1 charset', [['Content-Type', 'application/json; charset=latin1']], '{"transcript":"caf\u00e9","kind":"summary"}', { status: 400 }],
-    ['invalid UTF-8 in a string', [['Content-Type', 'application/json']], Buffer.concat([Buffer.from('{"transcript":"'), Buffer.from([0xc3, 0x28, 0xff]), Buffer.from('","kind":"summary"}')]), { status: 400 }],
+    ['invalid UTF-8 in a string', [['Content-Type', 'application/json']], Buffer.concat([Buffer.from('{"transcript":"'), Buffer.from([0xc3, 0x28, 0xff]), Buffer.from('","kind":"summary"}')]), { status: 400, param: 'transcript' }],
     ['a lone surrogate escape', [['Content-Type', 'application/json']], '{"transcript":"half \\ud800 pair","kind":"summary"}', { status: 400, param: 'transcript' }],
     ['a NUL escape', [['Content-Type', 'application/json']], '{"transcript":"a\\u0000b","kind":"summary"}', { status: 400, param: 'transcript' }],
     ['an unknown field', [['Content-Type', 'application/json']], '{"transcript":"x","kind":"summary","model":"gpt"}', { status: 400, param: 'model' }],
@@ -205,6 +205,26 @@ function bodyCases(): HostileCase[] {
     ['multipart without a boundary parameter', () => ({ headers: [['Content-Type', 'multipart/form-data']], body: 'x' }), { status: 400 }],
     ['multipart without an audio part', () => ({ headers: multipart, body: `--${boundary}\r\nContent-Disposition: form-data; name="language"\r\n\r\nen\r\n--${boundary}--\r\n` }), { status: 400, code: 'missing_audio' }],
     ['a truncated JSON body', () => ({ headers: [['Content-Type', 'application/json']], body: '{"audio_base64": "AAAA' }), { status: 400 }],
+    [
+      'invalid UTF-8 in a JSON title',
+      (c) => ({ headers: [['Content-Type', 'application/json']], body: Buffer.concat([Buffer.from(`{"audio_base64":"${c.wav.toString('base64')}","save":true,"title":"a`), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from('"}')]) }),
+      { status: 400, code: 'invalid_request', param: 'title' },
+    ],
+    [
+      'invalid UTF-8 in a multipart title',
+      (c) => ({
+        headers: multipart,
+        body: Buffer.concat([
+          Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="save"\r\n\r\ntrue\r\n`),
+          Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="title"\r\n\r\na`),
+          Buffer.from([0xff, 0xfe]),
+          Buffer.from(`\r\n--${boundary}\r\nContent-Disposition: form-data; name="audio"; filename="a.wav"\r\nContent-Type: audio/wav\r\n\r\n`),
+          c.wav,
+          Buffer.from(`\r\n--${boundary}--\r\n`),
+        ]),
+      }),
+      { status: 400, code: 'invalid_request', param: 'title' },
+    ],
     ['four bytes of base64 audio', () => ({ headers: [['Content-Type', 'application/json']], body: '{"audio_base64":"AAAA"}' }), {}],
     ['valid audio then an unknown field', (c) => ({ headers: [['Content-Type', 'application/json']], body: `{"audio_base64":"${c.wav.toString('base64')}","colour":"blue"}` }), { status: 400, param: 'colour' }],
     ['a multipart audio part without its closing boundary', (c) => ({
@@ -259,7 +279,12 @@ function mcpCases(): HostileCase[] {
     ['an unknown method', () => rpc('tools/explode', {})],
     ['params that are a string', () => rpc('tools/call', 'list_recordings')],
     ['an unknown tool', () => call('create_api_key', {})],
-    ['invalid UTF-8 bytes', () => Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":1,"method":"tools/'), Buffer.from([0xff, 0xfe]), Buffer.from('list"}')])],
+    ['invalid UTF-8 bytes', () => Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":1,"method":"tools/'), Buffer.from([0xff, 0xfe]), Buffer.from('list"}')]), { code: 'invalid_request', param: 'method' }],
+    [
+      'convert with invalid UTF-8 in the transcript',
+      () => Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"convert","arguments":{"kind":"summary","transcript":"x'), Buffer.from([0xc0, 0xaf]), Buffer.from('"}}}')]),
+      { code: 'invalid_request', param: 'params.arguments.transcript' },
+    ],
     ['list_recordings with a lone surrogate in q', () => call('list_recordings', { q: 'plan \ud800' }).replace('\ud800', '\\ud800'), { param: 'q' }],
     ['list_recordings with a NUL in q', () => call('list_recordings', { q: 'a\u0000b' }), { param: 'q' }],
     ['list_recordings with created_after 2026-02-30', () => call('list_recordings', { created_after: '2026-02-30T00:00:00Z' })],
@@ -319,6 +344,7 @@ function parserCases(): HostileCase[] {
     { name: 'a TLS hello on the plain port', expect: bad(400), request: () => Buffer.concat([Buffer.from([0x16, 0x03, 0x01, 0x00, 0xa5, 0x01]), Buffer.from('\r\n\r\n')]) },
     { name: 'an HTTP version 9.9', expect: bad(400), request: () => raw(`GET ${API}/me HTTP/9.9\r\nHost: x\r\n\r\n`) },
     { name: 'a space in the request target', expect: bad(400), request: () => raw(`GET ${API}/me please HTTP/1.1\r\nHost: x\r\n\r\n`) },
+    { name: 'CONNECT (a proxy tunnel)', expect: { status: 405, code: 'method_not_allowed' }, request: () => raw('CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n') },
   ];
 }
 

@@ -51,8 +51,10 @@ export function parseResponse(raw: Buffer): RawResponse | null {
 /**
  * Sends `request` (bytes exactly as given) to 127.0.0.1:`port` and resolves with the response
  * once the server has sent it all (or closed). Rejects after `timeoutMs` without a response.
+ * With `halfClose`, the client shuts its sending side right after the request (a FIN, as
+ * `nc -N` or shutdown(SHUT_WR) do) and reads the answer on the half still open.
  */
-export function sendRaw(port: number, request: Buffer | string, timeoutMs: number): Promise<RawResponse> {
+export function sendRaw(port: number, request: Buffer | string, timeoutMs: number, opts: { halfClose?: boolean } = {}): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     const socket = connect(port, '127.0.0.1');
@@ -76,7 +78,9 @@ export function sendRaw(port: number, request: Buffer | string, timeoutMs: numbe
     socket.on('close', () => finish(null));
     // A server may answer and close while the request is still being written (EPIPE/ECONNRESET).
     socket.on('error', () => finish(null));
-    socket.write(typeof request === 'string' ? Buffer.from(request, 'latin1') : request);
+    const bytes = typeof request === 'string' ? Buffer.from(request, 'latin1') : request;
+    if (opts.halfClose) socket.end(bytes);
+    else socket.write(bytes);
   });
 }
 

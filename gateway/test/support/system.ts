@@ -72,7 +72,7 @@ export async function startGateway(
   clock: ManualClock,
   redis?: Redis,
   prefix = '',
-  body: { bodyIdleTimeoutMs?: number; spoolDir?: string; audioUrlPolicy?: AudioUrlPolicy } = {},
+  body: { bodyIdleTimeoutMs?: number; spoolDir?: string; audioUrlPolicy?: AudioUrlPolicy; headersTimeoutMs?: number } = {},
 ): Promise<TestGateway> {
   let listener: RevocationListener | undefined;
   let keyCache: VerifiedKeyCache | undefined;
@@ -84,10 +84,11 @@ export async function startGateway(
   }
   const idempotency = redis ? new RedisIdempotencyStore(redis, `${prefix}idem:`) : new MemoryIdempotencyStore();
   const oauth: OAuthResourceOptions = {};
-  const app = createApp({ clients, log, idempotency, keyCache, ...body, oauth });
+  const { headersTimeoutMs, ...bodyOptions } = body;
+  const app = createApp({ clients, log, idempotency, keyCache, ...bodyOptions, oauth });
   const server: Server = await new Promise((resolve) => {
     // Every response is checked against the OpenAPI document (see openapi-check.ts).
-    const s = createHttpServer(recordResponses(app)).listen(0, '127.0.0.1', () => resolve(s));
+    const s = createHttpServer(recordResponses(app), undefined, { headersTimeoutMs }).listen(0, '127.0.0.1', () => resolve(s));
   });
   oauth.publicUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
@@ -135,6 +136,8 @@ export interface SystemOptions {
   billingClock?: ManualClock;
   /** The gateway's body idle timeout (MURMUR_BODY_IDLE_TIMEOUT_MS), short in tests of stalled bodies. */
   bodyIdleTimeoutMs?: number;
+  /** How long the gateway's server waits for a header section (http/server.ts), short in tests of stalled headers. */
+  headersTimeoutMs?: number;
   /** Temp dir of the transcription service and the gateway's spool, so a test can see what is left. */
   tmpDir?: string;
   /** A Postgres of the test's own (fault tests); default DATABASE_URL, else embedded. */
@@ -243,7 +246,12 @@ export async function startSystem(opts: SystemOptions = {}): Promise<TestSystem>
   };
   const clients = createClients(addresses, 10_000, testMinter('gateway'));
   const admin = createClients(addresses, 10_000, testMinter('app'));
-  const gateway = await startGateway(clients, log, authClock, redis, prefix, { bodyIdleTimeoutMs: opts.bodyIdleTimeoutMs, spoolDir: opts.tmpDir, audioUrlPolicy: opts.audioUrlPolicy });
+  const gateway = await startGateway(clients, log, authClock, redis, prefix, {
+    bodyIdleTimeoutMs: opts.bodyIdleTimeoutMs,
+    spoolDir: opts.tmpDir,
+    audioUrlPolicy: opts.audioUrlPolicy,
+    headersTimeoutMs: opts.headersTimeoutMs,
+  });
   const baseUrl = gateway.baseUrl;
   const extraGateways: TestGateway[] = [];
 

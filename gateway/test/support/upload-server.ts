@@ -29,6 +29,8 @@ export interface ServerBehaviour {
   hold?: Promise<void>;
   /** The consumer gives up (destroys the audio) after its first chunk. */
   giveUp?: boolean;
+  /** The server starts reading only once the client has gone (the request's close is past). */
+  afterClose?: boolean;
 }
 
 /** What the server does with the next upload; reset before each test, changed by tests. */
@@ -60,6 +62,10 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
   const b = { ...behaviour };
   let answer: Answer;
   try {
+    if (b.afterClose) {
+      req.on('error', () => {}); // "aborted": the close below is what is awaited
+      await new Promise((resolve) => req.once('close', resolve));
+    }
     const upload = await parseAudioUpload(req, { maxBytes: b.maxBytes, signal: b.signal });
     b.onResolved?.(req);
     if (b.hold) await b.hold;

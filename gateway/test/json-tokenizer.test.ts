@@ -1,18 +1,19 @@
 /**
- * The incremental flat-object JSON tokenizer: events for valid documents, the errors for
- * invalid ones (and which parameter they name), the held-size cap, and seeded fuzzing that
- * splits random documents at random byte boundaries (inside escapes, UTF-8 sequences and
- * literals) and compares the events with JSON.parse.
+ * The incremental JSON tokenizer: events for valid documents, the errors for invalid ones (and
+ * which parameter they name), the held-size cap, bytes that are not UTF-8 (refused naming their
+ * string), nesting with the text it keeps for JSON.parse, and seeded fuzzing that splits random
+ * documents at random byte boundaries (inside escapes, UTF-8 sequences and literals) and
+ * compares the events with JSON.parse.
  */
 import { MurmurError, seededRandom } from '@murmur/kit';
-import { FlatJsonTokenizer, type JsonScalar } from '../src/rest/flat-json-tokenizer';
+import { firstInvalidUtf8, JsonTokenizer, type JsonScalar } from '../src/http/json-tokenizer';
 
 type Event = ['member', string, JsonScalar] | ['stream', string, string];
 
 function tokenize(pieces: Array<string | Buffer>, streamKeys: string[] = ['s'], maxHeldChars = 1 << 20): Event[] {
   const events: Event[] = [];
   let streaming: [string, string[]] | null = null;
-  const t = new FlatJsonTokenizer(
+  const t = new JsonTokenizer(
     {
       member: (key, value) => events.push(['member', key, value]),
       streamStart: (key) => {
@@ -30,7 +31,7 @@ function tokenize(pieces: Array<string | Buffer>, streamKeys: string[] = ['s'], 
         streaming = null;
       },
     },
-    { streamKeys: new Set(streamKeys), maxHeldChars },
+    { streams: ([key]) => streamKeys.includes(key!), maxHeldChars },
   );
   for (const p of pieces) t.write(p);
   t.end();
@@ -52,7 +53,7 @@ function bytesOneByOne(text: string): Buffer[] {
 }
 
 
-describe('FlatJsonTokenizer', () => {
+describe('JsonTokenizer on one flat object', () => {
   const valid: Array<[string, string, Event[]]> = [
     ['an empty object', '{}', []],
     ['whitespace everywhere', ' \r\n\t{ "a" : 1 ,\n"b" :true } \n', [['member', 'a', 1], ['member', 'b', true]]],
@@ -150,9 +151,9 @@ describe('FlatJsonTokenizer', () => {
   });
 
   it('refuses any use after an error', () => {
-    const t = new FlatJsonTokenizer(
+    const t = new JsonTokenizer(
       { member: () => {}, streamStart: () => {}, streamText: () => {}, streamEnd: () => {} },
-      { streamKeys: new Set(), maxHeldChars: 1000 },
+      { streams: () => false, maxHeldChars: 1000 },
     );
     expect(() => t.write('[')).toThrow(MurmurError);
     expect(() => t.write('{}')).toThrow(/after an error/);
@@ -202,6 +203,145 @@ describe('FlatJsonTokenizer', () => {
         i += len;
       }
       expect(tokenize(pieces)).toEqual(expected);
+    }
+  });
+});
+
+describe('JsonTokenizer and bytes that are not UTF-8', () => {
+  const bad: Array<[string, Buffer]> = [
+    ['a lone continuation byte', Buffer.from([0x80])],
+    ['an overlong two-byte form', Buffer.from([0xc0, 0xaf])],
+    ['an overlong three-byte form', Buffer.from([0xe0, 0x80, 0xaf])],
+    ['an encoded surrogate', Buffer.from([0xed, 0xa0, 0x80])],
+    ['a code point past U+10FFFF', Buffer.from([0xf4, 0x90, 0x80, 0x80])],
+    ['a byte that never starts a sequence', Buffer.from([0xff])],
+    ['a sequence cut by an ASCII byte', Buffer.from([0xc3, 0x28])],
+  ];
+  const body = (value: Buffer, before = 'é ') => Buffer.concat([Buffer.from(`{"a":"ok","title":"${before}`), value, Buffer.from('x","b":1}')]);
+
+  it.each(bad)('refuses %s inside a string value, naming that member, whole and byte by byte', (_name, bytes) => {
+    for (const pieces of [[body(bytes)], [...body(bytes)].map((b) => Buffer.from([b]))]) {
+      const err = failure(pieces);
+      expect(err).toMatchObject({ code: 'invalid_request', param: 'title' });
+      expect(err.message).toMatch(/not valid UTF-8/);
+    }
+  });
+
+  it('finds the bad byte wherever the pieces split, after valid multi-byte text', () => {
+    const whole = body(Buffer.from([0xe2, 0x82]), '€😀');
+    for (let cut = 1; cut < whole.length; cut++) {
+      expect(failure([whole.subarray(0, cut), whole.subarray(cut)]).param).toBe('title');
+    }
+  });
+
+  it('names no member for a bad byte in a key of the outer object, or between values', () => {
+    expect(failure([Buffer.concat([Buffer.from('{"ti'), Buffer.from([0xff]), Buffer.from('tle":"x"}')])]).param).toBeNull();
+    expect(failure([Buffer.concat([Buffer.from('{"a":1'), Buffer.from([0xff]), Buffer.from('}')])]).param).toBeNull();
+  });
+
+  it('refuses a body that ends inside a UTF-8 sequence, naming the string', () => {
+    const err = failure([Buffer.concat([Buffer.from('{"title":"'), Buffer.from([0xe2, 0x82])])]);
+    expect(err).toMatchObject({ code: 'invalid_request', param: 'title' });
+  });
+
+  it('refuses bad bytes in a streamed string too, naming it', () => {
+    expect(failure([Buffer.concat([Buffer.from('{"s":"AAAA'), Buffer.from([0xc3, 0x28]), Buffer.from('"}')])]).param).toBe('s');
+  });
+
+  it('agrees with a strict decoder on where the first bad byte is (seeded)', () => {
+    const rand = seededRandom(11);
+    const strict = new TextDecoder('utf-8', { fatal: true });
+    for (let round = 0; round < 500; round++) {
+      const bytes = Buffer.from(Array.from({ length: 1 + Math.floor(rand() * 8) }, () => (rand() < 0.5 ? 0x80 + Math.floor(rand() * 128) : Math.floor(rand() * 256))));
+      const at = firstInvalidUtf8(bytes);
+      expect(() => strict.decode(bytes.subarray(0, at))).not.toThrow();
+      if (at < bytes.length) expect(() => strict.decode(bytes)).toThrow();
+    }
+  });
+});
+
+describe('JsonTokenizer on nested documents', () => {
+  /** Tokenizes `json` streaming the strings at `streamed` paths; returns the members, streams and kept text. */
+  function nested(json: string | Buffer, streamed: string[], opts: { maxDepth?: number; pieceSize?: number; maxHeldChars?: number } = {}) {
+    const events: Array<[string, string, unknown]> = [];
+    let text = '';
+    const t: JsonTokenizer = new JsonTokenizer(
+      {
+        member: (key, value) => events.push(['member', t.path.join('.'), value]),
+        streamStart: () => {
+          text = '';
+        },
+        streamText: (_key, piece) => {
+          text += piece;
+        },
+        streamEnd: () => events.push(['stream', t.path.join('.'), text]),
+      },
+      { streams: (path) => streamed.includes(path.join('.')), maxHeldChars: opts.maxHeldChars ?? 1 << 20, maxDepth: opts.maxDepth ?? 64, keepText: true },
+    );
+    const bytes = Buffer.isBuffer(json) ? json : Buffer.from(json);
+    const size = opts.pieceSize ?? bytes.length;
+    for (let i = 0; i < bytes.length; i += size) t.write(bytes.subarray(i, i + size));
+    t.end();
+    return { events, kept: t.kept };
+  }
+
+  const rpc = '{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"transcribe","arguments":{"audio_base64":"QUJD\\/","language":"en","tags":[1,[true,null],{"x":"y"}]},"_meta":{"progressToken":3}}}';
+
+  it('streams the string at a path and keeps the rest as text that JSON.parse reads, in pieces of any size', () => {
+    const expected = JSON.parse(rpc);
+    expected.params.arguments.audio_base64 = '';
+    for (const pieceSize of [1, 2, 3, 7, 1000]) {
+      const { events, kept } = nested(rpc, ['params.arguments.audio_base64'], { pieceSize });
+      expect(JSON.parse(kept)).toEqual(expected);
+      expect(events).toContainEqual(['stream', 'params.arguments.audio_base64', 'QUJD/']);
+      expect(events).toContainEqual(['member', 'method', 'tools/call']);
+      expect(events).toContainEqual(['member', 'params.arguments.tags.1.0', true]);
+      expect(events).toContainEqual(['member', 'params.arguments.tags.2.x', 'y']);
+      expect(events).toContainEqual(['member', 'params._meta.progressToken', 3]);
+    }
+  });
+
+  it('reads a top-level array and empty containers', () => {
+    expect(JSON.parse(nested('[{},[],{"a":[]}]', []).kept)).toEqual([{}, [], { a: [] }]);
+  });
+
+  it('refuses nesting deeper than maxDepth, naming the key', () => {
+    let err: unknown;
+    try {
+      nested('{"a":{"b":{"c":1}}}', [], { maxDepth: 2 });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toMatchObject({ code: 'invalid_request', param: 'b' });
+  });
+
+  it('refuses mismatched brackets', () => {
+    for (const json of ['{"a":[1}', '{"a":1]', '[1,]', '[1 2]']) expect(() => nested(json, [])).toThrow(MurmurError);
+  });
+
+  it('names the nested member a bad UTF-8 byte is in by its path', () => {
+    const json = Buffer.concat([Buffer.from('{"params":{"arguments":{"title":"a'), Buffer.from([0xff]), Buffer.from('"}}}')]);
+    expect(() => nested(json, [])).toThrow(expect.objectContaining({ param: 'params.arguments.title' }));
+  });
+
+  it('matches JSON.parse on random nested documents split at random bytes (seeded)', () => {
+    const rand = seededRandom(23);
+    const alphabet = ['a', 'Z', '0', ' ', '/', '"', '\\', '\n', 'é', '€', '😀'];
+    const str = () => Array.from({ length: Math.floor(rand() * 6) }, () => alphabet[Math.floor(rand() * alphabet.length)]).join('');
+    const value = (depth: number): unknown => {
+      const r = rand();
+      if (depth < 4 && r < 0.2) return Object.fromEntries(Array.from({ length: Math.floor(rand() * 4) }, () => [rand() < 0.3 ? 's' : str(), value(depth + 1)]));
+      if (depth < 4 && r < 0.35) return Array.from({ length: Math.floor(rand() * 4) }, () => value(depth + 1));
+      if (r < 0.6) return str();
+      if (r < 0.75) return Math.floor((rand() - 0.5) * 1e6) / 100;
+      return rand() < 0.5 ? rand() < 0.5 : null;
+    };
+    for (let round = 0; round < 300; round++) {
+      const doc = { s: str(), v: value(0) };
+      const json = JSON.stringify(doc, null, rand() < 0.5 ? 1 : undefined);
+      const { kept, events } = nested(json, ['s'], { pieceSize: 1 + Math.floor(rand() * 9) });
+      expect(JSON.parse(kept)).toEqual({ ...doc, s: '' });
+      expect(events).toContainEqual(['stream', 's', doc.s]);
     }
   });
 });
