@@ -59,7 +59,8 @@ describe('paid work is never free', () => {
     expect(before.used).toBe(1);
 
     const transcribe = await post('/transcribe', key, form(), { 'idempotency-key': jobId });
-    expect([transcribe.status, transcribe.body.error?.code]).toEqual([409, 'idempotency_conflict']);
+    // Named as REST names the key: its header.
+    expect([transcribe.status, transcribe.body.error?.code, transcribe.body.error?.param]).toEqual([409, 'idempotency_conflict', 'Idempotency-Key']);
     // 150,000 characters (150 credits' worth on the Free plan, under its 200,000 cap).
     const convert = await post('/convert', key, { transcript: 'We agreed to ship on Friday. '.repeat(5_200), kind: 'summary' }, { 'idempotency-key': jobId });
     expect([convert.status, convert.body.error?.code]).toEqual([409, 'idempotency_conflict']);

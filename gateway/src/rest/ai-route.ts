@@ -61,6 +61,14 @@ export interface AiRouteSpec<I> {
 /** Failures stored for replay: the engine ran and failed, or a bug; everything else may be retried. */
 const STORED_FAILURES = new Set(['conversion_failed', 'transcription_failed', 'internal_error']);
 
+/**
+ * A service's refusal of the request's idempotency key names its gRPC field (`idempotency_key`);
+ * over REST the key is the `Idempotency-Key` header, as the gateway's own 409s name it.
+ */
+function restParam(e: MurmurError): MurmurError {
+  return e.param === 'idempotency_key' ? new MurmurError(e.code, e.message, { param: 'Idempotency-Key', ...(e.meta ? { meta: e.meta } : {}) }) : e;
+}
+
 function conflict(message: string): MurmurError {
   return new MurmurError('idempotency_conflict', message, { param: 'Idempotency-Key' });
 }
@@ -175,7 +183,7 @@ export function aiRoute<I>(clients: Clients, store: IdempotencyStore, log: Logge
       // The client went away: nothing is answered or kept, and its key is free for the retry.
       const gone = controller.signal.aborted || (err as Error)?.name === 'AbortError';
       // What the abort broke is no bug: it is neither logged nor answered.
-      const e = gone && !(err instanceof MurmurError) ? new MurmurError('internal_error') : asPublicError(err, log, { path: req.path });
+      const e = restParam(gone && !(err instanceof MurmurError) ? new MurmurError('internal_error') : asPublicError(err, log, { path: req.path }));
       if (key) {
         if (began && !gone && STORED_FAILURES.has(e.code)) {
           await store.complete(owner, key, fingerprintOrWildcard(spec, input), errorResponse(req, e)).catch(() => undefined);
