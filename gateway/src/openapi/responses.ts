@@ -51,8 +51,10 @@ export const COMMON_HEADERS: Record<string, Json> = {
  * form, still the most widely parsed) and RateLimit-Policy/RateLimit (the current
  * draft-ietf-httpapi-ratelimit-headers structured fields), the same numbers in both.
  */
-export function rateLimitHeaders(required: boolean): Record<string, Json> {
-  const when = required ? '' : ' Present once billing has admitted the call (not on a 400 for a malformed Idempotency-Key, nor on a 503 from billing itself).';
+export function rateLimitHeaders(
+  required: boolean,
+  when = required ? '' : ' Present once billing has admitted the call (not on a 400 for a malformed Idempotency-Key, nor on a 503 from billing itself).',
+): Record<string, Json> {
   return {
     'RateLimit-Limit': header(
       `Requests allowed per window of the policy this response reports: AI requests per user (policy \`"ai"\`), or, on a 429 \`too_many_invalid_keys\`, requests with unknown keys per client address (policy \`"keys"\`).${when}`,
@@ -123,8 +125,10 @@ export function errorResponses(
     }
     // 401, 402, 403 and 409 are answered before billing admits the call, so they carry no window.
     if (opts.ai && ![401, 402, 403, 409].includes(status)) Object.assign(headers, rateLimitHeaders(status === 429));
-    // Every 429 reports the window it is about: too_many_invalid_keys its own policy, "keys".
-    else if (status === 429) Object.assign(headers, rateLimitHeaders(true));
+    // A 429 too_many_invalid_keys reports its own window (policy "keys"); a per-user cap without
+    // a window (event streams open at once, webhook retries) answers Retry-After alone: the
+    // headers are documented, not required, off the AI routes.
+    else if (status === 429) Object.assign(headers, rateLimitHeaders(false, ' Present on a 429 `too_many_invalid_keys`; absent on a per-user cap without a window.'));
     if (opts.replayable && status >= 500 && status !== 503) headers['Idempotent-Replayed'] = IDEMPOTENT_REPLAYED;
     // One example per code this operation can answer with at this status: the codes a client
     // must expect here (the checker in gateway/test holds real responses to exactly these).

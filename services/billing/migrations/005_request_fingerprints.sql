@@ -20,3 +20,9 @@ ALTER TABLE reservations
 -- committed reservations only; the uniqueness follows.
 ALTER TABLE reservations DROP CONSTRAINT reservations_idempotency_key_per_user;
 CREATE UNIQUE INDEX reservations_live_key_per_user ON reservations (user_id, idempotency_key) WHERE state IN ('held', 'committed');
+
+-- A hold extended (ExtendReservation) is its own ledger kind: every reservation then has one
+-- 'reserve' row and one settling row ('commit', 'release' or 'expire'), however often it grew.
+ALTER TABLE ledger_entries DROP CONSTRAINT ledger_entries_kind_known;
+ALTER TABLE ledger_entries ADD CONSTRAINT ledger_entries_kind_known
+  CHECK (kind IN ('reserve', 'extend', 'commit', 'release', 'expire', 'grant', 'adjust', 'reset'));

@@ -320,7 +320,7 @@ export class Charging {
         now,
       );
       await tx.appendLedger({
-        kind: 'reserve',
+        kind: 'extend',
         monthlyDelta: -draw.monthly,
         prepaidDelta: -draw.prepaid,
         spendDeltaCents: draw.spendCents,

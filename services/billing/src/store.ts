@@ -37,7 +37,7 @@ export type AccountChanges = Partial<Omit<Account, 'userId' | 'createdAt' | 'upd
 export type NewAccount = Omit<Account, 'updatedAt'>;
 
 /** What moved, per the LedgerEntry.kind contract. */
-export type LedgerKind = 'reserve' | 'commit' | 'release' | 'expire' | 'grant' | 'adjust' | 'reset';
+export type LedgerKind = 'reserve' | 'extend' | 'commit' | 'release' | 'expire' | 'grant' | 'adjust' | 'reset';
 
 export interface NewLedgerEntry {
   kind: LedgerKind;

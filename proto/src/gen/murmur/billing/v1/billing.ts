@@ -123,7 +123,10 @@ export interface LedgerEntry {
   /** led_… */
   id: string;
   userId: string;
-  /** What moved: "reserve", "commit", "release", "expire", "grant", "adjust", "reset". */
+  /**
+   * What moved: "reserve", "extend" (a hold grown by ExtendReservation), "commit", "release",
+   * "expire", "grant", "adjust", "reset".
+   */
   kind: string;
   monthlyDelta: number;
   prepaidDelta: number;
