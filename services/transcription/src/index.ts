@@ -5,7 +5,7 @@
  * the gateway's integration tests and the benchmark start it in-process with
  * {@link startTranscriptionService}.
  */
-import { DEFAULT_OUTBOUND_POLICY, startGrpcServer, type Database, type Logger, type PromiseClient, type AccessControl } from '@murmur/kit';
+import { DEFAULT_OUTBOUND_POLICY, startGrpcServer, untracedUnlessInCall, type Database, type Logger, type PromiseClient, type AccessControl } from '@murmur/kit';
 import { sealStoredSecrets, Webhooks, type WebhookOptions } from './webhooks/webhooks';
 import type { SecretSealer } from './webhooks/secret-keys';
 import { CallerLimits, MemoryLeaseSet, type LeaseSet } from './caller-limits';
@@ -128,8 +128,9 @@ async function startJobs(service: TranscriptionService, deps: TranscriptionServi
   const queue = await JobQueue.open(j.db, settings, deps.log);
   const limits = new CallerLimits(j.leases ?? new MemoryLeaseSet());
   const webhooks = new Webhooks(j.db, queue, deps.log, { policy: DEFAULT_OUTBOUND_POLICY, ...j.webhooks, sealer: j.webhookSecrets, limits });
-  // Secrets written before they were sealed, or under a key rotated out: sealed now, before serving.
-  await sealStoredSecrets(j.db, j.webhookSecrets, deps.log);
+  // Secrets written before they were sealed, or under a key rotated out: sealed now, before
+  // serving. Start-up work, no one's call: it starts no trace of its own (kit background-work.ts).
+  await untracedUnlessInCall(() => sealStoredSecrets(j.db, j.webhookSecrets, deps.log));
   const store = new JobStore(j.db, (tx, row) => webhooks.onJobEnded(tx, row));
   webhooks.store = store;
   const jobDeps = {
