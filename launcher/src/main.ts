@@ -161,7 +161,11 @@ async function main(): Promise<void> {
     print('');
     print(`Murmur is up: REST at ${baseUrl}/api/v1`);
     for (const line of welcome.lines) print(line);
-    welcome.printed();
+    try {
+      welcome.printed();
+    } catch (err) {
+      print(`Could not remove ${mark.file} (${(err as Error).message}): the next start will take the first start up again and print a new key.`);
+    }
     print('Press Ctrl-C to stop.');
   } catch (err) {
     if (stopping) return; // Ctrl-C meanwhile: what failed is the stop's doing
