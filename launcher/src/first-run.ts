@@ -11,11 +11,10 @@
 import { admin, adminIdentity, seedLibrary } from '@murmur/app';
 import { MurmurError, type IdentityConfig } from '@murmur/kit';
 import type { auth } from '@murmur/proto';
-import { closeClients, createClients, type ServiceAddresses } from '@murmur/gateway';
+import { closeClients, createClients, type Clients, type ServiceAddresses } from '@murmur/gateway';
 import type { FirstStartMark } from './first-start-mark';
 
 const { createUser, createKey, listKeys, revokeKey, signInLinkFor, userByEmail } = admin;
-type Clients = ReturnType<typeof createClients>;
 
 export const DEMO_EMAIL = 'demo@murmur.local';
 /** How many recordings the demo library holds. */
