@@ -38,7 +38,7 @@ import { AUTH_MIGRATIONS_DIR, startAuthService } from '@murmur/auth';
 import { BILLING_MIGRATIONS_DIR, RedisRateLimiter, startBillingService } from '@murmur/billing';
 import { LIBRARY_MIGRATIONS_DIR, startLibraryService } from '@murmur/library';
 import { LocalEngine, startConversionService } from '@murmur/conversion';
-import { createPocketsphinxEngine, FileAudioStore, startTranscriptionService, TRANSCRIPTION_MIGRATIONS_DIR, type JobsDeps, type LibraryPort } from '@murmur/transcription';
+import { createPocketsphinxEngine, FileAudioStore, startTranscriptionService, TRANSCRIPTION_MIGRATIONS_DIR, type JobsDeps, type LibraryPort, type SpeechEngine } from '@murmur/transcription';
 import { auth as authProto, billing as billingProto, library as libraryProto } from '@murmur/proto';
 import { createClient, keyVerifierVia, type Workload } from '@murmur/kit';
 import { newSecretKeyEntry, RedisLeaseSet, SecretSealer } from '@murmur/transcription';
@@ -210,6 +210,8 @@ export interface SystemOptions {
    * holds a call there to land another request at an exact point of a job's end.
    */
   jobLibrary?: (library: LibraryPort) => LibraryPort;
+  /** Puts something in front of the transcription engine (with `ai`): a test holds a recognition there (engine-gate.ts). */
+  engine?: (engine: SpeechEngine) => SpeechEngine;
   /** Where an `audio_url` may point (the gateway's MURMUR_AUDIO_URL_*); default the production policy. */
   audioUrlPolicy?: AudioUrlPolicy;
 }
@@ -286,7 +288,7 @@ export async function startSystem(opts: SystemOptions = {}): Promise<TestSystem>
         log,
         address: '127.0.0.1:0',
         billing: transcriptionClients.billing,
-        engine: createPocketsphinxEngine(),
+        engine: opts.engine ? opts.engine(createPocketsphinxEngine()) : createPocketsphinxEngine(),
         tmpDir: opts.tmpDir,
         jobs: {
           db: transcriptionDb!,
