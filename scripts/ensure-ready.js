@@ -65,19 +65,31 @@ function nodeVersion(file) {
   }
 }
 // The transcription service decodes with ffmpeg and recognises with Debian's pocketsphinx.
-// On a Debian machine where we are root (a fresh dev box, CI) they are installed here;
-// elsewhere a warning says what to install (everything but transcription works without them).
-const speech = [
-  ['ffmpeg', () => has('ffmpeg')],
-  ['pocketsphinx', () => has('pocketsphinx_continuous')],
-  ['pocketsphinx-en-us', () => fs.existsSync('/usr/share/pocketsphinx/model/en-us')],
+// `--test` adds what the tests need beyond that, so that `npm test` on a fresh machine runs
+// every test rather than failing or skipping some (CI fails on a skipped test:
+// scripts/test/allowed-skips.json). On a Debian machine where we are root (a fresh dev box, CI)
+// they are installed here; elsewhere one line says what to install.
+/** [Debian package, whether it is here, what needs it]. */
+const system = [
+  ['ffmpeg', () => has('ffmpeg'), 'transcription'],
+  ['pocketsphinx', () => has('pocketsphinx_continuous'), 'transcription'],
+  ['pocketsphinx-en-us', () => fs.existsSync('/usr/share/pocketsphinx/model/en-us'), 'transcription'],
 ];
-// `--test`: the speech test set too (recordings with their texts, and a speech synthesizer).
 if (process.argv.includes('--test')) {
-  speech.push(['pocketsphinx-testdata', () => fs.existsSync('/usr/share/pocketsphinx/test/data/librivox')]);
-  speech.push(['espeak-ng', () => has('espeak-ng')]);
-  // The app's page tests run in Debian's Chromium (playwright-core drives it; nothing downloaded).
-  speech.push(['chromium', () => has('chromium')]);
+  system.push(
+    // The speech test set: recordings with their texts, and a speech synthesizer.
+    ['pocketsphinx-testdata', () => fs.existsSync('/usr/share/pocketsphinx/test/data/librivox'), 'the speech tests'],
+    ['espeak-ng', () => has('espeak-ng'), 'the speech tests'],
+    // The app's page tests run in Debian's Chromium (playwright-core drives it; nothing downloaded).
+    ['chromium', () => has('chromium'), 'the page tests'],
+    // A redis-server of a test's own where REDIS_URL is unset (caches, revocation, rate limits, fault tests).
+    ['redis-server', () => has('redis-server'), 'the Redis tests'],
+    // A Postgres cluster of a test's own (pg_createcluster; fault tests, races, job replicas).
+    ['postgresql', () => has('pg_createcluster') && fs.existsSync('/usr/lib/postgresql'), 'the Postgres tests'],
+    ['openssl', () => has('openssl'), 'the workload-key tests'],
+    // The Helm chart check builds its renderer from Debian's Go packages (deploy/helm/lib/renderer.js).
+    ...require('../deploy/helm/lib/renderer').APT_PACKAGES.map((name) => [name, () => helmPackageHere(name), 'the Helm chart test']),
+  );
 }
 function has(cmd) {
   try {
@@ -87,18 +99,25 @@ function has(cmd) {
     return false;
   }
 }
-const missing = speech.filter(([, ok]) => !ok()).map(([name]) => name);
+function helmPackageHere(name) {
+  if (name === 'golang-go') return has('go');
+  const source = { 'golang-github-masterminds-sprig-dev': 'github.com/Masterminds/sprig', 'golang-gopkg-yaml.v3-dev': 'gopkg.in/yaml.v3' }[name];
+  return source ? fs.existsSync(`/usr/share/gocode/src/${source}`) : true;
+}
+const missing = system.filter(([, here]) => !here());
 if (missing.length > 0 && !process.argv.includes('--no-system')) {
+  const names = missing.map(([name]) => name).join(' ');
+  const needers = [...new Set(missing.map(([, , what]) => what))].join(', ');
   const root = typeof process.getuid === 'function' && process.getuid() === 0;
   if (root && has('apt-get')) {
-    say(`Installing ${missing.join(', ')} (apt-get)…`);
+    say(`Installing ${names} (apt-get), for ${needers}…`);
     try {
-      execFileSync('sh', ['-c', `apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ${missing.join(' ')}`], { stdio: ['ignore', 'ignore', 'inherit'] });
+      execFileSync('sh', ['-c', `apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ${names}`], { stdio: ['ignore', 'ignore', 'inherit'] });
     } catch {
-      say(`Could not install ${missing.join(', ')}; transcription will be unavailable.`);
+      say(`Could not install ${names}; ${needers} will fail or be skipped until they are.`);
     }
   } else {
-    say(`Transcription needs ${missing.join(', ')}: sudo apt-get install -y ${missing.join(' ')}`);
+    say(`Missing for ${needers}: ${names}. Install with: sudo apt-get install -y ${names}`);
   }
 }
 

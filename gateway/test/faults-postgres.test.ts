@@ -3,16 +3,16 @@
  * with a success or 503 service_unavailable (never a 500, never a hang), nothing is logged as
  * a bug, nothing is charged for a 503, and the same processes serve again once it is back.
  */
+import { describeIfReal } from '@murmur/kit/testing';
 import { answeredWell, bugReports, call, eventually, faultTestsUnavailable, startFaultSystem, type Answer, type FaultSystem } from './support/faults';
 
 const why = faultTestsUnavailable();
-if (why) console.warn(`skipped: fault tests need a Postgres and a Redis of their own (${why})`);
 
 const TRANSCRIPT = 'Marcus will send the budget to Dana by Friday. We agreed to move the launch to March.';
 /** How long each phase may take: the services' 30 s hold lease (a commit is retried for half of it). */
 const DOWN_WINDOW_MS = 30_000;
 
-(why ? describe.skip : describe)('a Postgres restart under traffic', () => {
+describeIfReal(why, 'a Postgres restart under traffic', () => {
   let f: FaultSystem;
 
   beforeAll(async () => {

@@ -5,16 +5,15 @@
  * recovers by itself once Redis is back, with no process restarted.
  */
 import { auth } from '@murmur/proto';
-import { failure } from '@murmur/kit/testing';
+import { describeIfReal, failure } from '@murmur/kit/testing';
 import { RESET_SETTLE_MS } from '@murmur/gateway';
 import { answeredWell, bugReports, call, eventually, faultTestsUnavailable, startFaultSystem, type FaultSystem } from './support/faults';
 
 const why = faultTestsUnavailable();
-if (why) console.warn(`skipped: fault tests need a Postgres and a Redis of their own (${why})`);
 
 const TRANSCRIPT = 'Marcus will send the budget to Dana by Friday. We agreed to move the launch to March.';
 
-(why ? describe.skip : describe)('Redis down, then back', () => {
+describeIfReal(why, 'Redis down, then back', () => {
   let f: FaultSystem;
 
   beforeAll(async () => {

@@ -1,18 +1,17 @@
 import { connectRedis, type Redis } from '@murmur/kit';
-import { realRedis, realRedisUnavailable } from '@murmur/kit/testing';
+import { describeIfReal, realRedis, realRedisUnavailable } from '@murmur/kit/testing';
 import { MemoryIdempotencyStore, RedisIdempotencyStore, type IdempotencyStore } from '../src/idempotency/store';
 
 const response = { status: 200, headers: { 'content-type': 'application/json' }, body: '{"ok":true}' };
 
-const stores: Array<[string, () => Promise<{ store: IdempotencyStore; close(): Promise<void> }>]> = [
-  ['in-process', async () => ({ store: new MemoryIdempotencyStore(), close: async () => undefined })],
-];
-// Redis wherever one can be had: REDIS_URL, else a redis-server of the test's own.
-const redisMissing = realRedisUnavailable();
-if (redisMissing) console.warn(`skipped: the Redis idempotency store cases (${redisMissing})`);
-else {
-  stores.push([
+type StoreMaker = () => Promise<{ store: IdempotencyStore; close(): Promise<void> }>;
+
+/** In-process always; Redis always too: REDIS_URL, else a redis-server of the test's own (describeIfReal says what to do without one). */
+const stores: Array<[string, string | undefined, StoreMaker]> = [
+  ['in-process', undefined, async () => ({ store: new MemoryIdempotencyStore(), close: async () => undefined })],
+  [
     'redis',
+    realRedisUnavailable(),
     async () => {
       const server = await realRedis();
       const redis: Redis = await connectRedis(server.url);
@@ -26,10 +25,10 @@ else {
         },
       };
     },
-  ]);
-}
+  ],
+];
 
-describe.each(stores)('idempotency store (%s)', (_name, make) => {
+for (const [name, why, make] of stores) describeIfReal(why, `idempotency store (${name})`, () => {
   let store: IdempotencyStore;
   let close: () => Promise<void>;
   beforeAll(async () => {

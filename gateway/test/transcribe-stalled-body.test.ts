@@ -12,11 +12,15 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import * as http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { FORM_TYPE, SPEECH_WAV, creditsOf, formBody, rawPost } from './support/ai-calls';
+import { FORM_TYPE, SPEECH_WAV, creditsOf, feedUntil, formBody, rawPost } from './support/ai-calls';
 import { buildRequest, sendRaw } from './support/raw-http';
 import { startSystem, type TestSystem } from './support/system';
 
-/** Short, so the tests wait little; long enough that a local client sending a whole body never trips it. */
+/**
+ * Short, so the tests wait little. A body sent whole is never cut by it, even across a pause of
+ * this process (body-idle-timeout.test.ts); a test that waits for a state of a stalled request
+ * keeps its body arriving until that state is reached (feedUntil), so no timing decides.
+ */
 const IDLE_MS = 1500;
 
 /** Resolves once `check` holds; only to wait for asynchronous cleanup, bounded to catch a leak. */
@@ -68,10 +72,10 @@ describe('a request body that stops arriving', () => {
   it('answers 408 for a multipart upload stalled mid-file and removes every temp file it made', async () => {
     const before = await creditsOf(sys, userId);
     const head = formBody([{ name: 'response_format', value: 'text' }, { name: 'audio', file: speech }], true);
+    // The upload keeps arriving until it holds the service's upload file and the gateway's spool (no language yet), then stalls…
     const answer = rawPost(sys.baseUrl, '/api/v1/transcribe', key, { 'content-type': FORM_TYPE, 'idempotency-key': 'stall-form-1' }, [head.subarray(0, 60_000)], {
-      stall: true,
+      feed: { bytes: head.subarray(60_000, head.length - 1_000), until: () => leftovers().length >= 2 },
     });
-    // The stalled upload holds the service's upload file and the gateway's spool (no language yet)…
     expect(await eventually(() => leftovers().length >= 2)).toBe(true);
     expectTimeout(await answer);
     // …and frees both.
@@ -107,8 +111,8 @@ describe('a request body that stops arriving', () => {
     const req = http.request(`${sys.baseUrl}/api/v1/transcribe`, { method: 'POST', headers, agent: false });
     req.on('error', () => {});
     await new Promise<void>((resolve) => req.write(body.subarray(0, 50_000), () => resolve()));
-    // Wait until the gateway is reading the upload (the transcription call has started spooling).
-    expect(await eventually(() => leftovers().length > 0)).toBe(true);
+    // The upload keeps arriving until the gateway is reading it (the transcription call has started spooling).
+    await feedUntil(req, body.subarray(50_000, body.length - 1_000), () => leftovers().length > 0);
     req.destroy();
     expect(await eventually(() => leftovers().length === 0)).toBe(true);
     const retry = await rawPost(sys.baseUrl, '/api/v1/transcribe', key, { 'content-type': FORM_TYPE, 'idempotency-key': 'gone-1' }, [body]);

@@ -3,7 +3,8 @@
  * into the transcription service, the durable queue (pg-boss on the test's database: real
  * Postgres in CI, PGlite otherwise), a worker of the service, billing and the library. The job's
  * transcript must be the synchronous route's; reading, listing, cancel and events as a client
- * sees them; another user's job is not_found everywhere.
+ * sees them; another user's job is not_found everywhere. Where an outcome depends on the job not
+ * having finished yet, the job is held in the engine (engine-gate.ts) rather than raced.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
@@ -12,6 +13,8 @@ import * as path from 'node:path';
 import { MAX_WATCHERS_PER_USER } from '@murmur/kit';
 import { newRequestId, runWithContext, type MurmurError } from '@murmur/kit';
 import { transcription } from '@murmur/proto';
+import { EngineGate } from './support/engine-gate';
+import { recordedLog } from './support/log-lines';
 import { get, startSystem, type TestSystem } from './support/system';
 
 type Json = Record<string, any>;
@@ -20,13 +23,17 @@ const WAV = '/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibility_01
 
 describe('transcription jobs', () => {
   let sys: TestSystem;
+  /** Holds every recognition while closed: a job then runs but cannot finish. */
+  const gate = new EngineGate();
+  /** The system's log lines (the worker announces a job it stopped). */
+  const recorded = recordedLog('jobs-test');
   const audio = readFileSync(WAV);
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'murmur-jobs-'));
   /** The recording twice over: 454 KB, past the 380 KB at which fields after the file were once dropped. */
   let twice: Buffer;
 
   beforeAll(async () => {
-    sys = await startSystem({ ai: true });
+    sys = await startSystem({ ai: true, engine: (engine) => gate.wrap(engine), log: recorded.log });
     const file = path.join(tmp, 'twice.wav');
     execFileSync('ffmpeg', ['-v', 'error', '-stream_loop', '1', '-i', WAV, '-c', 'copy', '-y', file]);
     twice = readFileSync(file);
@@ -105,10 +112,16 @@ describe('transcription jobs', () => {
 
   it('renders a completed job as text, SRT and VTT, and refuses a format before completion', async () => {
     const { key } = await sys.newUser('j-formats@example.com');
-    const { body } = await upload('/transcriptions', key);
-    const early = await call('GET', `/transcriptions/${body.id}?response_format=srt`, key);
-    // It may already have completed on a fast machine; otherwise the transcript is not ready.
-    if (early.status !== 200) expect(early.body.error.code).toBe('transcription_not_ready');
+    // Held in the engine, the job cannot have finished: its transcript is not ready.
+    gate.close();
+    let body: Json;
+    try {
+      ({ body } = await upload('/transcriptions', key));
+      const early = await call('GET', `/transcriptions/${body.id}?response_format=srt`, key);
+      expect([early.status, early.body.error?.code]).toEqual([409, 'transcription_not_ready']);
+    } finally {
+      gate.open();
+    }
     const done = await until(key, body.id, (j) => j.status === 'completed');
     const text = await call('GET', `/transcriptions/${body.id}?response_format=text`, key);
     expect(text.status).toBe(200);
@@ -249,24 +262,34 @@ describe('transcription jobs', () => {
     expect(bad.body.error.param).toBe('status');
   });
 
-  it('cancels a queued or running job with its credits returned; a finished job is 409 transcription_not_cancelable', async () => {
+  it('cancels a running job with its credits returned, and the worker stops; a finished job is 409 transcription_not_cancelable', async () => {
     const { key } = await sys.newUser('j-cancel@example.com');
-    const { body } = await upload('/transcriptions', key);
-    const canceled = await call('POST', `/transcriptions/${body.id}/cancel`, key);
-    if (canceled.status === 200) {
+    // A running job: taken by a worker, held in the engine so it cannot finish.
+    gate.close();
+    let running: Json;
+    try {
+      running = (await upload('/transcriptions', key)).body;
+      await until(key, running.id, (j) => j.status === 'processing');
+      const canceled = await call('POST', `/transcriptions/${running.id}/cancel`, key);
+      expect(canceled.status).toBe(200);
       expect(canceled.body).toMatchObject({ status: 'canceled', text: null });
       expect((await usage(key)).credits.monthly_remaining).toBe(100);
-      const again = await call('POST', `/transcriptions/${body.id}/cancel`, key);
-      expect(again.status).toBe(409);
-      expect(again.body.error.code).toBe('transcription_not_cancelable');
-      // The worker that may have held it stops; the job stays canceled.
-      await new Promise((r) => setTimeout(r, 1500));
-      expect((await call('GET', `/transcriptions/${body.id}`, key)).body.status).toBe('canceled');
-      expect((await usage(key)).credits.monthly_remaining).toBe(100);
-    } else {
-      // Finished before the cancel arrived.
-      expect(canceled.status).toBe(409);
+      const again = await call('POST', `/transcriptions/${running.id}/cancel`, key);
+      expect([again.status, again.body.error?.code]).toEqual([409, 'transcription_not_cancelable']);
+    } finally {
+      gate.open();
     }
+    // The worker that held it stops (it says so), and the job stays canceled, nothing charged.
+    await recorded.line((l) => l.msg === 'transcription job stopped: canceled' && l.job_id === running.id);
+    expect((await call('GET', `/transcriptions/${running.id}`, key)).body.status).toBe('canceled');
+    expect((await usage(key)).credits.monthly_remaining).toBe(100);
+    expect(readdirSync(sys.audioDir)).toEqual([]);
+
+    const { body: finished } = await upload('/transcriptions', key);
+    await until(key, finished.id, (j) => j.status === 'completed');
+    const late = await call('POST', `/transcriptions/${finished.id}/cancel`, key);
+    expect([late.status, late.body.error?.code]).toEqual([409, 'transcription_not_cancelable']);
+    expect((await call('GET', `/transcriptions/${finished.id}`, key)).body.status).toBe('completed');
     expect(readdirSync(sys.audioDir)).toEqual([]);
   });
 

@@ -5,8 +5,10 @@
  * ours. Completed events with the job as GET shows it; a receiver failing three times gets the
  * same webhook-id four times and one success; a rotated secret and the one before both verify
  * for 24 h; the default endpoint; canceled and failed jobs' events; a round that runs out ends `failed` and the retry route starts
- * another; refusals at submission charge nothing. The retry waits are shortened for the test
- * (the production schedule is checked in webhook-schedule.test.ts).
+ * another; refusals at submission charge nothing. Server-side request forgery at delivery: host
+ * names are resolved by a resolver the test controls, and a name that answers a refused address
+ * at an attempt is refused then (a trap listens there); a 3xx is never followed. The retry waits
+ * are shortened for the test (the production schedule is checked in webhook-schedule.test.ts).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -36,6 +38,12 @@ describe('webhooks', () => {
   /** Answers by path: how many times each path has failed so far. */
   const failures = new Map<string, number>();
   let downUntilRetry = true;
+  /** What each host name resolves to at this moment (the delivery's DNS); any other name does not resolve. */
+  const names = new Map<string, string>();
+  /** A listener on 127.0.0.2 (loopback, outside the allowed 127.0.0.1/32), on the receiver's port: what a refused address would have received. */
+  let trap: http.Server;
+  const trapped: string[] = [];
+  let port = 0;
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'murmur-hooks-'));
 
   beforeAll(async () => {
@@ -51,21 +59,39 @@ describe('webhooks', () => {
           return void res.writeHead(500).end('not yet');
         }
         if (path.startsWith('/down') && downUntilRetry) return void res.writeHead(503).end();
+        if (path === '/redirect') return void res.writeHead(302, { location: `${base}/landed` }).end();
         res.writeHead(204).end();
       });
     });
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-    const port = (receiver.address() as AddressInfo).port;
+    port = (receiver.address() as AddressInfo).port;
     base = `http://127.0.0.1:${port}`;
+    trap = http.createServer((req, res) => {
+      trapped.push(req.url!);
+      res.writeHead(204).end();
+    });
+    await new Promise<void>((resolve) => trap.listen(port, '127.0.0.2', resolve));
     sys = await startSystem({
       ai: true,
       // The receiver is plain http on loopback: allowed here as an operator allows it for local development (MURMUR_WEBHOOK_ALLOW_HTTP).
-      jobs: { webhooks: { policy: { ...DEFAULT_OUTBOUND_POLICY, allowCidrs: ['127.0.0.1/32'], ports: [80, 443, port] }, allowHttp: true, retrySeconds: [0.2, 0.2, 0.2, 0.2, 0.2, 0.2, 0.2] } },
+      jobs: {
+        webhooks: {
+          policy: { ...DEFAULT_OUTBOUND_POLICY, allowCidrs: ['127.0.0.1/32'], ports: [80, 443, port] },
+          allowHttp: true,
+          retrySeconds: [0.2, 0.2, 0.2, 0.2, 0.2, 0.2, 0.2],
+          resolve: async (host) => {
+            const address = names.get(host);
+            if (!address) throw Object.assign(new Error(`${host} does not resolve`), { code: 'ENOTFOUND' });
+            return [{ address, family: 4 }];
+          },
+        },
+      },
     });
   });
   afterAll(async () => {
     await sys.stop();
     await new Promise<void>((resolve) => receiver.close(() => resolve()));
+    await new Promise<void>((resolve) => trap.close(() => resolve()));
     rmSync(tmp, { recursive: true, force: true });
   });
 
@@ -296,5 +322,34 @@ describe('webhooks', () => {
     const delivered = await until(key, body.id, (j) => j.webhook?.state === 'delivered');
     expect(delivered.webhook).toMatchObject({ attempts: 9, last_status_code: 204 });
     expect(new Set(deliveriesTo('/down').map((d) => d.headers['webhook-id']))).toEqual(new Set([failed.webhook.id]));
+  });
+  it('checks the endpoint’s address at every attempt: a name that now resolves to a refused address is refused, and nothing reaches that address', async () => {
+    const { key, user } = await sys.newUser('hook-rebind@example.com');
+    await sys.admin.transcription.rotateWebhookSecret({ userId: user.id });
+    names.set('hooks.rebind.test', '127.0.0.1');
+    const { status, body } = await submit(key, { webhook_url: `http://hooks.rebind.test:${port}/rebind` });
+    expect(status).toBe(202);
+    await until(key, body.id, (j) => j.webhook?.state === 'delivered');
+    expect(deliveriesTo('/rebind')).toHaveLength(1);
+    // The name now answers a loopback address outside the allowed range, where the trap listens.
+    names.set('hooks.rebind.test', '127.0.0.2');
+    const retried = await fetch(`${sys.baseUrl}/api/v1/transcriptions/${body.id}/webhook/retry`, { method: 'POST', headers: { authorization: `Bearer ${key}` } });
+    expect(retried.status).toBe(200);
+    const failed = await until(key, body.id, (j) => j.webhook?.state !== 'pending');
+    expect(failed.webhook).toMatchObject({ state: 'failed', attempts: 9, last_status_code: null });
+    expect(failed.webhook.last_error).toMatch(/points to a loopback address/);
+    expect(trapped).toEqual([]);
+    expect(deliveriesTo('/rebind')).toHaveLength(1);
+  });
+
+  it('follows no redirect: a 3xx is a failed attempt, and the address it names gets nothing', async () => {
+    const { key, user } = await sys.newUser('hook-redirect@example.com');
+    await sys.admin.transcription.rotateWebhookSecret({ userId: user.id });
+    const { body } = await submit(key, { webhook_url: `${base}/redirect` });
+    const failed = await until(key, body.id, (j) => j.webhook !== null && j.webhook?.state !== 'pending');
+    expect(failed.webhook).toMatchObject({ state: 'failed', attempts: 8, last_status_code: 302 });
+    expect(failed.webhook.last_error).toMatch(/HTTP 302/);
+    expect(deliveriesTo('/redirect')).toHaveLength(8);
+    expect(deliveriesTo('/landed')).toEqual([]);
   });
 });

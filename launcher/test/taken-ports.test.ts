@@ -11,6 +11,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { EXIT_CANNOT_BIND, waitForGrpcServing } from '@murmur/kit';
 import { freePort, testIdentityDir } from '@murmur/kit/testing';
+import { assertNoSecretsLogged, processLines } from './support/log-secrets';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 /** Only generous enough to catch a hang: services migrate PGlite on a busy machine first. */
@@ -26,6 +27,10 @@ describe('a port that cannot be bound', () => {
   /** Process groups this test started: a launcher that died may have left children in its group. */
   const groups: number[] = [];
   const holders: net.Server[] = [];
+  /** Every process's lines: the launcher's children as it relays them, a process started alone as `[its name] …`. */
+  const printed: string[] = [];
+  /** What each started process is: launcher, gateway or a service's name. */
+  const names = new Map<ChildProcess, string>();
   let dataDir: string;
   let env: NodeJS.ProcessEnv;
 
@@ -41,6 +46,7 @@ describe('a port that cannot be bound', () => {
     // Its own process group, so afterAll also reaches whatever a launcher left running.
     const child = spawn(process.execPath, [path.join(ROOT, script)], { env: { ...env, ...extra }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     groups.push(child.pid!);
+    names.set(child, path.basename(path.dirname(path.dirname(script))));
     return child;
   }
 
@@ -53,6 +59,9 @@ describe('a port that cannot be bound', () => {
       const hang = setTimeout(() => reject(new Error(`still running after ${EXIT_WITHIN_MS} ms:\n${stdout}\n${stderr}`)), EXIT_WITHIN_MS);
       child.on('exit', (code) => {
         clearTimeout(hang);
+        const lines = `${stdout}\n${stderr}`.split('\n');
+        const name = names.get(child)!;
+        printed.push(...(name === 'launcher' ? processLines(lines) : lines.filter(Boolean).map((l) => `[${name}] ${l}`)));
         resolve({ code, stdout, stderr });
       });
     });
@@ -87,6 +96,7 @@ describe('a port that cannot be bound', () => {
     }
     await Promise.all(holders.map((h) => new Promise<void>((resolve) => h.close(() => resolve()))));
     fs.rmSync(dataDir, { recursive: true, force: true });
+    assertNoSecretsLogged(printed);
   });
 
   it('npm start stops with a message naming PORT when another program holds the gateway port', async () => {

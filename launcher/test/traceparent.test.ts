@@ -10,6 +10,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { freePort } from '@murmur/kit/testing';
+import { assertNoSecretsLogged, processLines } from './support/log-secrets';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
@@ -21,6 +22,8 @@ describe('traceparent with no exporter configured', () => {
   let dataDir: string;
   let base: string;
   let key: string;
+  /** Everything the launcher printed, its processes' lines among it. */
+  let out = '';
 
   beforeAll(async () => {
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'murmur-traceparent-'));
@@ -44,7 +47,6 @@ describe('traceparent with no exporter configured', () => {
     base = `http://localhost:${env.PORT}`;
     // Its own process group, so afterAll stops every process it started.
     launcher = spawn(process.execPath, [path.join(ROOT, 'launcher/dist/main.js')], { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-    let out = '';
     key = await new Promise<string>((resolve, reject) => {
       launcher.stdout!.on('data', (d: Buffer) => {
         out += d.toString();
@@ -68,6 +70,7 @@ describe('traceparent with no exporter configured', () => {
       // ESRCH: the whole group has ended
     }
     fs.rmSync(dataDir, { recursive: true, force: true });
+    assertNoSecretsLogged(processLines(out));
   });
 
   const auth = () => ({ authorization: `Bearer ${key}` });

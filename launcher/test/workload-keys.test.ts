@@ -14,6 +14,7 @@ import { promisify } from 'node:util';
 import { auth } from '@murmur/proto';
 import { createClient, generateWorkloadKeyPair, signingKeyFromPem, TokenMinter, waitForGrpcServing, WORKLOADS, type Workload } from '@murmur/kit';
 import { freePort } from '@murmur/kit/testing';
+import { assertNoSecretsLogged, processLines } from './support/log-secrets';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const run = promisify(execFile);
@@ -116,6 +117,7 @@ describe('workload keys under npm start', () => {
       // ESRCH: the whole group has ended
     }
     fs.rmSync(dataDir, { recursive: true, force: true });
+    assertNoSecretsLogged(processLines(out));
   });
 
   it('moves the keys of an earlier version into public/, private/ and admin/, keeping every key', () => {

@@ -19,19 +19,25 @@ export const DEFAULT_BODY_IDLE_TIMEOUT_MS = 30_000;
  */
 export function watchBodyIdle(req: IncomingMessage, ms: number, onIdle: (err: MurmurError) => void): () => void {
   let timer: NodeJS.Timeout | undefined;
+  let check: NodeJS.Immediate | undefined;
   const disarm = () => {
     clearTimeout(timer);
-    timer = undefined;
+    clearImmediate(check);
+    timer = check = undefined;
   };
   const arm = () => {
     disarm();
+    // When due, it decides after the next poll for I/O: after a pause of this process (a GC, a
+    // busy machine) the timer is due with the client's bytes still unread, and reading them re-arms it.
     timer = setTimeout(() => {
-      stop();
-      onIdle(
-        new MurmurError('request_timeout', `No part of the request body arrived for ${seconds(ms)}; nothing was charged. Send the request again.`, {
-          param: null,
-        }),
-      );
+      check = setImmediate(() => {
+        stop();
+        onIdle(
+          new MurmurError('request_timeout', `No part of the request body arrived for ${seconds(ms)}; nothing was charged. Send the request again.`, {
+            param: null,
+          }),
+        );
+      });
     }, ms);
   };
   const stop = () => {

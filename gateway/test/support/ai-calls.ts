@@ -19,8 +19,22 @@ export interface RawAnswer {
 const HANG_MS = 30_000;
 
 /**
+ * Keeps a request's body arriving — a few of `bytes` at a time — until `until()` holds, so the
+ * server's body idle timeout cannot end it before what the test waits for has happened; then
+ * stops sending. Rejects when `bytes` run out first.
+ */
+export async function feedUntil(req: http.ClientRequest, bytes: Buffer, until: () => boolean, everyMs = 50): Promise<void> {
+  for (let at = 0; !until(); at += 16) {
+    if (at >= bytes.length) throw new Error('the body ran out before the awaited state was reached');
+    req.write(bytes.subarray(at, at + 16));
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+/**
  * POSTs `pieces` (a string or Buffer each) to `path`; with `stall`, the request is left open
- * after the last piece (a client that stopped sending). Rejects if no answer comes in time.
+ * after the last piece (a client that stopped sending) — after `feed` (feedUntil) when given.
+ * Rejects if no answer comes in time.
  */
 export function rawPost(
   baseUrl: string,
@@ -28,7 +42,7 @@ export function rawPost(
   key: string,
   headers: Record<string, string>,
   pieces: Array<string | Buffer>,
-  opts: { stall?: boolean } = {},
+  opts: { stall?: boolean; feed?: { bytes: Buffer; until: () => boolean } } = {},
 ): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
     const req = http.request(`${baseUrl}${path}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, ...headers }, agent: false });
@@ -57,7 +71,8 @@ export function rawPost(
       reject(err);
     });
     for (const piece of pieces) req.write(piece);
-    if (!opts.stall) req.end();
+    if (opts.feed) feedUntil(req, opts.feed.bytes, opts.feed.until).catch(reject);
+    else if (!opts.stall) req.end();
   });
 }
 

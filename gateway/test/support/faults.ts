@@ -3,20 +3,15 @@
  * test kills and restarts), a logger whose lines the test reads, and a caller that records how
  * each request was answered (a hang guard aborts one that takes far too long).
  */
-import { Writable } from 'node:stream';
-import { createLogger } from '@murmur/kit';
 import { startTestPostgres, startTestRedis, testPostgresUnavailable, testRedisUnavailable, type TestPostgres, type TestRedis } from '@murmur/kit/testing';
+import { recordedLog, type LogLine } from './log-lines';
 import { startSystem, type SystemOptions, type TestSystem } from './system';
+
+export type { LogLine } from './log-lines';
 
 /** Why the fault tests cannot run here, or undefined. */
 export function faultTestsUnavailable(): string | undefined {
   return testPostgresUnavailable() ?? testRedisUnavailable();
-}
-
-export interface LogLine {
-  level: string;
-  msg?: string;
-  [k: string]: unknown;
 }
 
 export interface FaultSystem {
@@ -29,14 +24,7 @@ export interface FaultSystem {
 }
 
 export async function startFaultSystem(opts: Omit<SystemOptions, 'databaseUrl' | 'redisUrl' | 'log'> = {}): Promise<FaultSystem> {
-  const lines: LogLine[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      for (const raw of chunk.toString('utf8').split('\n')) if (raw.trim()) lines.push(JSON.parse(raw) as LogLine);
-      done();
-    },
-  });
-  const log = createLogger('fault-test', 'info', sink);
+  const { log, lines } = recordedLog('fault-test');
   const [pg, redis] = await Promise.all([startTestPostgres(), startTestRedis()]);
   const sys = await startSystem({ ...opts, databaseUrl: pg.url, redisUrl: redis.url, log });
   return {

@@ -26,6 +26,7 @@ import {
 import {
   ManualClock,
   openTestDatabase,
+  prerequisitesRequired,
   realRedis,
   realRedisUnavailable,
   testAccess,
@@ -37,7 +38,7 @@ import { AUTH_MIGRATIONS_DIR, startAuthService } from '@murmur/auth';
 import { BILLING_MIGRATIONS_DIR, RedisRateLimiter, startBillingService } from '@murmur/billing';
 import { LIBRARY_MIGRATIONS_DIR, startLibraryService } from '@murmur/library';
 import { LocalEngine, startConversionService } from '@murmur/conversion';
-import { createPocketsphinxEngine, FileAudioStore, startTranscriptionService, TRANSCRIPTION_MIGRATIONS_DIR, type JobsDeps, type LibraryPort } from '@murmur/transcription';
+import { createPocketsphinxEngine, FileAudioStore, startTranscriptionService, TRANSCRIPTION_MIGRATIONS_DIR, type JobsDeps, type LibraryPort, type SpeechEngine } from '@murmur/transcription';
 import { auth as authProto, billing as billingProto, library as libraryProto } from '@murmur/proto';
 import { createClient, keyVerifierVia, type Workload } from '@murmur/kit';
 import { newSecretKeyEntry, RedisLeaseSet, SecretSealer } from '@murmur/transcription';
@@ -49,14 +50,51 @@ import {
   MemoryIdempotencyStore,
   RedisIdempotencyStore,
   VerifiedKeyCache,
+  type IdempotencyStore,
   type AudioUrlPolicy,
   type Clients,
   type ServiceAddresses,
 } from '@murmur/gateway';
 import { assertResponsesDocumented, recordResponses } from './openapi-check';
 
+/**
+ * The Idempotency-Keys a gateway's requests have claimed, so that a test waits for a claim (an
+ * event) instead of sleeping and hoping the request got that far.
+ */
+export class ClaimWatch {
+  private readonly seen = new Set<string>();
+  private readonly waiting = new Map<string, Array<() => void>>();
+
+  /** `store`, telling this watch of every successful claim. */
+  wrap(store: IdempotencyStore): IdempotencyStore {
+    return {
+      claim: async (owner, key, fingerprint) => {
+        const result = await store.claim(owner, key, fingerprint);
+        if (result.claimed) this.mark(key);
+        return result;
+      },
+      complete: (owner, key, fingerprint, response) => store.complete(owner, key, fingerprint, response),
+      release: (owner, key) => store.release(owner, key),
+    };
+  }
+
+  /** Resolves once a request through this gateway has claimed `key` (at once if one has). */
+  claimed(key: string): Promise<void> {
+    if (this.seen.has(key)) return Promise.resolve();
+    return new Promise((resolve) => this.waiting.set(key, [...(this.waiting.get(key) ?? []), resolve]));
+  }
+
+  private mark(key: string): void {
+    this.seen.add(key);
+    for (const resolve of this.waiting.get(key) ?? []) resolve();
+    this.waiting.delete(key);
+  }
+}
+
 export interface TestGateway {
   baseUrl: string;
+  /** The Idempotency-Keys its requests have claimed. */
+  claims: ClaimWatch;
   /** Its protected-resource settings: the public URL is its own; a test sets the authorization server (the app's URL). */
   oauth: OAuthResourceOptions;
   stop(): Promise<void>;
@@ -82,7 +120,8 @@ export async function startGateway(
     await listener.start();
     keyCache = cache;
   }
-  const idempotency = redis ? new RedisIdempotencyStore(redis, `${prefix}idem:`) : new MemoryIdempotencyStore();
+  const claims = new ClaimWatch();
+  const idempotency = claims.wrap(redis ? new RedisIdempotencyStore(redis, `${prefix}idem:`) : new MemoryIdempotencyStore());
   const oauth: OAuthResourceOptions = {};
   const { headersTimeoutMs, ...bodyOptions } = body;
   const app = createApp({ clients, log, idempotency, keyCache, ...bodyOptions, oauth });
@@ -94,6 +133,7 @@ export async function startGateway(
   return {
     baseUrl: oauth.publicUrl,
     oauth,
+    claims,
     async stop() {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
@@ -114,6 +154,8 @@ export interface TestSystem {
   admin: Clients;
   /** Where the services listen (for processes under test, such as the admin CLI). */
   addresses: ServiceAddresses;
+  /** The Idempotency-Keys the gateway's requests have claimed (wait for one instead of sleeping). */
+  claims: ClaimWatch;
   /** The clock of the auth service (key expiry); starts at the real now. */
   authClock: ManualClock;
   /** The store of auth's verification cache (Redis), when Redis runs: a test can see what auth has cached. */
@@ -122,8 +164,14 @@ export interface TestSystem {
   audioDir: string;
   /** The transcription service's own schema (with `ai`), for tests that look at what it stores. */
   transcriptionDb?: Database;
-  /** Another gateway replica over the same services (its own key cache and listener). */
-  extraGateway(): Promise<TestGateway>;
+  /**
+   * Another gateway replica over the same services (its own key cache and listener); with
+   * `billingReplica`, over a billing replica of its own too (the same database, and with
+   * `rateLimitsOnRedis` the same Redis rate limiter) and, with `ai`, a conversion replica that
+   * charges through that billing replica: what replicas share then really crosses instances, as
+   * between the pods of a deployment.
+   */
+  extraGateway(opts?: { billingReplica?: boolean }): Promise<TestGateway>;
   /** Creates a user and a key; returns both. */
   newUser(email: string, expiry?: auth.KeyExpiry): Promise<{ user: auth.User; key: string; keyId: string }>;
   stop(): Promise<void>;
@@ -147,6 +195,12 @@ export interface SystemOptions {
    * rate limiter also runs on it, as main.ts wires it.
    */
   redisUrl?: string;
+  /**
+   * Billing's rate limiter on the system's Redis (REDIS_URL, else a redis-server of its own), as
+   * main.ts wires it whenever Redis is configured; default in-process unless `redisUrl` is given.
+   * Without any Redis here it fails to start (a test asks for it only where Redis can be had).
+   */
+  rateLimitsOnRedis?: boolean;
   /** Where every component logs (fault tests read it); default silent unless TEST_LOG_LEVEL. */
   log?: Logger;
   /** Overrides of the transcription jobs' settings (with `ai`). */
@@ -156,6 +210,8 @@ export interface SystemOptions {
    * holds a call there to land another request at an exact point of a job's end.
    */
   jobLibrary?: (library: LibraryPort) => LibraryPort;
+  /** Puts something in front of the transcription engine (with `ai`): a test holds a recognition there (engine-gate.ts). */
+  engine?: (engine: SpeechEngine) => SpeechEngine;
   /** Where an `audio_url` may point (the gateway's MURMUR_AUDIO_URL_*); default the production policy. */
   audioUrlPolicy?: AudioUrlPolicy;
 }
@@ -171,10 +227,10 @@ export async function startSystem(opts: SystemOptions = {}): Promise<TestSystem>
   const [authDb, billingDb, libraryDb, transcriptionDb] = dbs as [Database, Database, Database, Database | undefined];
   // Redis as in CI: the given URL, REDIS_URL, else a redis-server of our own, so the verified-key
   // cache and the revocation channel exist on a developer machine too; in-process only where
-  // none can run.
+  // none can run, and never in CI (realRedis() then fails, naming what to install).
   const redisServer: RealServer | undefined = opts.redisUrl
     ? { url: opts.redisUrl, release: async () => undefined }
-    : realRedisUnavailable() ? undefined : await realRedis();
+    : realRedisUnavailable() && !prerequisitesRequired() && !opts.rateLimitsOnRedis ? undefined : await realRedis();
   const redis: Redis | undefined = redisServer ? await connectRedis(redisServer.url, log) : undefined;
   const authClock = new ManualClock(new Date());
   const prefix = `murmur:test:${Date.now()}:${Math.random().toString(36).slice(2)}:`;
@@ -197,13 +253,22 @@ export async function startSystem(opts: SystemOptions = {}): Promise<TestSystem>
     internal.push(client);
     return testAccess(w, keyVerifierVia(client));
   };
-  const rateLimiter = opts.redisUrl && redis ? new RedisRateLimiter(redis, { keyPrefix: `${prefix}ratelimit:` }) : undefined;
-  const billingSvc = await startBillingService({ access: accessOf('billing'), db: billingDb, log, address: '127.0.0.1:0', clock: opts.billingClock, rateLimiter });
+  const startBilling = () =>
+    startBillingService({
+      access: accessOf('billing'),
+      db: billingDb,
+      log,
+      address: '127.0.0.1:0',
+      clock: opts.billingClock,
+      rateLimiter: (opts.redisUrl || opts.rateLimitsOnRedis) && redis ? new RedisRateLimiter(redis, { keyPrefix: `${prefix}ratelimit:` }) : undefined,
+    });
+  const billingSvc = await startBilling();
+  const billingReplicas: Array<Awaited<ReturnType<typeof startBilling>>> = [];
   const librarySvc = await startLibraryService({ access: accessOf('library'), db: libraryDb, log, address: '127.0.0.1:0' });
   // The AI services call billing and library as their own workloads: real clients, real servers.
-  const clientsOf = (w: Workload) => {
+  const clientsOf = (w: Workload, billingPort = billingSvc.port) => {
     const c = {
-      billing: createClient(billingProto.BillingServiceClient, `127.0.0.1:${billingSvc.port}`, { identity: testMinter(w) }),
+      billing: createClient(billingProto.BillingServiceClient, `127.0.0.1:${billingPort}`, { identity: testMinter(w) }),
       library: createClient(libraryProto.LibraryServiceClient, `127.0.0.1:${librarySvc.port}`, { identity: testMinter(w), maxReceiveMessageBytes: 64 * 1024 * 1024 }),
     };
     internal.push(c.billing, c.library);
@@ -213,16 +278,17 @@ export async function startSystem(opts: SystemOptions = {}): Promise<TestSystem>
   const audioDir = await mkdtemp(path.join(os.tmpdir(), 'murmur-test-audio-'));
   const conversionClients = clientsOf('conversion');
   const transcriptionClients = clientsOf('transcription');
-  const conversionSvc = opts.ai
-    ? await startConversionService({ access: accessOf('conversion'), log, address: '127.0.0.1:0', billing: conversionClients.billing, library: conversionClients.library, engine: new LocalEngine() })
-    : undefined;
+  const startConversion = (c: typeof conversionClients) =>
+    startConversionService({ access: accessOf('conversion'), log, address: '127.0.0.1:0', billing: c.billing, library: c.library, engine: new LocalEngine() });
+  const conversionSvc = opts.ai ? await startConversion(conversionClients) : undefined;
+  const conversionReplicas: Array<Awaited<ReturnType<typeof startConversion>>> = [];
   const transcriptionSvc = opts.ai
     ? await startTranscriptionService({
         access: accessOf('transcription'),
         log,
         address: '127.0.0.1:0',
         billing: transcriptionClients.billing,
-        engine: createPocketsphinxEngine(),
+        engine: opts.engine ? opts.engine(createPocketsphinxEngine()) : createPocketsphinxEngine(),
         tmpDir: opts.tmpDir,
         jobs: {
           db: transcriptionDb!,
@@ -254,10 +320,12 @@ export async function startSystem(opts: SystemOptions = {}): Promise<TestSystem>
   });
   const baseUrl = gateway.baseUrl;
   const extraGateways: TestGateway[] = [];
+  const replicaClients: Clients[] = [];
 
   return {
     baseUrl,
     oauth: gateway.oauth,
+    claims: gateway.claims,
     clients,
     admin,
     audioDir,
@@ -270,18 +338,36 @@ export async function startSystem(opts: SystemOptions = {}): Promise<TestSystem>
       const res = await admin.auth.createApiKey({ userId: user!.id, name: 'test', expiry, scopes: [] });
       return { user: user!, key: res.key, keyId: res.apiKey!.id };
     },
-    async extraGateway() {
-      const g = await startGateway(clients, log, authClock, redis, prefix);
+    async extraGateway(extra = {}) {
+      let over = clients;
+      if (extra.billingReplica) {
+        const billingReplica = await startBilling();
+        billingReplicas.push(billingReplica);
+        const conversionReplica = opts.ai ? await startConversion(clientsOf('conversion', billingReplica.port)) : undefined;
+        if (conversionReplica) conversionReplicas.push(conversionReplica);
+        over = createClients(
+          {
+            ...addresses,
+            BILLING_ADDR: `127.0.0.1:${billingReplica.port}`,
+            ...(conversionReplica ? { CONVERSION_ADDR: `127.0.0.1:${conversionReplica.port}` } : {}),
+          },
+          10_000,
+          testMinter('gateway'),
+        );
+        replicaClients.push(over);
+      }
+      const g = await startGateway(over, log, authClock, redis, prefix);
       extraGateways.push(g);
       return g;
     },
     async stop() {
       await Promise.all([gateway, ...extraGateways].map((g) => g.stop()));
+      for (const c of replicaClients) closeClients(c);
       closeClients(clients);
       closeClients(admin);
-      await Promise.all([conversionSvc?.stop(), transcriptionSvc?.stop()]);
+      await Promise.all([conversionSvc?.stop(), ...conversionReplicas.map((c) => c.stop()), transcriptionSvc?.stop()]);
       for (const c of internal) c.close();
-      await Promise.all([authSvc.stop(), billingSvc.stop(), librarySvc.stop()]);
+      await Promise.all([authSvc.stop(), billingSvc.stop(), ...billingReplicas.map((b) => b.stop()), librarySvc.stop()]);
       await redis?.close();
       await redisServer?.release();
       await Promise.all(dbs.map((d) => d.close()));

@@ -3,6 +3,8 @@
  * launcher's Supervisor, each on a free port: the five services, then the gateway once they
  * serve. Each child keeps its own embedded Postgres in a fresh folder unless the caller passes
  * a DATABASE_URL of its own (a test cluster it may restart). Shared by the cross-process tests.
+ * Every line every process prints is kept, and searched for secrets when the stack stops
+ * (log-secrets.ts): a test that leaks a key, a token or transcript words into a log fails.
  */
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -13,6 +15,7 @@ import { freePort, testIdentityStore, testMinter } from '@murmur/kit/testing';
 import { closeClients, createClients, type Clients, type ServiceAddresses } from '@murmur/gateway';
 import { childIdentity } from '../../src/child-identity';
 import { Supervisor, type ChildSpec } from '../../src/supervisor';
+import { assertNoSecretsLogged, knownSecrets, type KnownSecrets } from './log-secrets';
 
 export const ROOT = path.resolve(__dirname, '..', '..', '..');
 export const SERVICES = ['auth', 'billing', 'library', 'transcription', 'conversion'] as const;
@@ -35,6 +38,11 @@ export interface ProcessStack {
   restart(graceMs?: number): Promise<void>;
   /** The extra transcription replicas' names (`transcription-2`, …). */
   replicas: string[];
+  /** Every line the processes printed so far (`[name] …`). */
+  lines: string[];
+  /** What else must never appear in them (a test adds the values and words it knows). */
+  secrets: KnownSecrets;
+  /** Stops every process, then fails if any line carried a secret (log-secrets.ts). */
   stop(): Promise<void>;
 }
 
@@ -79,6 +87,8 @@ export async function startProcessStack(
   };
   const replicas = Array.from({ length: extra }, (_, i) => ({ name: `transcription-${i + 2}`, addr: addr(6 + i) }));
   const tail: string[] = [];
+  const lines: string[] = [];
+  const secrets = knownSecrets();
   const supervisor = new Supervisor(
     [
       ...SERVICES.map((s) => spec(s, `services/${s}/dist/main.js`, s)),
@@ -89,6 +99,7 @@ export async function startProcessStack(
       // The last lines every process printed, for the error of a stack that does not come up.
       tail.push(line);
       if (tail.length > 60) tail.shift();
+      lines.push(line);
       opts.out?.(line);
     },
   );
@@ -124,6 +135,8 @@ export async function startProcessStack(
     dataDir,
     waitReady,
     replicas: replicas.map((r) => r.name),
+    lines,
+    secrets,
     async restart(graceMs = 5_000) {
       await supervisor.stopAll(graceMs);
       await startAll();
@@ -132,6 +145,7 @@ export async function startProcessStack(
       closeClients(clients);
       await supervisor.stopAll(5_000);
       fs.rmSync(dataDir, { recursive: true, force: true });
+      assertNoSecretsLogged(lines, secrets);
     },
   };
 }

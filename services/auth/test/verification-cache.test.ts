@@ -1,4 +1,5 @@
 import { MemoryCache, type KeyValueCache } from '@murmur/kit';
+import { describeIfReal } from '@murmur/kit/testing';
 import { decodeEntry, encodeEntry, entryKey, VerificationCache, type CachedPrincipal } from '../src/verification-cache';
 import { recordingLogger, redisCacheUnavailable, testRedisCache } from './support';
 
@@ -39,13 +40,13 @@ describe('verification cache entries', () => {
 });
 
 type CacheFactory = () => Promise<{ cache: KeyValueCache; close(): Promise<void> }>;
-/** MemoryCache always; RedisCache too wherever a real Redis can be had (REDIS_URL, else one of the test's own). */
-const kinds: Array<[string, CacheFactory]> = [
-  ['MemoryCache', async () => ({ cache: new MemoryCache(), close: async () => undefined })],
-  ...(!redisCacheUnavailable ? [['RedisCache', async () => (await testRedisCache())!] as [string, CacheFactory]] : []),
+/** MemoryCache and RedisCache (REDIS_URL, else a redis-server of the test's own), both always registered (describeIfReal). */
+const kinds: Array<[string, string | undefined, CacheFactory]> = [
+  ['MemoryCache', undefined, async () => ({ cache: new MemoryCache(), close: async () => undefined })],
+  ['RedisCache', redisCacheUnavailable, testRedisCache],
 ];
 
-describe.each(kinds)('VerificationCache over %s', (_kind, factory) => {
+for (const [kind, why, factory] of kinds) describeIfReal(why, `VerificationCache over ${kind}`, () => {
   let backing: Awaited<ReturnType<CacheFactory>>;
   beforeAll(async () => {
     backing = await factory();

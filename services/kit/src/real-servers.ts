@@ -2,9 +2,9 @@
  * Test support: the real Postgres or Redis a test needs to mean what it claims — races that only
  * bite where transactions run side by side (PGlite runs one at a time), caches and channels that
  * exist only with Redis. CI sets DATABASE_URL / REDIS_URL; on a developer machine without them a
- * server of the test's own is started (test-servers.ts), and only where that cannot run either is
- * the group skipped — with one console line saying which group and why, never green by
- * construction.
+ * server of the test's own is started (test-servers.ts), and only where that cannot run either
+ * does the group fail (CI) or skip with the reason printed (describeIfReal in
+ * test-prerequisites.ts) — never green by construction.
  */
 import { startTestPostgres, startTestRedis, testPostgresUnavailable, testRedisUnavailable } from './test-servers';
 
@@ -17,12 +17,14 @@ export interface RealServer {
 
 /** Why no real Postgres can be had here (no DATABASE_URL and no own cluster), or undefined. */
 export function realPostgresUnavailable(): string | undefined {
-  return process.env.DATABASE_URL ? undefined : testPostgresUnavailable();
+  const why = process.env.DATABASE_URL ? undefined : testPostgresUnavailable();
+  return why && `${why}; or set DATABASE_URL to a Postgres server`;
 }
 
 /** Why no real Redis can be had here (no REDIS_URL and no redis-server), or undefined. */
 export function realRedisUnavailable(): string | undefined {
-  return process.env.REDIS_URL ? undefined : testRedisUnavailable();
+  const why = process.env.REDIS_URL ? undefined : testRedisUnavailable();
+  return why && `${why}; or set REDIS_URL to a Redis server`;
 }
 
 /** DATABASE_URL when set, else a fresh cluster of the test's own (dropped by `release`). */
@@ -39,15 +41,4 @@ export async function realRedis(): Promise<RealServer> {
   if (url) return { url, release: async () => undefined };
   const own = await startTestRedis();
   return { url: own.url, release: () => own.stop() };
-}
-
-/**
- * `describe` when `why` is undefined; else `describe.skip`, after one line on stderr naming the
- * group and the reason (a plain `npm test` must say what it did not prove).
- */
-export function describeIfReal(why: string | undefined, name: string, fn: () => void): void {
-  const g = globalThis as unknown as { describe: ((name: string, fn: () => void) => void) & { skip(name: string, fn: () => void): void } };
-  if (why === undefined) return g.describe(name, fn);
-  process.stderr.write(`skipped: "${name}" — ${why}\n`);
-  g.describe.skip(name, fn);
 }

@@ -5,8 +5,9 @@
  *
  * Postgres comes from Debian's `pg_createcluster` (postgresql-common), Redis from
  * `redis-server`. Where either is missing (or we are not root, which pg_createcluster needs),
- * `testPostgresUnavailable()` / `testRedisUnavailable()` say why, so a test can skip with that
- * reason printed instead of passing by construction.
+ * `testPostgresUnavailable()` / `testRedisUnavailable()` say why and what to install, so a test
+ * can fail (CI) or skip with that reason printed instead of passing by construction
+ * (describeIfReal, test-prerequisites.ts).
  */
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -64,15 +65,15 @@ function postgresVersion(): string | undefined {
 
 /** Why a Postgres of the test's own cannot be started here, or undefined when it can. */
 export function testPostgresUnavailable(): string | undefined {
-  if (!onPath('pg_createcluster')) return 'pg_createcluster (Debian postgresql-common) is not installed';
-  if (!postgresVersion()) return 'no PostgreSQL server binaries under /usr/lib/postgresql';
-  if (typeof process.getuid === 'function' && process.getuid() !== 0) return 'pg_createcluster needs root';
+  if (!onPath('pg_createcluster')) return 'pg_createcluster is not installed (apt-get install postgresql)';
+  if (!postgresVersion()) return 'no PostgreSQL server under /usr/lib/postgresql (apt-get install postgresql)';
+  if (typeof process.getuid === 'function' && process.getuid() !== 0) return 'pg_createcluster needs root (run the tests as root)';
   return undefined;
 }
 
 /** Why a Redis of the test's own cannot be started here, or undefined when it can. */
 export function testRedisUnavailable(): string | undefined {
-  return onPath('redis-server') ? undefined : 'redis-server is not installed';
+  return onPath('redis-server') ? undefined : 'redis-server is not installed (apt-get install redis-server)';
 }
 
 export interface TestPostgres {

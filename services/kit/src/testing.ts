@@ -7,6 +7,7 @@ export * from './test-database';
 export * from './test-failure';
 export * from './test-servers';
 export * from './real-servers';
+export * from './test-prerequisites';
 export * from './manual-clock';
 export * from './grpc-calls';
 export * from './test-identities';

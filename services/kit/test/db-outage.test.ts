@@ -6,11 +6,10 @@
 import * as path from 'node:path';
 import { Client } from 'pg';
 import { MurmurError, openDatabase, type Database } from '@murmur/kit';
-import { startTestPostgres, testPostgresUnavailable, type TestPostgres } from '@murmur/kit/testing';
+import { describeIfReal, startTestPostgres, testPostgresUnavailable, type TestPostgres } from '@murmur/kit/testing';
 
 const migrations = path.join(__dirname, 'fixtures', 'migrations');
 const why = testPostgresUnavailable();
-if (why) console.warn(`skipped: a Postgres of the test's own (${why})`);
 
 /** Terminates (57P01) every backend of the pool that runs `like`, from a connection of its own. */
 async function terminateBackends(url: string, like: string): Promise<number> {
@@ -38,7 +37,7 @@ async function outcome<T>(p: Promise<T>): Promise<T | MurmurError> {
   });
 }
 
-(why ? describe.skip : describe)('Postgres outages under a live pool', () => {
+describeIfReal(why, 'Postgres outages under a live pool', () => {
   let pg: TestPostgres;
   let db: Database;
   const open = (retryBudgetMs: number) => openDatabase({ schema: 'kit_outage', migrationsDir: migrations, url: pg.url, poolSize: 4, retryBudgetMs });

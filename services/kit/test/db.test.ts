@@ -1,7 +1,7 @@
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { migrate, openDatabase, type Database } from '@murmur/kit';
-import { openTestDatabase } from '@murmur/kit/testing';
+import { describeIfReal, openTestDatabase, realPostgres, realPostgresUnavailable, type RealServer } from '@murmur/kit/testing';
 
 const migrations = path.join(__dirname, 'fixtures', 'migrations');
 
@@ -64,24 +64,6 @@ describe('database (real Postgres when DATABASE_URL is set, embedded PGlite othe
   });
 });
 
-describe('replicas migrating one fresh schema at the same moment', () => {
-  const url = process.env.DATABASE_URL;
-  (url ? it : it.skip)('all start: the schema is created under the migration lock, not before it (real Postgres)', async () => {
-    const { openDatabase } = await import('@murmur/kit');
-    const { Client } = await import('pg');
-    for (let round = 0; round < 5; round++) {
-      const schema = `kit_race_${process.pid}_${round}_${Date.now() % 100000}`;
-      const opened = await Promise.allSettled(Array.from({ length: 4 }, () => openDatabase({ schema, migrationsDir: migrations, url, poolSize: 1 })));
-      const admin = new Client({ connectionString: url });
-      await admin.connect();
-      await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-      await admin.end();
-      for (const o of opened) if (o.status === 'fulfilled') await o.value.close();
-      expect(opened.filter((o) => o.status === 'rejected').map((o) => String((o as PromiseRejectedResult).reason))).toEqual([]);
-    }
-  });
-});
-
 /**
  * Between the client and the server: counts round trips, i.e. how often the client sends after
  * the server has answered (a pipelined statement goes out before the answer to the one before).
@@ -121,25 +103,52 @@ async function roundTripCounter(target: URL): Promise<{ url: string; roundTrips:
   };
 }
 
-describe('pipelined transactions on a Postgres server', () => {
-  const url = process.env.DATABASE_URL;
-  (url ? it : it.skip)('a read-then-write transaction is two round trips: BEGIN rides with the read, the write with COMMIT (real Postgres)', async () => {
-    const counter = await roundTripCounter(new URL(url!));
-    const schema = `kit_pipe_${process.pid}_${Date.now() % 100000}`;
-    const db = await openDatabase({ schema, migrationsDir: migrations, url: counter.url, poolSize: 1 });
-    try {
-      await db.query('SELECT 1'); // the connection is open and warm: only the transaction is counted
-      const before = counter.roundTrips();
-      await db.transaction(async (c, commitWith) => {
-        const { rows } = await c.query<{ n: string }>('SELECT count(*) AS n FROM notes');
-        commitWith({ text: 'INSERT INTO notes (id, body) VALUES ($1, $2)', values: [`p${rows[0]!.n}`, 'x'] });
-      });
-      expect(counter.roundTrips() - before).toBe(2);
-      expect(await db.query('SELECT id FROM notes')).toEqual([{ id: 'p0' }]);
-    } finally {
-      await db.query(`DROP SCHEMA ${schema} CASCADE`).catch(() => undefined);
-      await db.close();
-      await counter.close();
-    }
+/** The cases only a Postgres server shows (PGlite runs one connection): DATABASE_URL, else a cluster of the test's own. */
+describeIfReal(realPostgresUnavailable(), "on a real Postgres server (DATABASE_URL, else a cluster of the test's own)", () => {
+  let server: RealServer | undefined;
+  let url = '';
+  beforeAll(async () => {
+    server = await realPostgres();
+    url = server.url;
+  }, 60_000);
+  afterAll(async () => server?.release());
+
+  describe('replicas migrating one fresh schema at the same moment', () => {
+    it('all start: the schema is created under the migration lock, not before it (real Postgres)', async () => {
+      const { openDatabase } = await import('@murmur/kit');
+      const { Client } = await import('pg');
+      for (let round = 0; round < 5; round++) {
+        const schema = `kit_race_${process.pid}_${round}_${Date.now() % 100000}`;
+        const opened = await Promise.allSettled(Array.from({ length: 4 }, () => openDatabase({ schema, migrationsDir: migrations, url, poolSize: 1 })));
+        const admin = new Client({ connectionString: url });
+        await admin.connect();
+        await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+        await admin.end();
+        for (const o of opened) if (o.status === 'fulfilled') await o.value.close();
+        expect(opened.filter((o) => o.status === 'rejected').map((o) => String((o as PromiseRejectedResult).reason))).toEqual([]);
+      }
+    });
+  });
+
+  describe('pipelined transactions on a Postgres server', () => {
+    it('a read-then-write transaction is two round trips: BEGIN rides with the read, the write with COMMIT (real Postgres)', async () => {
+      const counter = await roundTripCounter(new URL(url));
+      const schema = `kit_pipe_${process.pid}_${Date.now() % 100000}`;
+      const db = await openDatabase({ schema, migrationsDir: migrations, url: counter.url, poolSize: 1 });
+      try {
+        await db.query('SELECT 1'); // the connection is open and warm: only the transaction is counted
+        const before = counter.roundTrips();
+        await db.transaction(async (c, commitWith) => {
+          const { rows } = await c.query<{ n: string }>('SELECT count(*) AS n FROM notes');
+          commitWith({ text: 'INSERT INTO notes (id, body) VALUES ($1, $2)', values: [`p${rows[0]!.n}`, 'x'] });
+        });
+        expect(counter.roundTrips() - before).toBe(2);
+        expect(await db.query('SELECT id FROM notes')).toEqual([{ id: 'p0' }]);
+      } finally {
+        await db.query(`DROP SCHEMA ${schema} CASCADE`).catch(() => undefined);
+        await db.close();
+        await counter.close();
+      }
+    });
   });
 });

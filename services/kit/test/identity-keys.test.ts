@@ -22,6 +22,7 @@ import {
   WORKLOADS,
   type Workload,
 } from '@murmur/kit';
+import { itIfReal } from '@murmur/kit/testing';
 
 const scratch = (name: string) => mkdtempSync(path.join(tmpdir(), `murmur-${name}-`));
 const mode = (file: string) => statSync(file).mode & 0o777;
@@ -183,16 +184,15 @@ describe('where the configuration says a process\'s identity is', () => {
     expect(identityFrom(source, 'app', ['admin']).workload).toBe('app');
   });
 
-  const openssl = (() => {
+  const opensslMissing = (() => {
     try {
       execFileSync('openssl', ['version'], { stdio: 'ignore' });
-      return true;
+      return undefined;
     } catch {
-      return false;
+      return 'openssl is not installed (apt-get install openssl)';
     }
   })();
-  if (!openssl) process.stderr.write('skipped: the RSA certificate case of workload keys — openssl is not installed\n');
-  (openssl ? it : it.skip)('accepts an RSA key (PKCS#1, as sprig writes it) with a self-signed X.509 certificate as its public key', async () => {
+  itIfReal(opensslMissing, 'accepts an RSA key (PKCS#1, as sprig writes it) with a self-signed X.509 certificate as its public key', async () => {
     const dir = scratch('rsa');
     const pem = path.join(scratch('rsa-pkcs8'), 'k.pem');
     execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', pem, '-out', path.join(dir, 'auth.pub'), '-days', '1', '-subj', '/CN=auth.murmur.internal'], { stdio: 'ignore' });

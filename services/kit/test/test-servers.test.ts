@@ -1,11 +1,10 @@
 import { Client } from 'pg';
 import { createClient } from 'redis';
 import { startTestPostgres, startTestRedis, testPostgresUnavailable, testRedisUnavailable } from '../src/test-servers';
+import { describeIfReal } from '../src/test-prerequisites';
 
 const pgWhy = testPostgresUnavailable();
 const redisWhy = testRedisUnavailable();
-if (pgWhy) console.warn(`skipped: a Postgres of the test's own (${pgWhy})`);
-if (redisWhy) console.warn(`skipped: a Redis of the test's own (${redisWhy})`);
 
 async function pgAnswers(url: string): Promise<boolean> {
   const client = new Client({ connectionString: url, connectionTimeoutMillis: 2_000 });
@@ -20,7 +19,7 @@ async function pgAnswers(url: string): Promise<boolean> {
   }
 }
 
-(pgWhy ? describe.skip : describe)('a Postgres of the test\'s own', () => {
+describeIfReal(pgWhy, 'a Postgres of the test\'s own', () => {
   it('answers, is gone after kill, and answers again after start on the same port', async () => {
     const pg = await startTestPostgres();
     try {
@@ -37,7 +36,7 @@ async function pgAnswers(url: string): Promise<boolean> {
   });
 });
 
-(redisWhy ? describe.skip : describe)('a Redis of the test\'s own', () => {
+describeIfReal(redisWhy, 'a Redis of the test\'s own', () => {
   it('answers, is gone after kill, and answers again after start on the same port', async () => {
     const redis = await startTestRedis();
     const ping = async () => {

@@ -10,7 +10,7 @@
  * Above {@link MAX_INLINE_TRANSCRIPT_BYTES} of transcript, `data.text` and `data.segments` are
  * null and `data_truncated` is true: fetch the job for them.
  */
-import { isId, MurmurError, newId, presentJob as presentJobJson, type Database, type Logger, type OutboundPolicy } from '@murmur/kit';
+import { isId, MurmurError, newId, presentJob as presentJobJson, type Database, type Logger, type OutboundPolicy, type Resolve } from '@murmur/kit';
 import type { transcription } from '@murmur/proto';
 import type { JobRow, JobStore, Queryable } from '../jobs/job-store';
 import type { JobQueue } from '../jobs/queue';
@@ -59,6 +59,8 @@ export interface WebhookOptions {
   retrySeconds?: readonly number[];
   /** One attempt's limit (default 10 s). */
   timeoutMs?: number;
+  /** How an endpoint's host name is resolved at each attempt (default the system's DNS; tests answer for themselves). */
+  resolve?: Resolve;
 }
 
 /**
@@ -209,6 +211,7 @@ export class Webhooks {
     const outcome = await postWebhook(d.url, webhookHeaders(this.signingSecrets(settings), d.id, new Date(), body), body, this.options.policy, {
       ...(this.options.timeoutMs ? { timeoutMs: this.options.timeoutMs } : {}),
       ...(this.options.allowHttp ? { allowHttp: true } : {}),
+      ...(this.options.resolve ? { resolve: this.options.resolve } : {}),
     });
     await this.record(d, outcome);
   }
