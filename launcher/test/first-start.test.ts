@@ -21,6 +21,7 @@ import { FIRST_START_MARK_FILE } from '../src/first-start-mark';
 import { DEMO_EMAIL, DEMO_RECORDINGS, QUICK_START_KEY_NAME } from '../src/first-run';
 import { eventually } from './support/eventually';
 import { launcherEnv, startLauncher, type LauncherRun } from './support/launcher-process';
+import { assertNoSecretsLogged, processLines } from './support/log-secrets';
 
 const LIBRARY_SCRIPT = 'services/library/dist/main.js';
 const KEY = /MURMUR_API_KEY=(svc_[0-9a-f]{64})/;
@@ -88,6 +89,8 @@ describe('a first start killed during seeding, then started again', () => {
     await second?.signal('SIGTERM');
     await database?.drop();
     fs.rmSync(dataDir, { recursive: true, force: true });
+    // What the processes logged, both starts: no key, token or secret (the launcher's own lines to its user aside).
+    assertNoSecretsLogged(processLines(`${first?.output() ?? ''}\n${second?.output() ?? ''}`));
   });
 
   const me = (key: string) => fetch(`http://127.0.0.1:${env.PORT}/api/v1/me`, { headers: { authorization: `Bearer ${key}` } });
