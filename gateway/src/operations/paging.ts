@@ -2,7 +2,7 @@
 import type { library } from '@murmur/proto';
 import { DEFAULT_PAGE_LIMIT, invalidParam, MAX_PAGE_LIMIT } from '@murmur/kit';
 
-/** The contract's page sizes (kit's limits.ts), which the library enforces too; the front ends describe them. */
+/** The contract's page sizes (contract limits.ts), which the library enforces too; the front ends describe them. */
 export { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT };
 
 export interface PageInput {

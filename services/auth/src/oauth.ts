@@ -1,5 +1,5 @@
 /**
- * OAuth 2.1 grants for MCP clients (docs/oauth.md; shared rules in kit oauth-rules.ts): auth is
+ * OAuth 2.1 grants for MCP clients (docs/oauth.md; shared rules in contract oauth-rules.ts): auth is
  * the storage and the judge of the authorization server whose endpoints the app serves. The app
  * registers clients (RegisterOAuthClient), turns a user's consent into a one-time code
  * (CreateAuthorizationCode) and exchanges codes and refresh tokens for tokens here; VerifyKey

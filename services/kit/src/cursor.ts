@@ -7,7 +7,7 @@
  * another user fails verification like a forged one, and reveals nothing about whose it was.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { MurmurError } from './errors';
+import { MurmurError } from '@murmur/contract';
 
 export class CursorCodec {
   constructor(private readonly secret: string) {}

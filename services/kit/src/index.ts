@@ -1,6 +1,7 @@
 /**
- * @murmur/kit — the one home of cross-cutting code shared by every service and the gateway.
- * Production code only: test helpers are `@murmur/kit/testing`, and OpenTelemetry's start is
+ * @murmur/kit — the runtime shared by every service and the gateway (config, log, tracing,
+ * gRPC server and clients, Postgres, Redis, access enforcement); the rules it enforces are
+ * `@murmur/contract`, re-exported here until every importer reads them there. Production code only: test helpers are `@murmur/kit/testing`, and OpenTelemetry's start is
  * `@murmur/kit/tracing` (loaded first by each main.ts, before what it patches).
  */
 export * from './clock';
@@ -12,8 +13,6 @@ export * from './keyset-paging';
 export * from './db';
 export * from './embedded-postgres';
 export * from './errors';
-export * from './authorization-header';
-export * from './oauth-rules';
 export * from './public-urls';
 export * from './grpc-client';
 export * from './bind-error';
@@ -27,16 +26,12 @@ export * from './health';
 export * from './service-main';
 export * from './key-revocations';
 export * from './hold-lease';
-export * from './text-rules';
-export * from './limits';
 export * from './client-address';
-export * from './access/workloads';
 export * from './access/identity-keys';
 export * from './access/identity-store';
 export * from './access/tokens';
-export * from './access/rpc-policy';
 export * from './access/access-control';
 export * from './access/workload-identity';
 export * from './outbound';
-export * from './job-json';
+export * from '@murmur/contract';
 export { clusterTemplateFile, prepareClusterTemplate } from './embedded-cluster-template';

@@ -10,9 +10,7 @@
  */
 import { createHash } from 'node:crypto';
 import { CursorCodec } from './cursor';
-import { MurmurError } from './errors';
-import { isId } from './ids';
-import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from './limits';
+import { DEFAULT_PAGE_LIMIT, isId, MAX_PAGE_LIMIT, MurmurError } from '@murmur/contract';
 
 /** The lists that page, each with the id prefix of its rows. */
 export const LIST_ID_PREFIX = {

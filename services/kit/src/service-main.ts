@@ -11,7 +11,7 @@ import { commonSchema, loadConfig, serviceAddressSchema, storageSchema } from '.
 import { createClient } from './grpc-client';
 import type { AccessControl } from './access/access-control';
 import { keyVerifierVia, loadWorkloadIdentity, type WorkloadIdentity } from './access/workload-identity';
-import { isWorkload } from './access/workloads';
+import { isWorkload } from '@murmur/contract';
 import { openDatabase, type Database } from './db';
 import { createLogger, type Logger } from './log';
 import { exitStartFailure } from './bind-error';

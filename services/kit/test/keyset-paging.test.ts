@@ -1,6 +1,6 @@
 import { CursorCodec, MurmurError } from '@murmur/kit';
 import { cursorPayload, filterDigest, isCursorPayload, PageCursors, resolveLimit } from '../src/keyset-paging';
-import { DEFAULT_PAGE_LIMIT } from '../src/limits';
+import { DEFAULT_PAGE_LIMIT } from '@murmur/contract';
 
 const SECRET = 'unit-test-cursor-secret-0123';
 const REC_A = 'rec_0123456789abcdefghijklmn';
