@@ -4,7 +4,8 @@
  * took "en_US" and tags of any length, and 500 MiB where the gateway and DESIGN.md say
  * 500,000,000 bytes); here both verdicts are taken at the boundary and must match.
  */
-import { createClient, createLogger, MAX_AUDIO_BYTES, MurmurError } from '@murmur/kit';
+import { MAX_AUDIO_BYTES, MurmurError } from '@murmur/contract';
+import { createClient, createLogger } from '@murmur/kit';
 import { billing } from '@murmur/proto';
 import { audioLimitOf, spoolUpload, TranscriptionService } from '@murmur/transcription';
 import * as ops from '../src/operations';

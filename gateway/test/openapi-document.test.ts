@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { ERROR_CODES } from '@murmur/kit';
+import { ERROR_CODES } from '@murmur/contract';
 import { KIND_NAMES } from '@murmur/conversion';
 import { createApp, MemoryIdempotencyStore, MURMUR_VERSION, type Clients } from '@murmur/gateway';
 import { createLogger } from '@murmur/kit';

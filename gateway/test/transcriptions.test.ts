@@ -9,8 +9,9 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { MAX_WATCHERS_PER_USER } from '@murmur/kit';
-import { newRequestId, runWithContext, type MurmurError } from '@murmur/kit';
+import { MAX_WATCHERS_PER_USER } from '@murmur/contract';
+import { type MurmurError } from '@murmur/contract';
+import { newRequestId, runWithContext } from '@murmur/kit';
 import { transcription } from '@murmur/proto';
 import { get, startSystem, type TestSystem } from './support/system';
 

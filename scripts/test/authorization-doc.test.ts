@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { RPC_RULES, type OwnerField } from '@murmur/kit';
+import { RPC_RULES, type OwnerField } from '@murmur/contract';
 
 const DOC = path.resolve(__dirname, '..', '..', 'docs', 'authorization.md');
 const BEGIN = '<!-- policy-table:begin -->';

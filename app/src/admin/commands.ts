@@ -3,7 +3,7 @@
  * call of an internal RPC, shared by the admin CLI and the launcher's first-run setup.
  */
 import { auth } from '@murmur/proto';
-import { hasScope, MurmurError, READ_ONLY_SCOPES } from '@murmur/kit';
+import { hasScope, MurmurError, READ_ONLY_SCOPES } from '@murmur/contract';
 import type { Clients } from '@murmur/gateway';
 import { seedLibrary } from '../seed/seed-library';
 import { signInLink } from '../web/config';

@@ -4,7 +4,8 @@
  * exposed publicly. Service addresses come from the same *_ADDR variables as the services.
  */
 import { parseArgs } from 'node:util';
-import { commonSchema, loadConfig, MurmurError, serviceAddressSchema, storageSchema } from '@murmur/kit';
+import { MurmurError } from '@murmur/contract';
+import { commonSchema, loadConfig, serviceAddressSchema, storageSchema } from '@murmur/kit';
 import { adminIdentity } from './identity';
 import { closeClients, createClients } from '@murmur/gateway';
 import * as cmd from './commands';

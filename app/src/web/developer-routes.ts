@@ -6,7 +6,7 @@
  */
 import { Router, type Request, type Response } from 'express';
 import type { Clients } from '@murmur/gateway';
-import { mcpResourceUrl, MurmurError } from '@murmur/kit';
+import { mcpResourceUrl, MurmurError } from '@murmur/contract';
 import { EXPIRY } from '../admin/commands';
 import { message, render, signedIn, signedInOf, type GuardOptions } from './pages';
 import { ACCESS_CHOICES, accessOf, DEFAULT_ACCESS, DEFAULT_EXPIRY, EXPIRY_CHOICES, shownConnection, shownDate, shownKey } from './present';

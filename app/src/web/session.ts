@@ -12,7 +12,7 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Clients } from '@murmur/gateway';
-import { MurmurError } from '@murmur/kit';
+import { MurmurError } from '@murmur/contract';
 
 /** A signed-in person, as each page sees them. */
 export interface SignedIn {

@@ -5,7 +5,8 @@
  */
 import type { NextFunction, Request, Response } from 'express';
 import type { auth } from '@murmur/proto';
-import { currentContext, hasScope, insufficientScope, invalidParam, MurmurError, parseAuthorization, runWithContext, type OAuthScope } from '@murmur/kit';
+import { hasScope, insufficientScope, invalidParam, MurmurError, parseAuthorization, type OAuthScope } from '@murmur/contract';
+import { currentContext, runWithContext } from '@murmur/kit';
 import type { Clients } from '../clients';
 import type { VerifiedKeyCache } from '../key-cache';
 import { authenticate } from '../operations';

@@ -11,7 +11,7 @@
  * not base64 (or holds no audio) is a `problem` the tool throws after its other checks.
  */
 import { Readable } from 'node:stream';
-import { invalidParam, MurmurError } from '@murmur/kit';
+import { invalidParam, MurmurError } from '@murmur/contract';
 import { Base64Decoder } from '../http/base64-decoder';
 import { MCP_MAX_AUDIO_BYTES, mcpAudioTooLarge } from './body-limit';
 

@@ -18,7 +18,8 @@
  */
 import type { NextFunction, Request, Response } from 'express';
 import { isLegacyRequest } from '@modelcontextprotocol/server';
-import { MurmurError, type Logger } from '@murmur/kit';
+import { MurmurError } from '@murmur/contract';
+import { type Logger } from '@murmur/kit';
 import { billing } from '@murmur/proto';
 import type { AudioUrlPolicy } from '../audio-url/fetch-audio';
 import type { Clients } from '../clients';

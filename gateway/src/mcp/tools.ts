@@ -6,7 +6,7 @@
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { billing } from '@murmur/proto';
-import { invalidParam, MAX_LANGUAGE_CHARS, MAX_TITLE_CHARS } from '@murmur/kit';
+import { invalidParam, MAX_LANGUAGE_CHARS, MAX_TITLE_CHARS } from '@murmur/contract';
 import { DEFAULT_AUDIO_URL_POLICY, fetchAudioUrl, parseAudioUrl } from '../audio-url/fetch-audio';
 import * as ops from '../operations';
 import { readAudioArgument } from './audio-argument';

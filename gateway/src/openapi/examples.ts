@@ -3,7 +3,7 @@
  * services mint (`rec_` + 24 base32 characters). The linter checks every example against its
  * schema, and the unit test does again with ajv, so an example cannot drift from its shape.
  */
-import { ERROR_CODES, type ErrorCode } from '@murmur/kit';
+import { ERROR_CODES, type ErrorCode } from '@murmur/contract';
 
 const REC_ID = 'rec_61mb5jml9kgtidvfgnuapl09';
 const REC_ID_2 = 'rec_gbaeaeoncfardmed562e4ulj';

@@ -1,5 +1,5 @@
 /** Every operation of `/api/v1`: what it takes, answers, and which errors its pipeline can give. */
-import { MAX_WATCHERS_PER_USER, WEBHOOK_RETRY_LIMIT } from '@murmur/kit';
+import { MAX_WATCHERS_PER_USER, WEBHOOK_RETRY_LIMIT } from '@murmur/contract';
 import { MAX_AUDIO_BYTES } from '../operations/transcribe';
 import * as ex from './examples';
 import { AI_CALL, CHANGES, COMMON_HEADERS, errorResponses, EVERY_CALL, header, IDEMPOTENT_REPLAYED, jsonResponse, rateLimitHeaders } from './responses';

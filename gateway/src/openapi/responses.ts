@@ -1,5 +1,5 @@
 /** The pieces of responses every operation shares: headers, error responses, JSON bodies. */
-import { ERROR_CODES, type ErrorCode } from '@murmur/kit';
+import { ERROR_CODES, type ErrorCode } from '@murmur/contract';
 import * as ex from './examples';
 import { ref, REST_ERROR_CODES, type JsonSchema } from './schemas';
 import type { Json, ResponseObject } from './types';

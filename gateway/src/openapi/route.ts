@@ -4,7 +4,7 @@
  * methods answer 405 like every known path, and query parameters are refused like on every route.
  */
 import { Router, type Request, type Response } from 'express';
-import { MurmurError } from '@murmur/kit';
+import { MurmurError } from '@murmur/contract';
 import { parseQuery } from '../rest/query';
 import { buildOpenApiDocument } from './document';
 

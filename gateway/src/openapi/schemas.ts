@@ -6,7 +6,7 @@
  * transcription upload, whose body is parsed as a stream rather than by a zod schema.
  */
 import { z } from 'zod';
-import { ERROR_CODES, MAX_TITLE_CHARS, type ErrorCode, type ErrorType } from '@murmur/kit';
+import { ERROR_CODES, MAX_TITLE_CHARS, type ErrorCode, type ErrorType } from '@murmur/contract';
 import { MAX_AUDIO_URL_CHARS, MAX_AUDIO_URL_REDIRECTS } from '../audio-url/fetch-audio';
 import * as shapes from '../operations/shapes';
 import { convertInputSchema } from '../operations/schemas';

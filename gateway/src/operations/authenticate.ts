@@ -5,7 +5,7 @@
  * service (unknown, revoked, expired), unless the gateway's verified-key cache (live only with
  * the revocation channel) already holds it. The key itself is never logged.
  */
-import { MurmurError, parseAuthorization } from '@murmur/kit';
+import { MurmurError, parseAuthorization } from '@murmur/contract';
 import type { auth } from '@murmur/proto';
 import type { Clients } from '../clients';
 import type { VerifiedKeyCache } from '../key-cache';

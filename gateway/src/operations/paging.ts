@@ -1,6 +1,6 @@
 /** Paging input shared by every list operation (REST query and MCP arguments alike). */
 import type { library } from '@murmur/proto';
-import { DEFAULT_PAGE_LIMIT, invalidParam, MAX_PAGE_LIMIT } from '@murmur/kit';
+import { DEFAULT_PAGE_LIMIT, invalidParam, MAX_PAGE_LIMIT } from '@murmur/contract';
 
 /** The contract's page sizes (contract limits.ts), which the library enforces too; the front ends describe them. */
 export { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT };

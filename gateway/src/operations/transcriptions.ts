@@ -6,7 +6,7 @@
  */
 import { AsyncResource } from 'node:async_hooks';
 import type { Readable } from 'node:stream';
-import { invalidParam, isErrorCode, MurmurError } from '@murmur/kit';
+import { invalidParam, isErrorCode, MurmurError } from '@murmur/contract';
 import { transcription } from '@murmur/proto';
 import type { OperationContext } from './context';
 import type { ChargeContext } from './convert';

@@ -19,7 +19,8 @@
 import type { Request, Response } from 'express';
 import { randomUUID } from 'node:crypto';
 import type { billing } from '@murmur/proto';
-import { asPublicError, MurmurError, toErrorBody, type Logger } from '@murmur/kit';
+import { MurmurError, toErrorBody } from '@murmur/contract';
+import { asPublicError, type Logger } from '@murmur/kit';
 import type { Clients } from '../clients';
 import type { IdempotencyStore, StoredResponse } from '../idempotency/store';
 import { admit, type OperationContext } from '../operations';

@@ -1,6 +1,6 @@
 /** The Idempotency-Key header: optional, 1–255 printable ASCII characters, scoped to the key's owner. */
 import type { Request } from 'express';
-import { invalidParam, isIdempotencyKey, MAX_IDEMPOTENCY_KEY_CHARS } from '@murmur/kit';
+import { invalidParam, isIdempotencyKey, MAX_IDEMPOTENCY_KEY_CHARS } from '@murmur/contract';
 
 export function idempotencyKeyOf(req: Request): string | null {
   const value = req.get('idempotency-key');

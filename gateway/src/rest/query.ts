@@ -7,7 +7,7 @@
  * MCP enforce them identically; text and date rules are the operations' (shared with MCP).
  */
 import type { Request } from 'express';
-import { invalidParam } from '@murmur/kit';
+import { invalidParam } from '@murmur/contract';
 import { parseDateTime, textProblem } from '../operations';
 
 export type ParamKind = 'int' | 'string' | 'datetime';

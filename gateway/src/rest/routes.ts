@@ -4,7 +4,8 @@
  * 405 (with `Allow`), both in the contract's error body.
  */
 import { Router, type Request, type Response } from 'express';
-import { MurmurError, type Logger } from '@murmur/kit';
+import { MurmurError } from '@murmur/contract';
+import { type Logger } from '@murmur/kit';
 import type { Clients } from '../clients';
 import type { IdempotencyStore } from '../idempotency/store';
 import type { VerifiedKeyCache } from '../key-cache';

@@ -16,7 +16,7 @@ import { createHash, type Hash } from 'node:crypto';
 import { pipeline, Readable, Transform } from 'node:stream';
 import type { Request } from 'express';
 import { billing } from '@murmur/proto';
-import { invalidParam } from '@murmur/kit';
+import { invalidParam } from '@murmur/contract';
 import * as ops from '../operations';
 import type { StoredResponse } from '../idempotency/store';
 import { DEFAULT_AUDIO_URL_POLICY, fetchAudioUrl } from '../audio-url/fetch-audio';

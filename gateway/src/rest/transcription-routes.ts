@@ -9,7 +9,8 @@
  *   ended gets its one final event.
  */
 import type { Request, Response } from 'express';
-import { asPublicError, toErrorBody, type Logger } from '@murmur/kit';
+import { toErrorBody } from '@murmur/contract';
+import { asPublicError, type Logger } from '@murmur/kit';
 import type { Clients } from '../clients';
 import * as ops from '../operations';
 import { parseQuery } from './query';

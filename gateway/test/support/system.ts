@@ -39,7 +39,8 @@ import { LIBRARY_MIGRATIONS_DIR, startLibraryService } from '@murmur/library';
 import { LocalEngine, startConversionService } from '@murmur/conversion';
 import { createPocketsphinxEngine, FileAudioStore, startTranscriptionService, TRANSCRIPTION_MIGRATIONS_DIR, type JobsDeps, type LibraryPort } from '@murmur/transcription';
 import { auth as authProto, billing as billingProto, library as libraryProto } from '@murmur/proto';
-import { createClient, keyVerifierVia, type Workload } from '@murmur/kit';
+import { type Workload } from '@murmur/contract';
+import { createClient, keyVerifierVia } from '@murmur/kit';
 import { newSecretKeyEntry, RedisLeaseSet, SecretSealer } from '@murmur/transcription';
 import {
   closeClients,

@@ -34,13 +34,11 @@ import {
   isOAuthScope,
   MAX_ACTIVE_OAUTH_CONNECTIONS,
   MurmurError,
-  newId,
   normalizeResource,
   REFRESH_TOKEN_PATTERN,
   REFRESH_TOKEN_TTL_S,
-  type Clock,
-  type Logger,
-} from '@murmur/kit';
+} from '@murmur/contract';
+import { newId, type Clock, type Logger } from '@murmur/kit';
 import { hashKey, isExpired, sameHash } from './api-key';
 import type { ConnectionRevokedReason, NewTokenPair, OAuthClientRecord, OAuthConnectionRecord, OAuthStore } from './oauth-store';
 import {

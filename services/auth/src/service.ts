@@ -3,10 +3,11 @@
  * MurmurError; knows nothing of gRPC or Postgres (the store and the cache are injected).
  * VerifyKey also answers OAuth access tokens, by handing them to the OAuth grants (oauth.ts).
  */
-import { ACCESS_TOKEN_PATTERN, CursorCodec, MAX_ACTIVE_API_KEYS, MurmurError, newId, type Clock, type Logger } from '@murmur/kit';
+import { ACCESS_TOKEN_PATTERN, MAX_ACTIVE_API_KEYS, MurmurError } from '@murmur/contract';
+import { CursorCodec, newId, type Clock, type Logger } from '@murmur/kit';
 import { auth } from '@murmur/proto';
 import { expiresAtFor, generateApiKey, hashKey, isExpired, keyHint, sameHash } from './api-key';
-import { parseAuthorization } from '@murmur/kit';
+import { parseAuthorization } from '@murmur/contract';
 import type { ApiKeyRecord, AuthStore, User, UserPosition } from './store';
 import { normalizeEmail, normalizeKeyName, normalizeKeyScopes, normalizeUserName, requireId, resolvePageSize } from './validation';
 import type { VerificationCache } from './verification-cache';

@@ -10,7 +10,8 @@
  * any database work. Throws only MurmurError; knows nothing of gRPC or Postgres.
  */
 import { randomBytes } from 'node:crypto';
-import { MurmurError, newId, type Clock, type Logger } from '@murmur/kit';
+import { MurmurError } from '@murmur/contract';
+import { newId, type Clock, type Logger } from '@murmur/kit';
 import { hashKey, isExpired, sameHash } from './api-key';
 import type { AuthStore, SessionRecord } from './store';
 import { requireId } from './validation';

@@ -3,7 +3,7 @@
  * rule returns the normalised value or throws invalid_request naming the offending field, so a
  * bad input is always a 400-class answer and never reaches the database.
  */
-import { FULL_ACCESS_SCOPES, invalidParam, isId, isOAuthScope, OAUTH_SCOPES, type OAuthScope } from '@murmur/kit';
+import { FULL_ACCESS_SCOPES, invalidParam, isId, isOAuthScope, OAUTH_SCOPES, type OAuthScope } from '@murmur/contract';
 
 /** RFC 5321 caps a forward path at 254 characters. */
 const MAX_EMAIL_LENGTH = 254;

@@ -3,7 +3,8 @@
  * hold (renew) and the sweep that returns forgotten holds. Throws MurmurError only; knows no
  * gRPC and no SQL.
  */
-import { type Clock, isId, type Logger, MurmurError, newId } from '@murmur/kit';
+import { isId, MurmurError } from '@murmur/contract';
+import { type Clock, type Logger, newId } from '@murmur/kit';
 import type { billing } from '@murmur/proto';
 import { checkNote, checkUserId } from './checks';
 import { expireHolds, holdOf, returnHold } from './holds';

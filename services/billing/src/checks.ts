@@ -1,5 +1,5 @@
 /** The input checks every part of the billing domain makes; each throws invalid_request naming its field. */
-import { isId, MurmurError } from '@murmur/kit';
+import { isId, MurmurError } from '@murmur/contract';
 import { DEFAULT_PAGE_SIZE, MAX_NOTE_LENGTH, MAX_PAGE_SIZE } from './limits';
 
 /** Every RPC names its user: a malformed id is the caller's mistake, never a missing account. */

@@ -2,7 +2,8 @@
  * A user's ledger, page by page, newest first: keyset paging behind a signed page token that
  * only its owner can pass back. Throws MurmurError only; knows no gRPC and no SQL.
  */
-import { type CursorCodec, MurmurError } from '@murmur/kit';
+import { MurmurError } from '@murmur/contract';
+import { type CursorCodec } from '@murmur/kit';
 import { checkPageSize, checkUserId } from './checks';
 import type { AccountLifecycle } from './lifecycle';
 import type { BillingStore, LedgerEntryRecord, LedgerPosition } from './store';

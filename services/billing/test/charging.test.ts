@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import { type MurmurError } from '@murmur/contract';
 import {
   connectRedis,
   createClient,
   createLogger,
-  type MurmurError,
   newId,
   type Database,
   type PromiseClient,

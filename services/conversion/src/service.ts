@@ -9,14 +9,16 @@
  * nothing reserved.
  */
 import {
-  DEFAULT_HOLD_LEASE_SECONDS,
-  holdLapsedError,
   invalidParam,
   isId,
-  keepReservationHeld,
   MAX_IDEMPOTENCY_KEY_CHARS,
   MAX_INSTRUCTIONS_CHARS,
   MurmurError,
+} from '@murmur/contract';
+import {
+  DEFAULT_HOLD_LEASE_SECONDS,
+  holdLapsedError,
+  keepReservationHeld,
   newId,
   systemClock,
   type Clock,

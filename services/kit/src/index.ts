@@ -1,8 +1,9 @@
 /**
  * @murmur/kit — the runtime shared by every service and the gateway (config, log, tracing,
- * gRPC server and clients, Postgres, Redis, access enforcement); the rules it enforces are
- * `@murmur/contract`, re-exported here until every importer reads them there. Production code only: test helpers are `@murmur/kit/testing`, and OpenTelemetry's start is
- * `@murmur/kit/tracing` (loaded first by each main.ts, before what it patches).
+ * gRPC server and clients, Postgres, Redis, access enforcement). The rules it enforces and carries
+ * are `@murmur/contract`'s, imported from there. Production code only: test helpers are
+ * `@murmur/kit/testing`, and OpenTelemetry's start is `@murmur/kit/tracing` (loaded first by
+ * each main.ts, before what it patches).
  */
 export * from './clock';
 export * from './config';
@@ -33,5 +34,4 @@ export * from './access/tokens';
 export * from './access/access-control';
 export * from './access/workload-identity';
 export * from './outbound';
-export * from '@murmur/contract';
 export { clusterTemplateFile, prepareClusterTemplate } from './embedded-cluster-template';

@@ -1,4 +1,5 @@
-import { CursorCodec, MurmurError } from '@murmur/kit';
+import { MurmurError } from '@murmur/contract';
+import { CursorCodec } from '@murmur/kit';
 import { cursorPayload, filterDigest, isCursorPayload, PageCursors, resolveLimit } from '../src/keyset-paging';
 import { DEFAULT_PAGE_LIMIT } from '@murmur/contract';
 

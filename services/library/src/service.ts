@@ -7,7 +7,8 @@
  * malformed, missing, or another owner's gets the same not_found with the same message, so
  * responses never reveal whether someone else's id exists.
  */
-import { isId, MurmurError, newId, systemClock, type Clock } from '@murmur/kit';
+import { isId, MurmurError } from '@murmur/contract';
+import { newId, systemClock, type Clock } from '@murmur/kit';
 import type { library } from '@murmur/proto';
 import { artifactFormatWord, contextSourceKindWord, threadItemKindWord, type ContextSourceKindWord } from './kinds';
 import {

@@ -3,7 +3,7 @@
  * clean value or throw invalid_request naming the offending field. Keeping them here (not in
  * SQL constraints) turns bad input into a 400 with a `param`, never a Postgres error and a 500.
  */
-import { charCount, checkText, isId, isLanguageTag, MAX_LANGUAGE_CHARS, MAX_TITLE_CHARS, MurmurError, titleOf } from '@murmur/kit';
+import { charCount, checkText, isId, isLanguageTag, MAX_LANGUAGE_CHARS, MAX_TITLE_CHARS, MurmurError, titleOf } from '@murmur/contract';
 
 // The text rules live in the kit, shared with the gateway's checks before paid work.
 export { charCount, titleOf };

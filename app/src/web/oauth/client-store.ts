@@ -10,7 +10,8 @@ import type { OAuthRegisteredClientsStore } from '@modelcontextprotocol/sdk/serv
 import { CustomOAuthError, InvalidClientMetadataError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import type { OAuthClientInformationFull, OAuthClientMetadata } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { Clients } from '@murmur/gateway';
-import { OAUTH_SCOPES, type Logger } from '@murmur/kit';
+import { OAUTH_SCOPES } from '@murmur/contract';
+import { type Logger } from '@murmur/kit';
 import type { auth } from '@murmur/proto';
 import { isClientMetadataUrl, type ClientMetadataDocuments } from './client-metadata';
 import { murmurCodeOf, oauthErrorOf } from './oauth-errors';

@@ -9,7 +9,7 @@
 import type { RequestHandler } from 'express';
 import { rateLimit, type Options } from 'express-rate-limit';
 import { TooManyRequestsError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
-import { REGISTRATIONS_PER_ADDRESS_PER_DAY, REGISTRATIONS_PER_ADDRESS_PER_HOUR, REGISTRATIONS_PER_HOUR } from '@murmur/kit';
+import { REGISTRATIONS_PER_ADDRESS_PER_DAY, REGISTRATIONS_PER_ADDRESS_PER_HOUR, REGISTRATIONS_PER_HOUR } from '@murmur/contract';
 
 const HOUR_MS = 3_600_000;
 

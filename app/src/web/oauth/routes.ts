@@ -18,7 +18,8 @@ import { InvalidClientMetadataError, InvalidRequestError } from '@modelcontextpr
 import { metadataHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/metadata.js';
 import { mcpAuthRouter } from '@modelcontextprotocol/sdk/server/auth/router.js';
 import type { Clients } from '@murmur/gateway';
-import { mcpResourceUrl, OAUTH_SCOPES, type Logger } from '@murmur/kit';
+import { mcpResourceUrl, OAUTH_SCOPES } from '@murmur/contract';
+import { type Logger } from '@murmur/kit';
 import type { GuardOptions } from '../pages';
 import { authorizeResponses } from './authorize-responses';
 import { ClientMetadataDocuments, type ClientMetadataPolicy } from './client-metadata';
