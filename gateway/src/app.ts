@@ -1,8 +1,7 @@
 /** The gateway's HTTP app: request context, `/api/v1` REST routes, `/mcp`, health, and the one error renderer. */
 import express, { type Express } from 'express';
-import { DEFAULT_TRUSTED_PROXIES, type Logger, type TrustedProxies } from '@murmur/kit';
+import { DEFAULT_TRUSTED_PROXIES, type Logger, type ServiceClients, type TrustedProxies } from '@murmur/kit';
 import type { AudioUrlPolicy } from './audio-url/fetch-audio';
-import type { Clients } from './clients';
 import type { IdempotencyStore } from './idempotency/store';
 import type { VerifiedKeyCache } from './key-cache';
 import { mcpHandlers } from './mcp/handler';
@@ -15,7 +14,7 @@ import { apiRouter, notFound } from './rest/routes';
 import { PROTECTED_RESOURCE_METADATA_PATHS, protectedResourceMetadataHandler, type OAuthResourceOptions } from './oauth/protected-resource';
 
 export interface AppDeps {
-  clients: Clients;
+  clients: ServiceClients;
   log: Logger;
   /** Idempotency records of AI calls: Redis-backed with REDIS_URL, in-process otherwise. */
   idempotency: IdempotencyStore;

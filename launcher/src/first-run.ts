@@ -5,7 +5,7 @@
  */
 import { admin, adminIdentity } from '@murmur/app';
 import type { IdentityConfig } from '@murmur/kit';
-import { closeClients, createClients, type ServiceAddresses } from '@murmur/gateway';
+import { closeServiceClients, createServiceClients, type ServiceAddresses } from '@murmur/kit';
 
 const { createUser, createKey, seed, signInLinkFor } = admin;
 
@@ -17,7 +17,7 @@ export async function firstRun(
   appUrl: string,
   print: (line: string) => void,
 ): Promise<void> {
-  const clients = createClients(env, 30_000, adminIdentity(env));
+  const clients = createServiceClients(env, { deadlineMs: 30_000, identity: adminIdentity(env) });
   const printSignIn = async () => {
     const { link } = await signInLinkFor(clients, DEMO_EMAIL, appUrl).catch(() => ({ link: '' }));
     if (!link) return;
@@ -44,6 +44,6 @@ export async function firstRun(
     print(`  curl -s "${baseUrl}/api/v1/recordings?limit=5&q=launch" -H "Authorization: Bearer ${key}"`);
     await printSignIn();
   } finally {
-    closeClients(clients);
+    closeServiceClients(clients);
   }
 }

@@ -6,7 +6,7 @@
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { billing } from '@murmur/proto';
-import { invalidParam, MAX_LANGUAGE_CHARS, MAX_TITLE_CHARS } from '@murmur/contract';
+import { invalidParam, MAX_CURSOR_CHARS, MAX_LANGUAGE_CHARS, MAX_TITLE_CHARS } from '@murmur/contract';
 import { DEFAULT_AUDIO_URL_POLICY, fetchAudioUrl, parseAudioUrl } from '../audio-url/fetch-audio';
 import * as ops from '../operations';
 import { readAudioArgument } from './audio-argument';
@@ -16,7 +16,7 @@ import { recordingLink } from './tool-result';
 
 const page = {
   limit: z.number().int().min(1).max(ops.MAX_PAGE_LIMIT).optional().describe(`Items per page, 1–${ops.MAX_PAGE_LIMIT} (default ${ops.DEFAULT_PAGE_LIMIT}).`),
-  cursor: z.string().max(512).optional().describe('The `next_cursor` of the previous page, unchanged.'),
+  cursor: z.string().max(MAX_CURSOR_CHARS).optional().describe('The `next_cursor` of the previous page, unchanged.'),
 };
 const dateTime = z.string().datetime({ offset: true });
 

@@ -1,5 +1,5 @@
 /** Every operation of `/api/v1`: what it takes, answers, and which errors its pipeline can give. */
-import { MAX_WATCHERS_PER_USER, WEBHOOK_RETRY_LIMIT } from '@murmur/contract';
+import { CONVERT_READ_FIRST_MAX_BYTES, MAX_WATCHERS_PER_USER, WEBHOOK_RETRY_LIMIT } from '@murmur/contract';
 import { MAX_AUDIO_BYTES } from '../operations/transcribe';
 import * as ex from './examples';
 import { AI_CALL, CHANGES, COMMON_HEADERS, errorResponses, EVERY_CALL, header, IDEMPOTENT_REPLAYED, jsonResponse, rateLimitHeaders } from './responses';
@@ -226,7 +226,7 @@ const WEBHOOK_DELIVERY =
 
 const AI_PIPELINE =
   'Billing admits the call before the body is read — credits, spending cap and the rate limit (10 AI requests a minute per user) — ' +
-  'so a refused call uploads nothing and is charged nothing (a `/convert` body declared at most 64 KB is read first and admitted by the ' +
+  `so a refused call uploads nothing and is charged nothing (a \`/convert\` body declared at most ${CONVERT_READ_FIRST_MAX_BYTES / 1024} KB is read first and admitted by the ` +
   'charge itself, with the same checks in the same order: a malformed short body is a 400 even at the limit). With an `Idempotency-Key` the first response (a success, or the 5xx of a ' +
   'failed engine) is kept 24 hours and replayed for the same key and parameters with `Idempotent-Replayed: true`, charging nothing again.';
 

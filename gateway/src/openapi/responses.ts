@@ -34,8 +34,6 @@ const STATUS_DESCRIPTIONS: Record<number, string> = {
   503: 'A Murmur service is unavailable; nothing was charged. Retry in a few seconds.',
 };
 
-export const REQUEST_ID_PATTERN = '^req_[A-Za-z0-9_-]{8,64}$';
-
 export function header(description: string, schema: JsonSchema, required: boolean, example: unknown): Json {
   return { description, required, schema, example };
 }

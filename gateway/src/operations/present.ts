@@ -86,9 +86,9 @@ export function presentTranscription(t: transcription.TranscribeResponse, record
   };
 }
 
-// A transcription job's public JSON lives in the kit (job-json.ts): the transcription service
-// also renders it, as the body of its webhook events.
-export { JOB_STATUSES, presentJob, type JobStatusName } from '@murmur/contract';
+// A transcription job's public JSON lives in the contract (job-json.ts): the transcription
+// service also renders it, as the body of its webhook events.
+export { presentJob } from '@murmur/contract';
 
 export function presentRecordingSummary(r: library.Recording) {
   return {

@@ -1,6 +1,7 @@
 /** The REST specs of the AI routes: how each reads its body and renders its answer. */
 import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
+import { CONVERT_READ_FIRST_MAX_BYTES } from '@murmur/contract';
 import { billing } from '@murmur/proto';
 import * as ops from '../operations';
 import type { AiRouteSpec } from './ai-route';
@@ -24,13 +25,6 @@ export function canonical(value: unknown): string {
   }
   return JSON.stringify(value);
 }
-
-/**
- * A POST /convert body declared (Content-Length) at most this size is read before billing admits
- * the call, which its reservation then does in the same round trip: a 10,000-word transcript is
- * ~60 KB. Larger or unannounced bodies are admitted first, so a refused caller sends no more.
- */
-export const CONVERT_READ_FIRST_MAX_BYTES = 64 * 1024;
 
 /** POST /convert: a JSON body of at most 16 MB (the plan's transcript limit is checked by billing). */
 export function convertSpec(body: BodyOptions = {}): AiRouteSpec<ops.ConvertInput> {

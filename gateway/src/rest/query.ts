@@ -7,10 +7,11 @@
  * MCP enforce them identically; text and date rules are the operations' (shared with MCP).
  */
 import type { Request } from 'express';
-import { invalidParam } from '@murmur/contract';
+import { invalidParam, MAX_CURSOR_CHARS, MAX_QUERY_VALUE_CHARS } from '@murmur/contract';
 import { parseDateTime, textProblem } from '../operations';
 
-export type ParamKind = 'int' | 'string' | 'datetime';
+/** `cursor`: a string of at most the contract's cursor length; `string`: any other text. */
+export type ParamKind = 'int' | 'string' | 'cursor' | 'datetime';
 export type QuerySpec = Record<string, ParamKind>;
 
 type Parsed<S extends QuerySpec> = {
@@ -18,8 +19,6 @@ type Parsed<S extends QuerySpec> = {
 };
 
 const INT = /^-?\d{1,9}$/;
-/** Longest value of a string parameter, in UTF-16 units (the services' own limits are lower). */
-const MAX_STRING = 1000;
 
 /** Percent-decoding as a URL query means it (`+` is a space), refusing what is not UTF-8. */
 function decode(raw: string): string | null {
@@ -66,7 +65,9 @@ export function parseQuery<S extends QuerySpec>(req: Request, spec: S): Parsed<S
     } else if (kind === 'datetime') {
       out[name] = parseDateTime(name, raw);
     } else {
-      if (raw.length > MAX_STRING) throw invalidParam(name, `\`${name}\` is too long (${MAX_STRING} characters at most).`);
+      // In UTF-16 units, before the services' own (lower) limits.
+      const max = kind === 'cursor' ? MAX_CURSOR_CHARS : MAX_QUERY_VALUE_CHARS;
+      if (raw.length > max) throw invalidParam(name, `\`${name}\` is too long (${max} characters at most).`);
       const problem = textProblem(raw);
       if (problem) throw invalidParam(name, `\`${name}\` ${problem}.`);
       out[name] = raw;

@@ -5,8 +5,7 @@
  */
 import { Router, type Request, type Response } from 'express';
 import { MurmurError } from '@murmur/contract';
-import { type Logger } from '@murmur/kit';
-import type { Clients } from '../clients';
+import { type Logger, type ServiceClients } from '@murmur/kit';
 import type { IdempotencyStore } from '../idempotency/store';
 import type { VerifiedKeyCache } from '../key-cache';
 import * as ops from '../operations';
@@ -25,7 +24,7 @@ interface Route {
   handler: Handler;
 }
 
-const PAGE = { limit: 'int', cursor: 'string' } as const;
+const PAGE = { limit: 'int', cursor: 'cursor' } as const;
 
 const ROUTES: Route[] = [
   { method: 'get', path: '/me', handler: (ctx, req) => (parseQuery(req, {}), ops.getMe(ctx)) },
@@ -59,7 +58,7 @@ export interface BodyOptions {
   audioUrlPolicy?: AudioUrlPolicy;
 }
 
-export function apiRouter(clients: Clients, idempotency: IdempotencyStore, log: Logger, keyCache?: VerifiedKeyCache, body: BodyOptions = {}, oauth: OAuthResourceOptions = {}): Router {
+export function apiRouter(clients: ServiceClients, idempotency: IdempotencyStore, log: Logger, keyCache?: VerifiedKeyCache, body: BodyOptions = {}, oauth: OAuthResourceOptions = {}): Router {
   const router = Router({ strict: false, caseSensitive: true });
   // REST's resource is not the MCP server's, so an access token issued to an MCP client is refused here.
   // Every POST spends credits or changes state (the `ai` scope: a read-only key gets 403); every GET reads.

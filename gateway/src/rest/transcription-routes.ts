@@ -10,8 +10,7 @@
  */
 import type { Request, Response } from 'express';
 import { toErrorBody } from '@murmur/contract';
-import { asPublicError, type Logger } from '@murmur/kit';
-import type { Clients } from '../clients';
+import { asPublicError, type Logger, type ServiceClients } from '@murmur/kit';
 import * as ops from '../operations';
 import { parseQuery } from './query';
 import { render } from './transcribe-route';
@@ -19,7 +18,7 @@ import { render } from './transcribe-route';
 /** Keeps an idle event stream open through proxies that close silent connections. */
 export const SSE_KEEPALIVE_MS = 15_000;
 
-export function transcriptionRoute(clients: Clients) {
+export function transcriptionRoute(clients: ServiceClients) {
   return async (req: Request, res: Response): Promise<void> => {
     const ctx: ops.OperationContext = { principal: req.principal!, clients };
     const query = parseQuery(req, { response_format: 'string' });
@@ -36,7 +35,7 @@ export function transcriptionRoute(clients: Clients) {
   };
 }
 
-export function transcriptionEventsRoute(clients: Clients, log: Logger) {
+export function transcriptionEventsRoute(clients: ServiceClients, log: Logger) {
   return async (req: Request, res: Response): Promise<void> => {
     const ctx: ops.OperationContext = { principal: req.principal!, clients };
     parseQuery(req, {});

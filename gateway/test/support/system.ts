@@ -13,15 +13,19 @@ import type { Server } from 'node:http';
 import { auth } from '@murmur/proto';
 import type { OAuthResourceOptions } from '../../src/oauth/protected-resource';
 import {
+  closeServiceClients,
   connectRedis,
   createLogger,
-  publishRevocation,
-  RedisCache,
-  RevocationListener,
+  createServiceClients,
   type Database,
   type KeyValueCache,
   type Logger,
+  publishRevocation,
   type Redis,
+  RedisCache,
+  RevocationListener,
+  type ServiceAddresses,
+  type ServiceClients,
 } from '@murmur/kit';
 import {
   ManualClock,
@@ -43,16 +47,12 @@ import { type Workload } from '@murmur/contract';
 import { createClient, keyVerifierVia } from '@murmur/kit';
 import { newSecretKeyEntry, RedisLeaseSet, SecretSealer } from '@murmur/transcription';
 import {
-  closeClients,
   createApp,
-  createClients,
   createHttpServer,
   MemoryIdempotencyStore,
   RedisIdempotencyStore,
   VerifiedKeyCache,
   type AudioUrlPolicy,
-  type Clients,
-  type ServiceAddresses,
 } from '@murmur/gateway';
 import { assertResponsesDocumented, recordResponses } from './openapi-check';
 
@@ -68,7 +68,7 @@ export interface TestGateway {
  * revocation channel and Redis idempotency records, exactly as main.ts wires it.
  */
 export async function startGateway(
-  clients: Clients,
+  clients: ServiceClients,
   log: Logger,
   clock: ManualClock,
   redis?: Redis,
@@ -110,9 +110,9 @@ export interface TestSystem {
   /** The gateway's protected-resource settings (set `authorizationServer` to an app's URL for OAuth). */
   oauth: OAuthResourceOptions;
   /** The gateway's clients (workload gateway: their calls for a user need a principal in context). */
-  clients: Clients;
+  clients: ServiceClients;
   /** The app's admin clients: users, keys, credits, seeding and reading anyone's data, as the admin CLI does. */
-  admin: Clients;
+  admin: ServiceClients;
   /** Where the services listen (for processes under test, such as the admin CLI). */
   addresses: ServiceAddresses;
   /** The clock of the auth service (key expiry); starts at the real now. */
@@ -245,8 +245,8 @@ export async function startSystem(opts: SystemOptions = {}): Promise<TestSystem>
     TRANSCRIPTION_ADDR: transcriptionSvc ? `127.0.0.1:${transcriptionSvc.port}` : '127.0.0.1:1',
     CONVERSION_ADDR: conversionSvc ? `127.0.0.1:${conversionSvc.port}` : '127.0.0.1:1',
   };
-  const clients = createClients(addresses, 10_000, testMinter('gateway'));
-  const admin = createClients(addresses, 10_000, testMinter('app'));
+  const clients = createServiceClients(addresses, { deadlineMs: 10_000, identity: testMinter('gateway') });
+  const admin = createServiceClients(addresses, { deadlineMs: 10_000, identity: testMinter('app') });
   const gateway = await startGateway(clients, log, authClock, redis, prefix, {
     bodyIdleTimeoutMs: opts.bodyIdleTimeoutMs,
     spoolDir: opts.tmpDir,
@@ -278,8 +278,8 @@ export async function startSystem(opts: SystemOptions = {}): Promise<TestSystem>
     },
     async stop() {
       await Promise.all([gateway, ...extraGateways].map((g) => g.stop()));
-      closeClients(clients);
-      closeClients(admin);
+      closeServiceClients(clients);
+      closeServiceClients(admin);
       await Promise.all([conversionSvc?.stop(), transcriptionSvc?.stop()]);
       for (const c of internal) c.close();
       await Promise.all([authSvc.stop(), billingSvc.stop(), librarySvc.stop()]);

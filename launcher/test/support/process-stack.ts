@@ -9,9 +9,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { type Workload } from '@murmur/contract';
-import { identityStoreAt, waitForGrpcServing, waitForHttpOk } from '@murmur/kit';
+import { closeServiceClients, createServiceClients, identityStoreAt, type ServiceAddresses, type ServiceClients, waitForGrpcServing, waitForHttpOk } from '@murmur/kit';
 import { freePort, testIdentityStore, testMinter } from '@murmur/kit/testing';
-import { closeClients, createClients, type Clients, type ServiceAddresses } from '@murmur/gateway';
 import { childIdentity } from '../../src/child-identity';
 import { Supervisor, type ChildSpec } from '../../src/supervisor';
 
@@ -27,7 +26,7 @@ export interface ProcessStack {
   addrOf: Record<ServiceName, string>;
   supervisor: Supervisor;
   /** Admin view of every service (users, keys, usage, ledger). */
-  clients: Clients;
+  clients: ServiceClients;
   /** Fresh folder of this stack (embedded databases, spool), removed by stop(). */
   dataDir: string;
   /** Waits until `name` answers again (gRPC health, or the gateway's /healthz). */
@@ -115,7 +114,7 @@ export async function startProcessStack(
     fs.rmSync(dataDir, { recursive: true, force: true });
     throw err;
   }
-  const clients = createClients(addrs, 30_000, testMinter('app'));
+  const clients = createServiceClients(addrs, { deadlineMs: 30_000, identity: testMinter('app') });
   return {
     base,
     addrs,
@@ -130,7 +129,7 @@ export async function startProcessStack(
       await startAll();
     },
     async stop() {
-      closeClients(clients);
+      closeServiceClients(clients);
       await supervisor.stopAll(5_000);
       fs.rmSync(dataDir, { recursive: true, force: true });
     },

@@ -37,6 +37,7 @@ import {
   normalizeResource,
   REFRESH_TOKEN_PATTERN,
   REFRESH_TOKEN_TTL_S,
+  requireId,
 } from '@murmur/contract';
 import { newId, type Clock, type Logger } from '@murmur/kit';
 import { hashKey, isExpired, sameHash } from './api-key';
@@ -54,7 +55,6 @@ import {
 } from './oauth-validation';
 import type { Principal } from './service';
 import type { AuthStore } from './store';
-import { requireId } from './validation';
 
 /** A fresh code or token: the prefix says its kind, so one kind is never accepted for another. */
 export function generateOAuthSecret(prefix: 'mac' | 'mat' | 'mrt'): string {

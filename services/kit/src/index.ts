@@ -16,6 +16,7 @@ export * from './embedded-postgres';
 export * from './errors';
 export * from './public-urls';
 export * from './grpc-client';
+export * from './service-clients';
 export * from './bind-error';
 export * from './grpc-server';
 export * from './ids';
