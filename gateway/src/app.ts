@@ -1,7 +1,7 @@
 /** The gateway's HTTP app: request context, `/api/v1` REST routes, `/mcp`, health, and the one error renderer. */
 import express, { type Express } from 'express';
 import { DEFAULT_TRUSTED_PROXIES, type Logger, type ServiceClients, type TrustedProxies } from '@murmur/kit';
-import type { AudioUrlPolicy } from './audio-url/fetch-audio';
+import type { AudioUrlPolicy } from './upload/fetch-audio';
 import type { IdempotencyStore } from './idempotency/store';
 import type { VerifiedKeyCache } from './key-cache';
 import { mcpHandlers } from './mcp/handler';

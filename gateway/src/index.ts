@@ -4,4 +4,4 @@ export * from './http/server';
 export * as operations from './operations';
 export * from './idempotency/store';
 export * from './key-cache';
-export { DEFAULT_AUDIO_URL_POLICY, fetchAudioUrl, type AudioUrlPolicy } from './audio-url/fetch-audio';
+export { DEFAULT_AUDIO_URL_POLICY, fetchAudioUrl, type AudioUrlPolicy } from './upload/fetch-audio';

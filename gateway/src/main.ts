@@ -11,7 +11,7 @@ import { createHttpServer } from './http/server';
 import { MemoryIdempotencyStore, RedisIdempotencyStore } from './idempotency/store';
 import { VerifiedKeyCache } from './key-cache';
 import { DEFAULT_BODY_IDLE_TIMEOUT_MS } from './http/body-idle-timeout';
-import { audioUrlConfigSchema, audioUrlPolicyOf } from './audio-url/fetch-audio';
+import { audioUrlConfigSchema, audioUrlPolicyOf } from './upload/fetch-audio';
 
 async function main(): Promise<void> {
   const cfg = loadConfig({

@@ -5,7 +5,7 @@
  */
 import { MurmurError } from '@murmur/contract';
 import { seededRandom } from '@murmur/kit';
-import { Base64Decoder } from '../src/http/base64-decoder';
+import { Base64Decoder } from '../src/upload/base64-decoder';
 
 function decode(pieces: string[]): { bytes: Buffer; mediaType: string | undefined } {
   const d = new Base64Decoder({ param: 'audio_base64' });

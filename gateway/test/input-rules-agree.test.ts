@@ -30,7 +30,7 @@ import { audioLimitOf, spoolUpload, TranscriptionService } from '@murmur/transcr
 import * as ops from '../src/operations';
 import { TOOLS } from '../src/mcp/tools';
 import { buildOpenApiDocument } from '../src/openapi/document';
-import { UploadStream } from '../src/rest/upload-stream';
+import { UploadStream } from '../src/upload/upload-stream';
 
 type Verdict = 'accepted' | string;
 

@@ -14,7 +14,7 @@ import { KIND_NAMES } from '@murmur/conversion';
 import { createApp, MemoryIdempotencyStore, MURMUR_VERSION } from '@murmur/gateway';
 import { createLogger, type ServiceClients } from '@murmur/kit';
 import * as shapes from '../src/operations/shapes';
-import { OPTION_NAMES } from '../src/rest/upload-fields';
+import { OPTION_NAMES } from '../src/upload/upload-fields';
 import { buildOpenApiDocument, type OpenApiDocument } from '../src/openapi/document';
 import { REST_ERROR_CODES } from '../src/openapi/schemas';
 import { OpenApiChecker, type ObservedResponse } from './support/openapi-check';

@@ -12,7 +12,7 @@
  */
 import { Readable } from 'node:stream';
 import { invalidParam, MurmurError } from '@murmur/contract';
-import { Base64Decoder } from '../http/base64-decoder';
+import { Base64Decoder } from '../upload/base64-decoder';
 import { MCP_MAX_AUDIO_BYTES, mcpAudioTooLarge } from './body-limit';
 
 const PARAM = 'audio_base64';

@@ -21,7 +21,7 @@ import { isLegacyRequest } from '@modelcontextprotocol/server';
 import { MurmurError } from '@murmur/contract';
 import { type Logger, type ServiceClients } from '@murmur/kit';
 import { billing } from '@murmur/proto';
-import type { AudioUrlPolicy } from '../audio-url/fetch-audio';
+import type { AudioUrlPolicy } from '../upload/fetch-audio';
 import type { VerifiedKeyCache } from '../key-cache';
 import { requireKey as requireKeyMiddleware } from '../http/authenticate';
 import { readJsonBody } from '../http/json-body';

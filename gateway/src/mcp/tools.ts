@@ -7,7 +7,7 @@ import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { billing } from '@murmur/proto';
 import { invalidParam, MAX_CURSOR_CHARS, MAX_LANGUAGE_CHARS, MAX_TITLE_CHARS } from '@murmur/contract';
-import { DEFAULT_AUDIO_URL_POLICY, fetchAudioUrl, parseAudioUrl } from '../audio-url/fetch-audio';
+import { DEFAULT_AUDIO_URL_POLICY, fetchAudioUrl, parseAudioUrl } from '../upload/fetch-audio';
 import * as ops from '../operations';
 import { readAudioArgument } from './audio-argument';
 import { MCP_AUDIO_LIMIT_TEXT, MCP_MAX_BASE64_CHARS } from './body-limit';

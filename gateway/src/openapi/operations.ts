@@ -277,7 +277,7 @@ function convertOperation(): Operation {
   };
 }
 
-/** What an `audio_url` may answer besides the upload's errors (audio-url/fetch-audio.ts). */
+/** What an `audio_url` may answer besides the upload's errors (upload/fetch-audio.ts). */
 const AUDIO_URL_ERRORS = ['audio_url_forbidden', 'audio_url_unreachable'] as const;
 
 function transcribeOperation(): Operation {

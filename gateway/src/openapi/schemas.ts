@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import { ERROR_CODES, type ErrorCode, type ErrorType, LANGUAGE_TAG, MAX_LANGUAGE_CHARS, MAX_TITLE_CHARS, REQUEST_ID_PATTERN } from '@murmur/contract';
-import { MAX_AUDIO_URL_CHARS, MAX_AUDIO_URL_REDIRECTS } from '../audio-url/fetch-audio';
+import { MAX_AUDIO_URL_CHARS, MAX_AUDIO_URL_REDIRECTS } from '../upload/fetch-audio';
 import * as shapes from '../operations/shapes';
 import { convertInputSchema } from '../operations/schemas';
 import { MAX_AUDIO_BYTES } from '../operations/transcribe';
@@ -116,7 +116,7 @@ function generate(): Record<string, JsonSchema> {
   return out;
 }
 
-/** The options of POST /transcribe (rest/upload-fields.ts reads them; checkTranscribeOptions checks them). */
+/** The options of POST /transcribe (upload/upload-fields.ts reads them; checkTranscribeOptions checks them). */
 function transcribeOptions(): Record<string, JsonSchema> {
   return {
     language: {

@@ -4,7 +4,7 @@
  */
 import type { auth } from '@murmur/proto';
 import type { ServiceClients } from '@murmur/kit';
-import type { AudioUrlPolicy } from '../audio-url/fetch-audio';
+import type { AudioUrlPolicy } from '../upload/fetch-audio';
 
 export interface OperationContext {
   principal: auth.Principal;

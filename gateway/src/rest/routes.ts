@@ -46,7 +46,7 @@ const ROUTES: Route[] = [
 ];
 
 /** How the AI routes read bodies. */
-import type { AudioUrlPolicy } from '../audio-url/fetch-audio';
+import type { AudioUrlPolicy } from '../upload/fetch-audio';
 import { resourceOf, type OAuthResourceOptions } from '../oauth/protected-resource';
 
 export interface BodyOptions {

@@ -19,11 +19,11 @@ import { billing } from '@murmur/proto';
 import { invalidParam } from '@murmur/contract';
 import * as ops from '../operations';
 import type { StoredResponse } from '../idempotency/store';
-import { DEFAULT_AUDIO_URL_POLICY, fetchAudioUrl } from '../audio-url/fetch-audio';
+import { DEFAULT_AUDIO_URL_POLICY, fetchAudioUrl } from '../upload/fetch-audio';
 import type { AiRouteSpec } from './ai-route';
 import { canonical } from './ai-routes';
-import { parseAudioUpload, type AudioUpload } from './audio-upload';
-import { AudioSpool } from './audio-spool';
+import { parseAudioUpload, type AudioUpload } from '../upload/audio-upload';
+import { AudioSpool } from '../upload/audio-spool';
 import type { BodyOptions } from './routes';
 
 export interface TranscribeRequestInput {

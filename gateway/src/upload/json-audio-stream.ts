@@ -11,7 +11,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { MurmurError, invalidParam } from '@murmur/contract';
-import { Base64Decoder } from '../http/base64-decoder';
+import { Base64Decoder } from './base64-decoder';
 import { JsonTokenizer, type JsonScalar } from '../http/json-tokenizer';
 import { UploadFieldSet, isOptionName, optionFromJson, type AudioUploadFields } from './upload-fields';
 import type { UploadStream } from './upload-stream';
