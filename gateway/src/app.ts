@@ -5,7 +5,6 @@ import type { AudioUrlPolicy } from './upload/fetch-audio';
 import type { IdempotencyStore } from './idempotency/store';
 import type { VerifiedKeyCache } from './key-cache';
 import { mcpHandlers } from './mcp/handler';
-import { openApiRouter } from './openapi/route';
 import { errorHandler } from './http/errors';
 import { FAILED_KEYS_LOCAL } from './http/authenticate';
 import { FailedKeyLimiter } from './http/failed-keys';
@@ -55,8 +54,9 @@ export function createApp(deps: AppDeps): Express {
   const oauth = deps.oauth ?? {};
   // No key needed: how to get a token (RFC 9728).
   for (const path of PROTECTED_RESOURCE_METADATA_PATHS) app.get(path, protectedResourceMetadataHandler(oauth));
-  app.use('/api/v1', openApiRouter(MURMUR_VERSION)); // before the API router: no key needed
-  app.use('/api/v1', apiRouter(deps.clients, deps.idempotency, deps.log, deps.keyCache, { bodyIdleTimeoutMs: deps.bodyIdleTimeoutMs, spoolDir: deps.spoolDir, audioUrlPolicy: deps.audioUrlPolicy }, oauth));
+  // Every route of the table (routes.ts); GET /api/v1/openapi.json needs no key.
+  const body = { bodyIdleTimeoutMs: deps.bodyIdleTimeoutMs, spoolDir: deps.spoolDir, audioUrlPolicy: deps.audioUrlPolicy };
+  app.use('/api/v1', apiRouter(deps.clients, deps.idempotency, deps.log, deps.keyCache, { version: MURMUR_VERSION, body, oauth }));
   const mcp = mcpHandlers({ clients: deps.clients, log: deps.log, allowedOrigins: deps.mcpAllowedOrigins ?? [], version: MURMUR_VERSION, keyCache: deps.keyCache, bodyIdleTimeoutMs: deps.bodyIdleTimeoutMs, audioUrlPolicy: deps.audioUrlPolicy, oauth });
   app.post('/mcp', mcp.checkOrigin, mcp.requireKey, mcp.post);
   app.all('/mcp', mcp.checkOrigin, mcp.requireKey, mcp.notAllowed);

@@ -17,6 +17,7 @@ import {
   REQUEST_ID_PATTERN,
 } from '@murmur/contract';
 import * as ex from './examples';
+import { ROUTES } from '../routes';
 import { operations } from './operations';
 import { header } from './responses';
 import { componentSchemas, type JsonSchema } from './schemas';
@@ -119,11 +120,25 @@ export function buildOpenApiDocument(version: string): OpenApiDocument {
   return structuredClone(cached.doc);
 }
 
-function build(version: string): OpenApiDocument {
-  const paths: OpenApiDocument['paths'] = {};
-  for (const { method, path, ...operation } of operations()) {
-    paths[path] = { ...paths[path], [method]: operation };
+/**
+ * The paths, from the route table (routes.ts): each route's operation, with its path parameters
+ * first, then one parameter per query rule of the route, then its headers.
+ */
+function paths(): OpenApiDocument['paths'] {
+  const described = operations();
+  const out: OpenApiDocument['paths'] = {};
+  for (const route of ROUTES) {
+    const operation = described[route.operationId];
+    const given = operation.parameters ?? [];
+    const inPath = given.filter((p) => p.in === 'path');
+    const query = Object.keys('query' in route ? route.query : {}).map((name) => ({ $ref: `#/components/parameters/${name}` }));
+    const parameters = [...inPath, ...query, ...given.filter((p) => p.in !== 'path')];
+    out[route.path] = { ...out[route.path], [route.method]: { ...operation, parameters } };
   }
+  return out;
+}
+
+function build(version: string): OpenApiDocument {
   return {
     openapi: '3.1.1',
     info: info(version),
@@ -135,7 +150,7 @@ function build(version: string): OpenApiDocument {
       { name: 'Meta', description: 'About the API itself.' },
     ],
     security: [{ bearerAuth: [] }],
-    paths,
+    paths: paths(),
     components: {
       schemas: componentSchemas(),
       parameters: parameters(),

@@ -9,12 +9,10 @@
 import type { Request } from 'express';
 import { invalidParam, MAX_CURSOR_CHARS, MAX_QUERY_VALUE_CHARS } from '@murmur/contract';
 import { parseDateTime, textProblem } from '../operations';
+import type { QuerySpec } from '../routes';
 
-/** `cursor`: a string of at most the contract's cursor length; `string`: any other text. */
-export type ParamKind = 'int' | 'string' | 'cursor' | 'datetime';
-export type QuerySpec = Record<string, ParamKind>;
-
-type Parsed<S extends QuerySpec> = {
+/** A query as parsed by its route's rules (routes.ts). */
+export type ParsedQuery<S extends QuerySpec> = {
   [K in keyof S]?: S[K] extends 'int' ? number : S[K] extends 'datetime' ? Date : string;
 };
 
@@ -51,7 +49,7 @@ function pairsOf(req: Request): Array<[string, string]> {
   return pairs;
 }
 
-export function parseQuery<S extends QuerySpec>(req: Request, spec: S): Parsed<S> {
+export function parseQuery<S extends QuerySpec>(req: Request, spec: S): ParsedQuery<S> {
   const out: Record<string, unknown> = {};
   const seen = new Set<string>();
   for (const [name, raw] of pairsOf(req)) {
@@ -73,5 +71,5 @@ export function parseQuery<S extends QuerySpec>(req: Request, spec: S): Parsed<S
       out[name] = raw;
     }
   }
-  return out as Parsed<S>;
+  return out as ParsedQuery<S>;
 }
