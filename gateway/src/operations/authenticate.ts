@@ -1,6 +1,6 @@
 /**
  * Authentication for both front ends. A missing or malformed header is refused here by the
- * same pure check auth applies first (kit's parseAuthorization: no database, no RPC, so the
+ * same pure check auth applies first (the contract's parseAuthorization: no database, no RPC, so the
  * answer is the contract's 401 even while auth is down); a well-formed key goes to the auth
  * service (unknown, revoked, expired), unless the gateway's verified-key cache (live only with
  * the revocation channel) already holds it. The key itself is never logged.
