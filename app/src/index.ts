@@ -5,5 +5,6 @@
 export * as admin from './admin/commands';
 export * from './seed/seed-library';
 export * from './seed/seed-content';
+export * from './seed/seed-progress';
 export * from './admin/identity';
 export * from './web/config';

@@ -11,7 +11,9 @@
  * there from an earlier version's layout; each child is handed its own key only
  * (child-identity.ts).
  *
- * It announces "Murmur is up" only once the gateway it started answers HTTP. A port that cannot
+ * It announces "Murmur is up" only once the gateway it started answers HTTP and, on a first start,
+ * the demo user's data and key are there (first-run.ts; it seeds while the gateway starts). A
+ * first start stopped before that is taken up again by the next start. A port that cannot
  * be bound (another program holds it), or a process that keeps crashing, stops everything with
  * a message naming the process and the variable to change, and a non-zero exit.
  */
@@ -33,6 +35,7 @@ import {
 } from '@murmur/kit';
 import { appPublicUrl, appWebSchema } from '@murmur/app';
 import { childIdentity } from './child-identity';
+import { firstStartMark } from './first-start-mark';
 import { firstRun } from './first-run';
 import { firstUnbindable, parseHostPort, type ListenAddress } from './listen-addresses';
 import { Supervisor, type ChildSpec } from './supervisor';
@@ -49,6 +52,7 @@ const cfg = loadConfig({
 });
 const print = (line: string) => process.stdout.write(`${line}\n`);
 const identityStore = identityStoreAt(identityDirOf(cfg));
+const mark = firstStartMark(cfg.MURMUR_DATA_DIR);
 
 const SERVICES = [
   { name: 'auth', addr: cfg.AUTH_ADDR, variable: 'AUTH_ADDR' },
@@ -134,10 +138,12 @@ async function main(): Promise<void> {
     { onGiveUp: (name, { cannotBind }) => gaveUp(new LaunchFailure(gaveUpMessage(name, cannotBind), cannotBind ? EXIT_CANNOT_BIND : 1)) },
   );
   let stopping = false;
+  let up = false;
   const stop = async (signal: string, exitCode: number, message?: string) => {
     if (stopping) return;
     stopping = true;
     print(message ?? `\n${signal}: stopping every process…`);
+    if (!up && mark.pending()) print('The first start did not finish (the demo data and key are not all there yet): the next `npm start` completes it and prints a key.');
     await supervisor.stopAll();
     process.exit(exitCode);
   };
@@ -157,13 +163,26 @@ async function main(): Promise<void> {
       return res.ok && /^req_/.test(res.headers.get('x-request-id') ?? '') && supervisor.pid('gateway') !== undefined;
     };
     const appAnswers = async () => (await fetch(`http://${cfg.APP_HOST}:${cfg.APP_PORT}/healthz`)).ok && supervisor.pid('app') !== undefined;
-    await Promise.race([Promise.all([waitUntil(`the gateway at ${baseUrl}`, answers, 60_000), waitUntil(`the app at ${appUrl}`, appAnswers, 60_000)]), failed]);
+    // The demo user's data and key are made over gRPC while the gateway and the app start; as the
+    // admin CLI beside `npm start` does, with the store's admin key.
+    const identity = { MURMUR_IDENTITY_DIR: identityStore.root, MURMUR_IDENTITY_KEY_FILE: undefined, MURMUR_IDENTITY_KEY_FD: undefined };
+    const [welcome] = await Promise.race([
+      Promise.all([firstRun({ ...cfg, ...identity }, baseUrl, appUrl, mark), waitUntil(`the gateway at ${baseUrl}`, answers, 60_000), waitUntil(`the app at ${appUrl}`, appAnswers, 60_000)]),
+      failed,
+    ]);
+    if (stopping) return;
+    up = true;
     print('');
     print(`Murmur is up: REST at ${baseUrl}/api/v1`);
-    // As the admin CLI beside `npm start` does: the store's admin key.
-    await firstRun({ ...cfg, MURMUR_IDENTITY_DIR: identityStore.root, MURMUR_IDENTITY_KEY_FILE: undefined, MURMUR_IDENTITY_KEY_FD: undefined }, baseUrl, appUrl, print);
+    for (const line of welcome.lines) print(line);
+    try {
+      welcome.printed();
+    } catch (err) {
+      print(`Could not remove ${mark.file} (${(err as Error).message}): the next start will take the first start up again and print a new key.`);
+    }
     print('Press Ctrl-C to stop.');
   } catch (err) {
+    if (stopping) return; // Ctrl-C meanwhile: what failed is the stop's doing
     const failure = err instanceof LaunchFailure ? err : new LaunchFailure((err as Error).message, 1);
     process.stderr.write(`npm start failed: ${failure.message}\n`);
     await stop('', failure.exitCode, 'Stopping every process…');

@@ -1,11 +1,11 @@
 /**
  * POST /transcribe and the MCP `transcribe` tool: audio streamed into the transcription
  * service's client-streaming RPC (backpressure end to end, so memory does not grow with the
- * upload), then, with `save`, stored as a recording in the library.
+ * upload); with `save`, the service stores it as a recording too (before it charges).
  */
 import { once } from 'node:events';
 import type { Readable } from 'node:stream';
-import { invalidParam, isLanguageTag, MAX_AUDIO_BYTES, MAX_TITLE_CHARS, MurmurError, titleOf, transcriptionTitle } from '@murmur/contract';
+import { invalidParam, isLanguageTag, MAX_AUDIO_BYTES, MAX_TITLE_CHARS, titleOf } from '@murmur/contract';
 import type { transcription } from '@murmur/proto';
 import type { OperationContext } from './context';
 import type { ChargeContext } from './convert';
@@ -141,7 +141,12 @@ export function audioCallConfig(ctx: OperationContext, file: { filename: string;
   };
 }
 
-/** Sends `audio` through the transcription service and, with `save`, stores the result. */
+/**
+ * Sends `audio` through the transcription service, which also stores the result with `save` (it
+ * saves before it charges: one owner per transcription). `options` may still change while the
+ * audio flows (REST fields after the file complete it before the audio ends): whatever saving
+ * option differs from the config once the audio has ended is sent as the stream's last message.
+ */
 export async function transcribe(
   ctx: OperationContext,
   audio: Readable,
@@ -149,25 +154,18 @@ export async function transcribe(
   options: CheckedTranscribeOptions,
   charge: ChargeContext,
 ) {
+  const config: transcription.TranscribeConfig = { ...audioCallConfig(ctx, file, options, charge), save: options.save, title: options.title, folderId: options.folderId };
+  const lateOptions = (): transcription.TranscribeRequest | undefined => {
+    const late: transcription.TranscribeLateOptions = { save: options.save, title: options.title, folderId: options.folderId };
+    const changed = late.save !== config.save || late.title !== config.title || late.folderId !== config.folderId;
+    return changed ? { payload: { $case: 'lateOptions', value: late } } : undefined;
+  };
   const t = await streamAudio<transcription.TranscribeRequest, transcription.TranscribeResponse>(
     ctx.clients.transcription.transcribe({ signal: charge.signal, deadlineMs: TRANSCRIBE_DEADLINE_MS }),
-    { payload: { $case: 'config', value: audioCallConfig(ctx, file, options, charge) } },
+    { payload: { $case: 'config', value: config } },
     audio,
     (chunk) => ({ payload: { $case: 'audioChunk', value: chunk } }),
+    lateOptions,
   );
-  let recordingId: string | null = null;
-  if (options.save) {
-    const { recording } = await ctx.clients.library.createRecording({
-      ownerId: ctx.principal.userId,
-      title: options.title || transcriptionTitle(new Date()),
-      folderId: options.folderId,
-      durationSeconds: t.durationSeconds,
-      transcript: { text: t.text, language: t.language, segments: t.segments },
-      createdAt: undefined,
-      recordingId: '',
-    });
-    if (!recording) throw new MurmurError('internal_error');
-    recordingId = recording.id;
-  }
-  return presentTranscription(t, recordingId);
+  return presentTranscription(t, t.recordingId || null);
 }

@@ -7,7 +7,7 @@ import { checkIdempotencyKey, isId, MurmurError } from '@murmur/contract';
 import { type Clock, type Logger, newId } from '@murmur/kit';
 import type { billing } from '@murmur/proto';
 import { checkNote, checkUserId } from './checks';
-import { expireHolds, holdOf, returnHold } from './holds';
+import { expireHolds, holdOf, returnHold, takeHold } from './holds';
 import { type AccountLifecycle, planOf } from './lifecycle';
 import {
   ADMISSION_TTL_SECONDS,
@@ -242,24 +242,7 @@ export class Charging {
         requestFingerprint,
         unitCredits,
       });
-      await tx.update(
-        {
-          monthlyRemaining: account.monthlyRemaining - draw.monthly,
-          prepaidRemaining: account.prepaidRemaining - draw.prepaid,
-          reserved: account.reserved + amount,
-          spendCents: account.spendCents + draw.spendCents,
-        },
-        now,
-      );
-      await tx.appendLedger({
-        kind: 'reserve',
-        monthlyDelta: -draw.monthly,
-        prepaidDelta: -draw.prepaid,
-        spendDeltaCents: draw.spendCents,
-        reservationId: id,
-        note: `${op}: ${plural(amount, 'credit')} held (${draw.monthly} monthly, ${draw.prepaid} prepaid)`,
-        createdAt: now,
-      });
+      await takeHold(account, tx, draw, amount, { kind: 'reserve', reservationId: id, note: `${op}: ${plural(amount, 'credit')} held (${draw.monthly} monthly, ${draw.prepaid} prepaid)` }, now);
       return { reservation, rateLimit, replayed: false };
     }, { idempotencyKey, ...(admissionId !== '' ? { admissionId } : {}) });
   }
@@ -307,24 +290,7 @@ export class Charging {
         prepaidCredits: r.prepaidCredits + draw.prepaid,
         spendCents: r.spendCents + draw.spendCents,
       });
-      await tx.update(
-        {
-          monthlyRemaining: account.monthlyRemaining - draw.monthly,
-          prepaidRemaining: account.prepaidRemaining - draw.prepaid,
-          reserved: account.reserved + extra,
-          spendCents: account.spendCents + draw.spendCents,
-        },
-        now,
-      );
-      await tx.appendLedger({
-        kind: 'extend',
-        monthlyDelta: -draw.monthly,
-        prepaidDelta: -draw.prepaid,
-        spendDeltaCents: draw.spendCents,
-        reservationId: r.id,
-        note: `transcribe: hold extended by ${plural(extra, 'credit')} to ${plural(grown.heldCredits, 'credit')} (${draw.monthly} monthly, ${draw.prepaid} prepaid)`,
-        createdAt: now,
-      });
+      await takeHold(account, tx, draw, extra, { kind: 'extend', reservationId: r.id, note: `transcribe: hold extended by ${plural(extra, 'credit')} to ${plural(grown.heldCredits, 'credit')} (${draw.monthly} monthly, ${draw.prepaid} prepaid)` }, now);
       return grown;
     }, { reservationId });
   }

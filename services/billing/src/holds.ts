@@ -57,6 +57,31 @@ export async function returnHold(
   return { account: updated, reservation };
 }
 
+/**
+ * Takes `draw` (a hold of `credits`) out of the locked account's balances — monthly and prepaid
+ * down, reserved and this period's spend up — with one ledger row of `kind` (a new hold's
+ * `reserve`, or an `extend`): the inverse of {@link returnHold}.
+ */
+export async function takeHold(
+  account: Account,
+  tx: AccountTransaction,
+  draw: Draw,
+  credits: number,
+  entry: { kind: 'reserve' | 'extend'; reservationId: string; note: string },
+  now: Date,
+): Promise<void> {
+  await tx.update(
+    {
+      monthlyRemaining: account.monthlyRemaining - draw.monthly,
+      prepaidRemaining: account.prepaidRemaining - draw.prepaid,
+      reserved: account.reserved + credits,
+      spendCents: account.spendCents + draw.spendCents,
+    },
+    now,
+  );
+  await tx.appendLedger({ ...entry, monthlyDelta: -draw.monthly, prepaidDelta: -draw.prepaid, spendDeltaCents: draw.spendCents, createdAt: now });
+}
+
 /** Expires this locked account's held reservations past their deadline. */
 export async function expireHolds(account: Account, tx: AccountTransaction, now: Date): Promise<{ account: Account; expired: number }> {
   const holds = await tx.expiredHolds(now);

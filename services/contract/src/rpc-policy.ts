@@ -108,11 +108,11 @@ export const LIBRARY_RULES: ServiceRules<typeof library.LibraryServiceService> =
   getFolder: { user: { owner: 'ownerId' }, workloads: ['transcription'], admin: true },
   listKnowledgeBases: OWN_DATA,
   getLibraryStats: OWN_DATA,
-  // A transcription that completes stores its transcript for its owner (save: true): a job by the
-  // transcription service, POST /transcribe by the gateway once the transcript is charged. Not a
-  // developer's own call: a recording is made only from paid transcription, never from text sent
-  // directly (which would store any transcript free of charge).
-  createRecording: { workloads: ['transcription', 'gateway'], admin: true },
+  // A transcription that completes stores its transcript for its owner (save: true), a call's as a
+  // job's: the transcription service is its one owner. Not a developer's own call: a recording is
+  // made only from paid transcription, never from text sent directly (which would store any
+  // transcript free of charge).
+  createRecording: { workloads: ['transcription'], admin: true },
   // A transcription job that ended without its charge (canceled, failed) takes back the recording it saved.
   deleteRecording: { workloads: ['transcription'], admin: true },
   updateRecording: ADMIN,

@@ -10,7 +10,7 @@ import { sealStoredSecrets, Webhooks, type WebhookOptions } from './webhooks/web
 import type { SecretSealer } from './webhooks/secret-keys';
 import { CallerLimits, MemoryLeaseSet, type LeaseSet } from './caller-limits';
 import type { AudioStore } from './jobs/audio-store';
-import type { LibraryPort } from './jobs/deps';
+import type { LibraryPort } from './saving';
 import { TranscriptionJobs } from './jobs/jobs';
 import { JobStore } from './jobs/job-store';
 import { startMaintenance } from './jobs/maintenance';
@@ -57,6 +57,8 @@ export interface TranscriptionServiceDeps {
   leaseSeconds?: number;
   /** Transcription jobs (SubmitTranscription and the rest): without this, those RPCs answer service_unavailable. */
   jobs?: JobsDeps;
+  /** Where transcripts are saved (save: true on Transcribe); default the jobs' library client. */
+  library?: LibraryPort;
 }
 
 /** What the job RPCs and this replica's worker need. */
@@ -100,6 +102,7 @@ export async function startTranscriptionService(deps: TranscriptionServiceDeps):
     ...(deps.ffmpegPath ? { ffmpegPath: deps.ffmpegPath } : {}),
     ...(deps.maxAudioSeconds ? { maxAudioSeconds: deps.maxAudioSeconds } : {}),
     ...(deps.leaseSeconds ? { leaseSeconds: deps.leaseSeconds } : {}),
+    ...((deps.library ?? deps.jobs?.library) ? { library: deps.library ?? deps.jobs!.library } : {}),
   });
   const jobs = deps.jobs ? await startJobs(service, deps, deps.jobs) : undefined;
   const server = await startGrpcServer(
@@ -183,7 +186,8 @@ export { S3AudioStore, type S3AudioStoreOptions } from './jobs/s3-audio-store';
 export { JobQueue, DEFAULT_QUEUE_SETTINGS, JOB_QUEUE, queueSchemaOf, type QueueSettings } from './jobs/queue';
 export { JobStore, type JobRow } from './jobs/job-store';
 export { maintainJobs } from './jobs/maintenance';
-export { JOB_HOLD_SECONDS, type LibraryPort } from './jobs/deps';
+export { JOB_HOLD_SECONDS } from './jobs/deps';
+export type { LibraryPort } from './saving';
 export { newSecretKeyEntry, parseSecretKeys, SecretSealer, type SecretKey } from './webhooks/secret-keys';
 export { sealStoredSecrets } from './webhooks/webhooks';
 export { CallerLimits, MemoryLeaseSet, RedisLeaseSet, WATCH_LEASE_MS, type LeaseSet } from './caller-limits';

@@ -129,8 +129,8 @@ export function transcriptionHandlers(service: TranscriptionService, opts: { upl
   };
   return bindService(transcription.TranscriptionServiceService, {
     transcribe: (requests, ctx) =>
-      withConfigAndAudio<transcription.TranscribeConfig, transcription.TranscribeResponse>(requests, ctx, 'Transcribe', opts.uploadIdleMs, (config, audio, signal) =>
-        service.transcribe(config, audio, { signal }),
+      withConfigAndAudio<transcription.TranscribeConfig, transcription.TranscribeResponse>(requests, ctx, 'Transcribe', opts.uploadIdleMs, (config, audio, signal, late) =>
+        service.transcribe(config, audio, { signal }, late as () => transcription.TranscribeLateOptions | undefined),
       ),
     async listEngines() {
       return service.listEngines();

@@ -31,6 +31,7 @@ import { BYTES_PER_SECOND } from './pcm';
 import type { ChunkRange } from './chunker';
 import { decodeAndCut, recognizeChunks, type DecodedAudio, type RecognizeChunksOptions } from './pipeline';
 import { FIRST_HOLD_SECONDS, PaidAudio } from './paid-audio';
+import { checkSaveOptions, saveRecording, takeBackRecording, type LibraryPort, type SaveOptions } from './saving';
 import { PIECE_SECONDS, planRecognition } from './plan';
 import { Semaphore } from './pool';
 import type { StitchedTranscript } from './stitch';
@@ -59,7 +60,12 @@ export interface TranscriptionServiceOptions {
   maxAudioSeconds?: number;
   /** Lease of the credit hold, renewed while the call runs (MURMUR_HOLD_LEASE_SECONDS). */
   leaseSeconds?: number;
+  /** Where `save: true` stores a transcript (saving.ts); without it such a call is refused. */
+  library?: LibraryPort;
 }
+
+/** Saving options that followed the audio (TranscribeLateOptions): their final values. */
+export type TranscribeLateOptions = transcription.TranscribeLateOptions;
 
 /** A call's config message, as ts-proto decodes it. */
 export type TranscribeConfig = transcription.TranscribeConfig;
@@ -118,6 +124,18 @@ export class TranscriptionService {
     return new MurmurError('audio_too_large', `The audio is longer than ${limit}. Split it into shorter files.`, { param: 'audio' });
   }
 
+  /** The library client saving needs; a call asking to save without one is refused before anything runs (checkSaving). */
+  private library(): LibraryPort {
+    if (!this.opts.library) throw new MurmurError('service_unavailable', 'Saving transcripts is not enabled on this replica; send the request without save.');
+    return this.opts.library;
+  }
+
+  /** The saving options, checked before anything is held (saving.ts). */
+  private async checkSaving(o: SaveOptions & { userId: string }, mode: 'full' | 'partial'): Promise<void> {
+    if (!o.save && !o.title && !o.folderId) return;
+    await checkSaveOptions(this.library(), o.userId, o, mode);
+  }
+
   /** Validates the config message before any audio is read. */
   validate(config: Pick<TranscribeConfig, 'userId' | 'maxBytes' | 'language'>): void {
     if (!config.userId) throw new MurmurError('invalid_request', 'user_id is required.', { param: 'user_id' });
@@ -134,8 +152,19 @@ export class TranscriptionService {
     }
   }
 
-  async transcribe(config: TranscribeConfig, audio: AsyncIterable<Uint8Array>, call: CallSignal): Promise<transcription.TranscribeResponse> {
+  /**
+   * `lateOptions`: the saving options that followed the audio, if any (read once the audio has
+   * ended); they replace the config's and are checked again before anything is held.
+   */
+  async transcribe(
+    config: TranscribeConfig,
+    audio: AsyncIterable<Uint8Array>,
+    call: CallSignal,
+    lateOptions: () => TranscribeLateOptions | undefined = () => undefined,
+  ): Promise<transcription.TranscribeResponse> {
     this.validate(config);
+    // What is known now is refused now, before the upload is read.
+    await this.checkSaving(config, 'partial');
     const { log, engine } = this.opts;
     const id = newId('trn');
     const started = Date.now();
@@ -144,13 +173,16 @@ export class TranscriptionService {
       const uploadFile = path.join(dir, `upload${safeExtension(config.filename)}`);
       const audioHash = createHash('sha256');
       const uploadBytes = await spoolUpload(audio, uploadFile, audioLimitOf(config), audioHash);
+      const late = lateOptions();
+      const saving: SaveOptions = late ? { save: late.save, title: late.title, folderId: late.folderId } : { save: config.save, title: config.title, folderId: config.folderId };
+      await this.checkSaving({ userId: config.userId, ...saving }, 'full');
       call.signal.throwIfAborted();
 
       // Held once ffmpeg yields its first PCM (undecodable bytes hold nothing): one priced
       // minute, extended as the decoded audio grows (paid-audio.ts), so a file whose header lies,
       // or hours of silence, is decoded only as far as the caller can pay for.
       const leaseSeconds = this.opts.leaseSeconds ?? DEFAULT_HOLD_LEASE_SECONDS;
-      const fingerprint = transcriptionFingerprint(config, audioHash.digest('hex'));
+      const fingerprint = transcriptionFingerprint(config, saving, audioHash.digest('hex'));
       let reservation: billing.Reservation | undefined;
       let lease: HoldLease | undefined;
       const leaseLost = new AbortController();
@@ -188,6 +220,7 @@ export class TranscriptionService {
       };
 
       let duration = 0;
+      let recordingId = '';
       let chunks: ChunkRange[] = [];
       let decodedAt = started;
       let recognized: { transcript: StitchedTranscript; language: string };
@@ -225,6 +258,15 @@ export class TranscriptionService {
           throw new MurmurError('transcription_failed');
         }
         if (!reservation) throw new Error('decoded audio without a hold');
+        if (saving.save) {
+          try {
+            // Stored before the charge: a saved transcript is always a charged one (saving.ts).
+            recordingId = await saveRecording(this.library(), id, config.userId, saving, { ...this.response(id, recognized, config.language, duration, 0), durationSeconds: duration }, new Date());
+          } catch (err) {
+            await release('recording_not_stored');
+            throw err;
+          }
+        }
         try {
           // The decoded length is what is charged, at the rate the hold was made at.
           const committed = await this.opts.billing.commit({
@@ -236,6 +278,7 @@ export class TranscriptionService {
           });
           charged = committed.reservation?.credits ?? reservation.credits;
         } catch (err) {
+          if (recordingId) await takeBackRecording(this.library(), log, config.userId, recordingId, { transcription_id: id });
           await release('commit_failed');
           throw lease?.lost ? holdLapsedError() : err;
         }
@@ -255,10 +298,11 @@ export class TranscriptionService {
           credits: charged,
           recognize_ms: recognizedAt - decodedAt,
           total_ms: Date.now() - started,
+          saved: recordingId !== '',
         },
         'transcribed',
       );
-      return this.response(id, recognized, config.language, duration, charged);
+      return this.response(id, recognized, config.language, duration, charged, recordingId);
     } catch (err) {
       if (call.signal.aborted && !(err instanceof MurmurError)) {
         log.info({ transcription_id: id }, 'cancelled by the client');
@@ -271,7 +315,7 @@ export class TranscriptionService {
   }
 
   /** Transcribe's answer for a recognised transcript (a job's result is the same). */
-  response(id: string, recognized: { transcript: StitchedTranscript; language: string }, requestedLanguage: string, duration: number, charged: number): transcription.TranscribeResponse {
+  response(id: string, recognized: { transcript: StitchedTranscript; language: string }, requestedLanguage: string, duration: number, charged: number, recordingId = ''): transcription.TranscribeResponse {
     const { transcript, language } = recognized;
     return {
       id,
@@ -281,6 +325,7 @@ export class TranscriptionService {
       segments: transcript.segments.map((s) => ({ startSeconds: s.start, endSeconds: s.end, text: s.text })),
       model: this.model,
       creditsCharged: charged,
+      recordingId,
     };
   }
 
@@ -323,12 +368,13 @@ export function audioLimitOf(config: Pick<TranscribeConfig, 'maxBytes'>): number
 const MIN_PRICED_SECONDS = 0.001;
 
 /**
- * What a transcription's result depends on, as one digest: the audio's bytes and the language
- * asked for. Billing binds the idempotency key to it, so the key replays only this request —
+ * What a transcription's result depends on, as one digest: the audio's bytes, the language asked
+ * for and where it is saved. Billing binds the idempotency key to it, so the key replays only this request —
  * never other audio, and never a conversion or a job.
  */
-export function transcriptionFingerprint(config: Pick<TranscribeConfig, 'language'>, audioSha256: string): string {
-  return `sha256:${createHash('sha256').update(JSON.stringify(['transcribe/1', config.language, audioSha256])).digest('hex')}`;
+export function transcriptionFingerprint(config: Pick<TranscribeConfig, 'language'>, saving: SaveOptions, audioSha256: string): string {
+  const parts = ['transcribe/1', config.language, saving.save, saving.title, saving.folderId, audioSha256];
+  return `sha256:${createHash('sha256').update(JSON.stringify(parts)).digest('hex')}`;
 }
 
 /**

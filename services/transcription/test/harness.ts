@@ -1,15 +1,17 @@
 /**
- * A real billing service (test database: real Postgres when DATABASE_URL is set, PGlite
- * otherwise) and a real transcription service on 127.0.0.1:0, with gRPC clients, plus helpers
- * to stream a file into Transcribe the way the gateway does.
+ * Real billing and library services (test databases: real Postgres when DATABASE_URL is set,
+ * PGlite otherwise) and a real transcription service on 127.0.0.1:0, with gRPC clients, plus
+ * helpers to stream a file into Transcribe the way the gateway does.
  */
 import { once } from 'node:events';
 import { createReadStream } from 'node:fs';
 import { readdir } from 'node:fs/promises';
+import { MurmurError } from '@murmur/contract';
 import { createClient, createLogger, newId, newRequestId, runWithContext, type Database, type PromiseClient } from '@murmur/kit';
 import { createPolicyClient, openTestDatabase, testAccess, testMinter } from '@murmur/kit/testing';
 import { BILLING_MIGRATIONS_DIR, startBillingService } from '@murmur/billing';
-import { billing, transcription } from '@murmur/proto';
+import { LIBRARY_MIGRATIONS_DIR, startLibraryService } from '@murmur/library';
+import { billing, library, transcription } from '@murmur/proto';
 import type { SpeechEngine } from '../src/engines/engine';
 import { startTranscriptionService, type BillingPort } from '../src/index';
 import { tempDir } from './fixtures';
@@ -20,6 +22,10 @@ export type BillingClient = PromiseClient<billing.BillingServiceClient>;
 export interface Stack {
   db: Database;
   billing: BillingClient;
+  /** The library, as whoever may call each RPC (the tests' view of saved recordings). */
+  library: PromiseClient<library.LibraryServiceClient>;
+  /** Makes the service's next Commit fail as billing being unreachable would (after the real billing is not asked). */
+  failNextCommit(): void;
   client: TranscriptionClient;
   /** Parent of the service's per-call temp folders: empty whenever no call runs. */
   tmpDir: string;
@@ -33,7 +39,12 @@ export interface Stack {
 export async function startStack(opts: { engine: SpeechEngine; concurrency?: number; maxAudioSeconds?: number }): Promise<Stack> {
   const log = createLogger('transcription-test', process.env.TEST_LOG_LEVEL ?? 'silent');
   const db = await openTestDatabase('billing', BILLING_MIGRATIONS_DIR);
+  const libraryDb = await openTestDatabase('library', LIBRARY_MIGRATIONS_DIR);
   const billingServer = await startBillingService({ access: testAccess('billing'), db, log, address: '127.0.0.1:0' });
+  const libraryServer = await startLibraryService({ access: testAccess('library'), db: libraryDb, log, address: '127.0.0.1:0' });
+  const libraryClient = createPolicyClient(library.LibraryServiceClient, `127.0.0.1:${libraryServer.port}`, { deadlineMs: 30_000 });
+  const ownLibrary = createClient(library.LibraryServiceClient, `127.0.0.1:${libraryServer.port}`, { deadlineMs: 30_000, identity: testMinter('transcription') });
+  let commitFails = false;
   // The tests' view of billing (as whoever may call each RPC), and the service's own (its workload identity).
   const billingClient = createPolicyClient(billing.BillingServiceClient, `127.0.0.1:${billingServer.port}`, { deadlineMs: 30_000 });
   const ownBilling = createClient(billing.BillingServiceClient, `127.0.0.1:${billingServer.port}`, { deadlineMs: 30_000, identity: testMinter('transcription') });
@@ -42,7 +53,11 @@ export async function startStack(opts: { engine: SpeechEngine; concurrency?: num
   // The service's view of billing, with releases observable by the tests.
   const port: BillingPort = {
     reserve: (req, o) => ownBilling.reserve(req, o),
-    commit: (req, o) => ownBilling.commit(req, o),
+    commit: (req, o) => {
+      if (!commitFails) return ownBilling.commit(req, o);
+      commitFails = false;
+      return Promise.reject(new MurmurError('service_unavailable', 'billing is unreachable (test)'));
+    },
     renewReservation: (req, o) => ownBilling.renewReservation(req, o),
     extendReservation: (req, o) => ownBilling.extendReservation(req, o),
     release: async (req, o) => {
@@ -65,11 +80,16 @@ export async function startStack(opts: { engine: SpeechEngine; concurrency?: num
     tmpDir: tmp.dir,
     concurrency: opts.concurrency ?? 2,
     maxAudioSeconds: opts.maxAudioSeconds ?? 600,
+    library: ownLibrary,
   });
   const client = createPolicyClient(transcription.TranscriptionServiceClient, `127.0.0.1:${server.port}`, { deadlineMs: 120_000 });
   return {
     db,
     billing: billingClient,
+    library: libraryClient,
+    failNextCommit: () => {
+      commitFails = true;
+    },
     client,
     tmpDir: tmp.dir,
     releases,
@@ -80,7 +100,11 @@ export async function startStack(opts: { engine: SpeechEngine; concurrency?: num
       billingClient.close();
       ownBilling.close();
       await billingServer.stop();
+      libraryClient.close();
+      ownLibrary.close();
+      await libraryServer.stop();
       await db.close();
+      await libraryDb.close();
       await tmp.remove();
     },
   };
@@ -89,7 +113,7 @@ export async function startStack(opts: { engine: SpeechEngine; concurrency?: num
 export const newUser = (): string => newId('usr');
 
 export function config(userId: string, overrides: Partial<transcription.TranscribeConfig> = {}): transcription.TranscribeConfig {
-  return { userId, language: '', idempotencyKey: newId('idem'), maxBytes: 0, filename: '', contentType: '', admissionId: '', ...overrides };
+  return { userId, language: '', idempotencyKey: newId('idem'), maxBytes: 0, filename: '', contentType: '', admissionId: '', save: false, title: '', folderId: '', ...overrides };
 }
 
 const configMessage = (cfg: transcription.TranscribeConfig): transcription.TranscribeRequest => ({ payload: { $case: 'config', value: cfg } });

@@ -146,6 +146,48 @@ describe('Transcribe with pocketsphinx', () => {
     expect(await usageOf(stack.billing, user)).toMatchObject({ creditsUsed: 2, transcriptions: 1, creditsReserved: 0 });
   });
 
+  it('saves the transcript itself with save: true (one owner), before charging, under an id derived from the transcription', async () => {
+    behaviour = async () => ({ text: 'hello world', segments: [{ start: 0, end: 1, text: 'hello world' }] });
+    const user = newUser();
+    const r = await transcribeBuffer(stack.client, synthWav(5), config(user, { save: true, title: 'Stand-up' }));
+    expect(r.recordingId).toBe(`rec_${r.id.slice(4)}`);
+    const { recording } = await stack.library.getRecording({ ownerId: user, recordingId: r.recordingId });
+    expect(recording).toMatchObject({ title: 'Stand-up', transcript: { text: 'hello world' } });
+    expect(await usageOf(stack.billing, user)).toMatchObject({ creditsUsed: 1, creditsReserved: 0 });
+    // Without save, nothing is stored.
+    expect((await transcribeBuffer(stack.client, synthWav(5), config(user))).recordingId).toBe('');
+    expect((await stack.library.getLibraryStats({ ownerId: user })).recordings).toBe(1);
+  });
+
+  it('applies saving options that follow the audio (late_options), checked before anything is held', async () => {
+    behaviour = async () => ({ text: 'hello', segments: [{ start: 0, end: 1, text: 'hello' }] });
+    const user = newUser();
+    const send = async (late: transcription.TranscribeLateOptions) => {
+      const call = openTranscribe(stack.client, config(user));
+      call.response.catch(() => undefined);
+      await call.write(synthWav(3));
+      call.stream.write({ payload: { $case: 'lateOptions', value: late } });
+      call.stream.end();
+      return call.response;
+    };
+    const saved = await send({ save: true, title: 'Late title', folderId: '' });
+    expect((await stack.library.getRecording({ ownerId: user, recordingId: saved.recordingId })).recording?.title).toBe('Late title');
+    const before = await usageOf(stack.billing, user);
+    expect(await failure(send({ save: false, title: 'Without save', folderId: '' }))).toMatchObject({ code: 'invalid_request', param: 'title' });
+    expect(await failure(send({ save: true, title: '', folderId: 'fld_notmine0000000000000000' }))).toMatchObject({ code: 'not_found', param: 'folder_id' });
+    expect(await usageOf(stack.billing, user)).toMatchObject({ creditsUsed: before.creditsUsed, creditsReserved: 0 });
+  });
+
+  it('takes the saved recording back when the charge cannot be committed: nothing charged, nothing kept', async () => {
+    behaviour = async () => ({ text: 'hello', segments: [{ start: 0, end: 1, text: 'hello' }] });
+    const user = newUser();
+    stack.failNextCommit();
+    const err = await failure(transcribeBuffer(stack.client, synthWav(5), config(user, { save: true })));
+    expect(err.code).toBe('service_unavailable');
+    expect((await stack.library.getLibraryStats({ ownerId: user })).recordings).toBe(0);
+    expect(await usageOf(stack.billing, user)).toMatchObject({ creditsUsed: 0, creditsReserved: 0 });
+  });
+
   it('holds one minute before decoding and extends the hold as the audio decodes: charged by the decoded length', async () => {
     behaviour = async () => ({ text: 'hello', segments: [{ start: 0, end: 1, text: 'hello' }] });
     const user = newUser();

@@ -1,14 +1,15 @@
 /** What the job code works with, and the steps that end a job (shared by cancel, the worker and maintenance). */
-import { billing, type library } from '@murmur/proto';
-import type { Logger, PromiseClient } from '@murmur/kit';
+import { billing } from '@murmur/proto';
+import type { Logger } from '@murmur/kit';
+import { recordingIdOf, takeBackRecording, type LibraryPort } from '../saving';
 import type { BillingPort, TranscriptionService } from '../service';
 import type { AudioStore } from './audio-store';
 import type { JobRow, JobStore } from './job-store';
 import type { JobQueue } from './queue';
 import type { Webhooks } from '../webhooks/webhooks';
 
-/** The library RPCs a job uses: the folder check at submission, the recording at completion. */
-export type LibraryPort = Pick<PromiseClient<library.LibraryServiceClient>, 'createRecording' | 'deleteRecording' | 'getFolder'>;
+/** The library RPCs a job uses: the folder check at submission, the recording at completion (saving.ts). */
+export type { LibraryPort };
 
 /**
  * How long a job's credits stay held without a renewal: billing's longest hold (24 h). The
@@ -44,28 +45,13 @@ export async function releaseHold(deps: Pick<JobDeps, 'billing' | 'log'>, row: P
 }
 
 /**
- * The id of the recording a job with `save` stores its transcript as: derived from the job's, so
- * a retried save finds the recording an earlier attempt made (CreateRecording with an id is
- * idempotent), and a job that ends without its charge can take it back.
- */
-export function recordingIdOf(jobId: string): string {
-  return `rec_${jobId.slice(jobId.indexOf('_') + 1)}`;
-}
-
-/**
  * Takes back the recording an attempt of an uncharged job may have saved (canceled or failed
  * after its recording was stored but before its charge): a transcript is never kept free of
  * charge. Best effort: a failure is logged.
  */
 export async function dropRecording(deps: Pick<JobDeps, 'library' | 'log'>, row: Pick<JobRow, 'id' | 'owner_id' | 'save' | 'recording_id'>): Promise<void> {
   if (!row.save) return;
-  const recordingId = row.recording_id || recordingIdOf(row.id);
-  try {
-    const { deleted } = await deps.library.deleteRecording({ ownerId: row.owner_id, recordingId });
-    if (deleted) deps.log.info({ job_id: row.id, recording_id: recordingId }, 'recording of an uncharged job deleted');
-  } catch (err) {
-    deps.log.error({ job_id: row.id, recording_id: recordingId, err: (err as Error).message }, 'recording of an uncharged job not deleted');
-  }
+  await takeBackRecording(deps.library, deps.log, row.owner_id, row.recording_id || recordingIdOf(row.id), { job_id: row.id });
 }
 
 /** Deletes an ended job's audio; a failure is left to the sweeper. */

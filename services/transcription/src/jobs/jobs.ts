@@ -15,9 +15,10 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import * as path from 'node:path';
 import { billing, type transcription } from '@murmur/proto';
-import { checkIdempotencyKey, hintOf, isId, jobStatusNameOf, MAX_TITLE_CHARS, MurmurError, pageSizeOf, titleOf } from '@murmur/contract';
+import { checkIdempotencyKey, hintOf, isId, jobStatusNameOf, MurmurError, pageSizeOf } from '@murmur/contract';
 import { DEFAULT_HOLD_LEASE_SECONDS, filterDigest, newId, PageCursors } from '@murmur/kit';
 import { spoolUpload } from '../audio-files';
+import { checkSaveCombination, checkSaveOptions } from '../saving';
 import { FIRST_HOLD_SECONDS } from '../paid-audio';
 import { audioLimitOf, safeExtension } from '../service';
 import { dropAudio, dropRecording, HELD, JOB_HOLD_SECONDS, releaseHold, type JobDeps } from './deps';
@@ -28,13 +29,6 @@ import type { CallerLimits } from '../caller-limits';
 
 /** Options that followed the audio (SubmitTranscriptionLateOptions): their final values. */
 export type LateOptions = transcription.SubmitTranscriptionLateOptions;
-
-/** `title` and `folder_id` only mean something for a saved recording. */
-function checkCombination(config: Pick<SubmitConfig, 'title' | 'folderId' | 'save'>): void {
-  if ((config.title || config.folderId) && !config.save) {
-    throw new MurmurError('invalid_request', '`title` and `folder_id` only apply with `save: true`.', { param: config.title ? 'title' : 'folder_id' });
-  }
-}
 
 /** How often a watcher re-reads its job. */
 export const WATCH_INTERVAL_MS = 500;
@@ -87,15 +81,13 @@ export class TranscriptionJobs {
   async validate(config: SubmitConfig, mode: 'full' | 'partial' = 'full'): Promise<void> {
     this.deps.transcriber.validate(config);
     if (config.idempotencyKey) checkIdempotencyKey(config.idempotencyKey, 'idempotency_key');
-    if (config.title) titleOf(config.title, MAX_TITLE_CHARS);
-    if (mode === 'full') checkCombination(config);
-    if (config.folderId) await this.deps.library.getFolder({ ownerId: config.userId, folderId: config.folderId });
+    await checkSaveOptions(this.deps.library, config.userId, config, mode);
   }
 
   /** The config with the options that followed the audio, all checked again (nothing is stored or held yet). */
   private async withLateOptions(config: SubmitConfig, webhookUrl: string, late: LateOptions | undefined): Promise<{ config: SubmitConfig; webhookUrl: string }> {
     if (!late) {
-      checkCombination(config);
+      checkSaveCombination(config);
       return { config, webhookUrl };
     }
     const final = { ...config, save: late.save, title: late.title, folderId: late.folderId, webhookUrl: late.webhookUrl };

@@ -27,6 +27,7 @@ export function presentJob(row: JobRow): transcription.TranscriptionJob {
           segments: r.segments.map((s) => ({ startSeconds: s.start, endSeconds: s.end, text: s.text })),
           model: r.model,
           creditsCharged: r.credits_charged,
+          recordingId: row.recording_id,
         }
       : undefined,
     recordingId: row.recording_id,

@@ -26,7 +26,8 @@ import { keepReservationHeld, type Logger } from '@murmur/kit';
 import { BYTES_PER_SECOND } from '../pcm';
 import type { ChunkTranscript } from '../stitch';
 import { PaidAudio } from '../paid-audio';
-import { COMMITTED, dropAudio, dropRecording, HELD, JOB_HOLD_SECONDS, recordingIdOf, releaseHold, type JobDeps } from './deps';
+import { saveRecording } from '../saving';
+import { COMMITTED, dropAudio, dropRecording, HELD, JOB_HOLD_SECONDS, releaseHold, type JobDeps } from './deps';
 import type { JobErrorBody, JobResult, JobRow } from './job-store';
 import type { Attempt, JobMessage } from './queue';
 
@@ -166,17 +167,9 @@ export class JobWorker {
     }
   }
 
-  private async saveRecording(job: JobRow, result: JobResult): Promise<string> {
-    const { recording } = await this.deps.library.createRecording({
-      ownerId: job.owner_id,
-      title: job.title || transcriptionTitle(job.created_at),
-      folderId: job.folder_id,
-      durationSeconds: result.duration_seconds,
-      transcript: { text: result.text, language: result.language, segments: result.segments.map((s) => ({ startSeconds: s.start, endSeconds: s.end, text: s.text })) },
-      createdAt: undefined,
-      recordingId: recordingIdOf(job.id),
-    });
-    if (!recording) throw new Error('library answered CreateRecording without a recording');
-    return recording.id;
+  private saveRecording(job: JobRow, result: JobResult): Promise<string> {
+    const segments = result.segments.map((s) => ({ startSeconds: s.start, endSeconds: s.end, text: s.text }));
+    const transcript = { text: result.text, language: result.language, durationSeconds: result.duration_seconds, segments };
+    return saveRecording(this.deps.library, job.id, job.owner_id, { save: job.save, title: job.title, folderId: job.folder_id }, transcript, job.created_at);
   }
 }

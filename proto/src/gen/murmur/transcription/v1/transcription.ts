@@ -62,10 +62,31 @@ export interface TranscribeConfig {
   contentType: string;
   /** From billing's AdmitAiRequest when the caller (the gateway) already admitted the call. */
   admissionId: string;
+  /**
+   * Store the transcript as a recording of the caller's (title and folder as in
+   * library.CreateRecording; title and folder_id only with save). The service saves it before it
+   * charges, so a saved transcript is always a charged one, and answers its id (recording_id).
+   */
+  save: boolean;
+  title: string;
+  folderId: string;
+}
+
+/**
+ * TranscribeLateOptions carries the saving options that arrived after the audio (a multipart
+ * field after the file): the final values of all three, replacing the config's. Sent at most
+ * once, after the last chunk of audio; checked before anything is held or charged.
+ */
+export interface TranscribeLateOptions {
+  save: boolean;
+  title: string;
+  folderId: string;
 }
 
 export interface TranscribeRequest {
-  payload: { $case: "config"; value: TranscribeConfig } | { $case: "audioChunk"; value: Buffer } | undefined;
+  payload: { $case: "config"; value: TranscribeConfig } | { $case: "audioChunk"; value: Buffer } | //
+  /** Last, when saving options followed the audio. */
+  { $case: "lateOptions"; value: TranscribeLateOptions } | undefined;
 }
 
 export interface Segment {
@@ -84,6 +105,8 @@ export interface TranscribeResponse {
   /** Engine and model, e.g. "pocketsphinx/en-us". */
   model: string;
   creditsCharged: number;
+  /** The recording the transcript was saved as (save: true); "" otherwise. */
+  recordingId: string;
 }
 
 export interface ListEnginesRequest {
@@ -294,7 +317,18 @@ export interface WatchTranscriptionResponse {
 }
 
 function createBaseTranscribeConfig(): TranscribeConfig {
-  return { userId: "", language: "", idempotencyKey: "", maxBytes: 0, filename: "", contentType: "", admissionId: "" };
+  return {
+    userId: "",
+    language: "",
+    idempotencyKey: "",
+    maxBytes: 0,
+    filename: "",
+    contentType: "",
+    admissionId: "",
+    save: false,
+    title: "",
+    folderId: "",
+  };
 }
 
 export const TranscribeConfig: MessageFns<TranscribeConfig> = {
@@ -319,6 +353,15 @@ export const TranscribeConfig: MessageFns<TranscribeConfig> = {
     }
     if (message.admissionId !== "") {
       writer.uint32(58).string(message.admissionId);
+    }
+    if (message.save !== false) {
+      writer.uint32(64).bool(message.save);
+    }
+    if (message.title !== "") {
+      writer.uint32(74).string(message.title);
+    }
+    if (message.folderId !== "") {
+      writer.uint32(82).string(message.folderId);
     }
     return writer;
   },
@@ -392,6 +435,30 @@ export const TranscribeConfig: MessageFns<TranscribeConfig> = {
             message.admissionId = reader.string();
             continue;
           }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.save = reader.bool();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.title = reader.string();
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.folderId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -416,6 +483,88 @@ export const TranscribeConfig: MessageFns<TranscribeConfig> = {
     message.filename = object.filename ?? "";
     message.contentType = object.contentType ?? "";
     message.admissionId = object.admissionId ?? "";
+    message.save = object.save ?? false;
+    message.title = object.title ?? "";
+    message.folderId = object.folderId ?? "";
+    return message;
+  },
+};
+
+function createBaseTranscribeLateOptions(): TranscribeLateOptions {
+  return { save: false, title: "", folderId: "" };
+}
+
+export const TranscribeLateOptions: MessageFns<TranscribeLateOptions> = {
+  encode(message: TranscribeLateOptions, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.save !== false) {
+      writer.uint32(8).bool(message.save);
+    }
+    if (message.title !== "") {
+      writer.uint32(18).string(message.title);
+    }
+    if (message.folderId !== "") {
+      writer.uint32(26).string(message.folderId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TranscribeLateOptions {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTranscribeLateOptions();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.save = reader.bool();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.title = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.folderId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<TranscribeLateOptions>, I>>(base?: I): TranscribeLateOptions {
+    return TranscribeLateOptions.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<TranscribeLateOptions>, I>>(object: I): TranscribeLateOptions {
+    const message = createBaseTranscribeLateOptions();
+    message.save = object.save ?? false;
+    message.title = object.title ?? "";
+    message.folderId = object.folderId ?? "";
     return message;
   },
 };
@@ -432,6 +581,9 @@ export const TranscribeRequest: MessageFns<TranscribeRequest> = {
         break;
       case "audioChunk":
         writer.uint32(18).bytes(message.payload.value);
+        break;
+      case "lateOptions":
+        TranscribeLateOptions.encode(message.payload.value, writer.uint32(26).fork()).join();
         break;
     }
     return writer;
@@ -466,6 +618,14 @@ export const TranscribeRequest: MessageFns<TranscribeRequest> = {
             message.payload = { $case: "audioChunk", value: Buffer.from(reader.bytes()) };
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.payload = { $case: "lateOptions", value: TranscribeLateOptions.decode(reader, reader.uint32()) };
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -493,6 +653,12 @@ export const TranscribeRequest: MessageFns<TranscribeRequest> = {
       case "audioChunk": {
         if (object.payload?.value !== undefined && object.payload?.value !== null) {
           message.payload = { $case: "audioChunk", value: object.payload.value };
+        }
+        break;
+      }
+      case "lateOptions": {
+        if (object.payload?.value !== undefined && object.payload?.value !== null) {
+          message.payload = { $case: "lateOptions", value: TranscribeLateOptions.fromPartial(object.payload.value) };
         }
         break;
       }
@@ -581,7 +747,16 @@ export const Segment: MessageFns<Segment> = {
 };
 
 function createBaseTranscribeResponse(): TranscribeResponse {
-  return { id: "", text: "", language: "", durationSeconds: 0, segments: [], model: "", creditsCharged: 0 };
+  return {
+    id: "",
+    text: "",
+    language: "",
+    durationSeconds: 0,
+    segments: [],
+    model: "",
+    creditsCharged: 0,
+    recordingId: "",
+  };
 }
 
 export const TranscribeResponse: MessageFns<TranscribeResponse> = {
@@ -606,6 +781,9 @@ export const TranscribeResponse: MessageFns<TranscribeResponse> = {
     }
     if (message.creditsCharged !== 0) {
       writer.uint32(56).int64(message.creditsCharged);
+    }
+    if (message.recordingId !== "") {
+      writer.uint32(66).string(message.recordingId);
     }
     return writer;
   },
@@ -679,6 +857,14 @@ export const TranscribeResponse: MessageFns<TranscribeResponse> = {
             message.creditsCharged = longToNumber(reader.int64());
             continue;
           }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.recordingId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -703,6 +889,7 @@ export const TranscribeResponse: MessageFns<TranscribeResponse> = {
     message.segments = object.segments?.map((e) => Segment.fromPartial(e)) || [];
     message.model = object.model ?? "";
     message.creditsCharged = object.creditsCharged ?? 0;
+    message.recordingId = object.recordingId ?? "";
     return message;
   },
 };
