@@ -36,6 +36,7 @@ RUN npm install --global --no-audit --no-fund npm@${NPM_VERSION}
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY proto/package.json proto/
+COPY services/contract/package.json services/contract/
 COPY services/kit/package.json services/kit/
 COPY services/auth/package.json services/auth/
 COPY services/billing/package.json services/billing/
@@ -120,12 +121,14 @@ WORKDIR /app
 USER 10001:10001
 
 # ── base: what every deployable runs with: the contracts (compiled, and the .proto sources the
-# gRPC servers reflect) and the kit ──────────────────────────────────────────────────────────────
+# gRPC servers reflect), the rules (@murmur/contract) and the kit ──────────────────────────────────────────────────────────────
 FROM runtime AS base
 COPY --from=build /app/proto/package.json proto/
 COPY --from=build /app/proto/dist proto/dist
 COPY --from=build /app/proto/murmur proto/murmur
 COPY --from=build /app/proto/google proto/google
+COPY --from=build /app/services/contract/package.json services/contract/
+COPY --from=build /app/services/contract/dist services/contract/dist
 COPY --from=build /app/services/kit/package.json services/kit/
 COPY --from=build /app/services/kit/dist services/kit/dist
 

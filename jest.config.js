@@ -9,6 +9,7 @@ module.exports = {
     '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs', ignoreDynamic: true } }],
   },
   moduleNameMapper: {
+    '^@murmur/contract$': '<rootDir>/services/contract/src/index.ts',
     '^@murmur/kit$': '<rootDir>/services/kit/src/index.ts',
     '^@murmur/kit/(tracing|testing)$': '<rootDir>/services/kit/src/$1.ts',
     '^@murmur/proto$': '<rootDir>/proto/src/index.ts',

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Import cycles among the TypeScript files of a source folder: `node scripts/import-cycles.js [DIR...]`
-// (default: every services/*/src). Two files that import each other — type-only imports and
+// (default: the src/ of every workspace package in package.json — proto, services/*, gateway, app,
+// launcher, bench). Two files that import each other — type-only imports and
 // `export … from` included, because a circle of types is still a circle a reader must untangle —
 // are one cycle. Relative imports are followed; package imports (`@murmur/kit`, `pg`) are not:
 // a package is a node of its own, and tsc's project references already refuse cycles between them.
@@ -122,20 +123,19 @@ function findImportCycles(dir) {
   return cyclicComponents(graph).map((component) => circleThrough(component, graph).map((file) => path.relative(dir, file)));
 }
 
-/** services/<name>/src of every service package. */
-function serviceSourceDirs() {
-  const services = path.join(REPO, 'services');
-  return fs
-    .readdirSync(services, { withFileTypes: true })
-    .filter((entry) => entry.isDirectory() && fs.existsSync(path.join(services, entry.name, 'src')))
-    .map((entry) => path.join(services, entry.name, 'src'))
+/** <package>/src of every workspace package of the root package.json that has one. */
+function packageSourceDirs() {
+  const { workspaces } = JSON.parse(fs.readFileSync(path.join(REPO, 'package.json'), 'utf8'));
+  return workspaces
+    .map((workspace) => path.join(REPO, workspace, 'src'))
+    .filter((dir) => fs.existsSync(dir) && fs.statSync(dir).isDirectory())
     .sort();
 }
 
-module.exports = { findImportCycles, serviceSourceDirs };
+module.exports = { findImportCycles, packageSourceDirs };
 
 if (require.main === module) {
-  const dirs = process.argv.length > 2 ? process.argv.slice(2).map((d) => path.resolve(d)) : serviceSourceDirs();
+  const dirs = process.argv.length > 2 ? process.argv.slice(2).map((d) => path.resolve(d)) : packageSourceDirs();
   let found = 0;
   for (const dir of dirs) {
     for (const cycle of findImportCycles(dir)) {

@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { MAX_ACTIVE_API_KEYS } from '@murmur/kit';
+import { MAX_ACTIVE_API_KEYS } from '@murmur/contract';
 import { testIdentityDir, testIdentityStore, testKeyPems } from '@murmur/kit/testing';
 import { get, startSystem, type TestSystem } from '../../gateway/test/support/system';
 

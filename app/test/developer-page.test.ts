@@ -6,7 +6,7 @@
  * and expired sign-in links refused; sign-out; security headers; a phone-sized screen.
  */
 import type { BrowserContext, Page } from 'playwright-core';
-import { MAX_ACTIVE_API_KEYS } from '@murmur/kit';
+import { MAX_ACTIVE_API_KEYS } from '@murmur/contract';
 import { get, startSystem, type TestSystem } from '../../gateway/test/support/system';
 import { signInLink } from '../src/web/config';
 import { cspViolations, screenshot, startApp, type TestApp } from './support/app-browser';

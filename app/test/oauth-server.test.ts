@@ -10,6 +10,7 @@
  * identified by its metadata document (served over TLS on loopback); forged consent posts; and
  * Connected apps in Settings → Developer.
  */
+import { closeServiceClients, createServiceClients } from '@murmur/kit';
 import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -20,9 +21,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as tls from 'node:tls';
 import type { BrowserContext, Page } from 'playwright-core';
-import { MAX_ACTIVE_OAUTH_CONNECTIONS, MurmurError, OAUTH_SCOPE_DESCRIPTIONS, REGISTRATIONS_PER_ADDRESS_PER_HOUR } from '@murmur/kit';
+import { MAX_ACTIVE_OAUTH_CONNECTIONS, MurmurError, OAUTH_SCOPE_DESCRIPTIONS, REGISTRATIONS_PER_ADDRESS_PER_HOUR } from '@murmur/contract';
 import { testMinter } from '@murmur/kit/testing';
-import { closeClients, createClients } from '@murmur/gateway';
 import { startSystem, type TestSystem } from '../../gateway/test/support/system';
 import { signInLink } from '../src/web/config';
 import { formActionSourceOf } from '../src/web/content-security';
@@ -680,7 +680,7 @@ describe('the app as the OAuth authorization server of MCP clients', () => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', () => resolve()));
     const port = (closed.address() as AddressInfo).port;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
-    const down = createClients({ ...sys.addresses, AUTH_ADDR: `127.0.0.1:${port}` }, 2_000, testMinter('app'));
+    const down = createServiceClients({ ...sys.addresses, AUTH_ADDR: `127.0.0.1:${port}` }, { deadlineMs: 2_000, identity: testMinter('app') });
     const outage = await startApp(sys, { clients: down });
     try {
       const form = (path: string, fields: Record<string, string>) =>
@@ -695,7 +695,7 @@ describe('the app as the OAuth authorization server of MCP clients', () => {
       }
     } finally {
       await outage.stop();
-      closeClients(down);
+      closeServiceClients(down);
     }
   });
 });

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { Client } from 'pg';
 import { LocalEngine, renderArtifact } from '@murmur/conversion';
-import { CONVERT_READ_FIRST_MAX_BYTES } from '@murmur/gateway';
+import { CONVERT_READ_FIRST_MAX_BYTES } from '@murmur/contract';
 import { newRequestId, runWithContext } from '@murmur/kit';
 import { billing, conversion } from '@murmur/proto';
 import { machineInfo, type Benchmark, type BenchmarkReport } from './benchmark';

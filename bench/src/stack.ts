@@ -9,10 +9,10 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Client } from 'pg';
-import { identityStoreAt, waitForGrpcServing, waitForHttpOk, type Workload } from '@murmur/kit';
+import { type Workload } from '@murmur/contract';
+import { closeServiceClients, createServiceClients, identityStoreAt, type ServiceAddresses, type ServiceClients, waitForGrpcServing, waitForHttpOk } from '@murmur/kit';
 import { testIdentityStore, testMinter } from '@murmur/kit/testing';
 import { admin } from '@murmur/app';
-import { closeClients, createClients, type Clients, type ServiceAddresses } from '@murmur/gateway';
 import { childIdentity, type ChildSpec } from '@murmur/launcher';
 import { freePorts, redactUrl } from './benchmark';
 import { ProcessSet } from './processes';
@@ -146,9 +146,9 @@ export interface Stack {
   /** REDIS_URL was set: auth's verification cache, billing's rate-limit windows, the gateway's verified-key cache and idempotency records use Redis. */
   redis: boolean;
   /** gRPC clients of every service as the app's admin (the admin commands' view); closed by stop(). */
-  clients: Clients;
+  clients: ServiceClients;
   /** The same as the gateway's workload: calls for a user need that user as the principal in context (kit runWithContext). */
-  gatewayClients: Clients;
+  gatewayClients: ServiceClients;
   services: readonly ServiceName[];
   stop(): Promise<void>;
 }
@@ -216,7 +216,7 @@ export async function startStack(log: (line: string) => void, opts: StackOptions
     log,
   );
 
-  let clients: Clients | undefined;
+  let clients: ServiceClients | undefined;
   try {
     log(`starting ${[...opts.services, 'gateway', ...extras.map((e) => e.name)].join(', ')} (Postgres ${db.serverVersion}, ${redis ? 'Redis at REDIS_URL' : 'no Redis: in-process caches and limiter'})`);
     for (const s of opts.services) procs.start(s);
@@ -236,8 +236,8 @@ export async function startStack(log: (line: string) => void, opts: StackOptions
     procs.start('gateway');
     const gateway = `http://127.0.0.1:${gatewayPort}`;
     await procs.whileAlive(Promise.all([gateway, ...Object.values(extraOrigins)].map((origin) => waitForHttpOk(`${origin}/healthz`, 60_000))));
-    const c = createClients(addrs, 60_000, testMinter('app'));
-    const g = createClients(addrs, 60_000, testMinter('gateway'));
+    const c = createServiceClients(addrs, { deadlineMs: 60_000, identity: testMinter('app') });
+    const g = createServiceClients(addrs, { deadlineMs: 60_000, identity: testMinter('gateway') });
     clients = c;
     return {
       db,
@@ -250,13 +250,13 @@ export async function startStack(log: (line: string) => void, opts: StackOptions
       gatewayClients: g,
       services: opts.services,
       async stop() {
-        closeClients(c);
-        closeClients(g);
+        closeServiceClients(c);
+        closeServiceClients(g);
         await procs.stopAll();
       },
     };
   } catch (err) {
-    if (clients) closeClients(clients);
+    if (clients) closeServiceClients(clients);
     await procs.stopAll();
     throw err;
   }

@@ -1,12 +1,10 @@
 /** The gateway's HTTP app: request context, `/api/v1` REST routes, `/mcp`, health, and the one error renderer. */
 import express, { type Express } from 'express';
-import { DEFAULT_TRUSTED_PROXIES, type Logger, type TrustedProxies } from '@murmur/kit';
-import type { AudioUrlPolicy } from './audio-url/fetch-audio';
-import type { Clients } from './clients';
+import { DEFAULT_TRUSTED_PROXIES, type Logger, type ServiceClients, type TrustedProxies } from '@murmur/kit';
+import type { AudioUrlPolicy } from './upload/fetch-audio';
 import type { IdempotencyStore } from './idempotency/store';
 import type { VerifiedKeyCache } from './key-cache';
 import { mcpHandlers } from './mcp/handler';
-import { openApiRouter } from './openapi/route';
 import { errorHandler } from './http/errors';
 import { FAILED_KEYS_LOCAL } from './http/authenticate';
 import { FailedKeyLimiter } from './http/failed-keys';
@@ -15,7 +13,7 @@ import { apiRouter, notFound } from './rest/routes';
 import { PROTECTED_RESOURCE_METADATA_PATHS, protectedResourceMetadataHandler, type OAuthResourceOptions } from './oauth/protected-resource';
 
 export interface AppDeps {
-  clients: Clients;
+  clients: ServiceClients;
   log: Logger;
   /** Idempotency records of AI calls: Redis-backed with REDIS_URL, in-process otherwise. */
   idempotency: IdempotencyStore;
@@ -56,8 +54,9 @@ export function createApp(deps: AppDeps): Express {
   const oauth = deps.oauth ?? {};
   // No key needed: how to get a token (RFC 9728).
   for (const path of PROTECTED_RESOURCE_METADATA_PATHS) app.get(path, protectedResourceMetadataHandler(oauth));
-  app.use('/api/v1', openApiRouter(MURMUR_VERSION)); // before the API router: no key needed
-  app.use('/api/v1', apiRouter(deps.clients, deps.idempotency, deps.log, deps.keyCache, { bodyIdleTimeoutMs: deps.bodyIdleTimeoutMs, spoolDir: deps.spoolDir, audioUrlPolicy: deps.audioUrlPolicy }, oauth));
+  // Every route of the table (routes.ts); GET /api/v1/openapi.json needs no key.
+  const body = { bodyIdleTimeoutMs: deps.bodyIdleTimeoutMs, spoolDir: deps.spoolDir, audioUrlPolicy: deps.audioUrlPolicy };
+  app.use('/api/v1', apiRouter(deps.clients, deps.idempotency, deps.log, deps.keyCache, { version: MURMUR_VERSION, body, oauth }));
   const mcp = mcpHandlers({ clients: deps.clients, log: deps.log, allowedOrigins: deps.mcpAllowedOrigins ?? [], version: MURMUR_VERSION, keyCache: deps.keyCache, bodyIdleTimeoutMs: deps.bodyIdleTimeoutMs, audioUrlPolicy: deps.audioUrlPolicy, oauth });
   app.post('/mcp', mcp.checkOrigin, mcp.requireKey, mcp.post);
   app.all('/mcp', mcp.checkOrigin, mcp.requireKey, mcp.notAllowed);

@@ -5,14 +5,13 @@
  * in-process otherwise). Listens on PORT (default 8080); service addresses come from *_ADDR.
  */
 import './tracing';
-import { appPublicUrl, commonSchema, connectRedis, publicApiUrl, publicUrlsSchema, createLogger, exitStartFailure, listenOn, loadConfig, loadWorkloadIdentity, onShutdown, RevocationListener, serviceAddressSchema, storageSchema, systemClock, trustedProxiesSchema, z } from '@murmur/kit';
+import { appPublicUrl, closeServiceClients, commonSchema, connectRedis, createLogger, createServiceClients, exitStartFailure, listenOn, loadConfig, loadWorkloadIdentity, onShutdown, publicApiUrl, publicUrlsSchema, RevocationListener, serviceAddressSchema, storageSchema, systemClock, trustedProxiesSchema, z } from '@murmur/kit';
 import { createApp } from './app';
 import { createHttpServer } from './http/server';
-import { closeClients, createClients } from './clients';
 import { MemoryIdempotencyStore, RedisIdempotencyStore } from './idempotency/store';
 import { VerifiedKeyCache } from './key-cache';
 import { DEFAULT_BODY_IDLE_TIMEOUT_MS } from './http/body-idle-timeout';
-import { audioUrlConfigSchema, audioUrlPolicyOf } from './audio-url/fetch-audio';
+import { audioUrlConfigSchema, audioUrlPolicyOf } from './upload/fetch-audio';
 
 async function main(): Promise<void> {
   const cfg = loadConfig({
@@ -33,7 +32,7 @@ async function main(): Promise<void> {
   const redis = cfg.REDIS_URL ? await connectRedis(cfg.REDIS_URL, log) : undefined;
   if (!redis) log.info('REDIS_URL unset: idempotency records are in-process (exact for one gateway replica only)');
   // The gateway calls as its own workload, with a principal assertion for each verified caller.
-  const clients = createClients(cfg, cfg.GRPC_DEADLINE_MS, loadWorkloadIdentity(cfg, 'gateway').minter);
+  const clients = createServiceClients(cfg, { deadlineMs: cfg.GRPC_DEADLINE_MS, identity: loadWorkloadIdentity(cfg, 'gateway').minter });
   // With Redis, verified keys are cached here and auth pushes revocations (acknowledged).
   let keyCache: VerifiedKeyCache | undefined;
   let listener: RevocationListener | undefined;
@@ -61,7 +60,7 @@ async function main(): Promise<void> {
   log.info({ port: cfg.PORT }, 'gateway listening');
   onShutdown(log, [
     () => new Promise<void>((resolve) => server.close(() => resolve())),
-    async () => closeClients(clients),
+    async () => closeServiceClients(clients),
     async () => listener?.stop(),
     async () => void (await redis?.close()),
   ]);

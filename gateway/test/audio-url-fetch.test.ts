@@ -8,8 +8,8 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
-import { MurmurError } from '@murmur/kit';
-import { DEFAULT_AUDIO_URL_POLICY, fetchAudioUrl, type AudioUrlPolicy } from '../src/audio-url/fetch-audio';
+import { MurmurError } from '@murmur/contract';
+import { DEFAULT_AUDIO_URL_POLICY, fetchAudioUrl, type AudioUrlPolicy } from '../src/upload/fetch-audio';
 import { nonPublicRange } from '@murmur/kit';
 import { MAX_AUDIO_BYTES } from '../src/operations/transcribe';
 

@@ -3,8 +3,9 @@
  * a data-URL prefix), what it refuses, and that the bytes do not depend on where the text is
  * split — every split of a sample, and seeded random splits of random inputs.
  */
-import { MurmurError, seededRandom } from '@murmur/kit';
-import { Base64Decoder } from '../src/http/base64-decoder';
+import { MurmurError } from '@murmur/contract';
+import { seededRandom } from '@murmur/kit';
+import { Base64Decoder } from '../src/upload/base64-decoder';
 
 function decode(pieces: string[]): { bytes: Buffer; mediaType: string | undefined } {
   const d = new Base64Decoder({ param: 'audio_base64' });

@@ -6,7 +6,8 @@
  * The same through the gateway's principal assertion for A.
  */
 import { auth, billing, library } from '@murmur/proto';
-import { createClient, MurmurError, PRINCIPAL_ASSERTION_HEADER, runWithContext, newRequestId, type PromiseClient } from '@murmur/kit';
+import { MurmurError } from '@murmur/contract';
+import { createClient, PRINCIPAL_ASSERTION_HEADER, runWithContext, newRequestId, type PromiseClient } from '@murmur/kit';
 import { testMinter } from '@murmur/kit/testing';
 import { seedLibrary } from '@murmur/app';
 import { startSystem, type TestSystem } from './support/system';

@@ -1,6 +1,7 @@
 /**
  * The two front ends stand side by side on one floor: `rest/` and `mcp/` never import each
- * other, and the floor they share (`http/`) imports neither. Read from the sources' import
+ * other, and the floors they share (`http/`, and `upload/`, the upload machinery both read
+ * audio with) import neither. Read from the sources' import
  * statements (static, dynamic and require), resolved against each file's folder.
  */
 import { readdirSync, readFileSync } from 'node:fs';
@@ -59,5 +60,12 @@ describe('the gateway front ends', () => {
 
   it('the shared floor (http/) imports neither front end', () => {
     expect(crossImports('http', ['rest', 'mcp'])).toEqual([]);
+  });
+
+  it('the upload machinery (upload/) imports neither front end, and both read audio through it', () => {
+    expect(crossImports('upload', ['rest', 'mcp'])).toEqual([]);
+    const restUses = sourcesOf(join(SRC, 'rest')).some((f) => foldersImportedBy(f).some(({ folder }) => folder === 'upload'));
+    const mcpUses = sourcesOf(join(SRC, 'mcp')).some((f) => foldersImportedBy(f).some(({ folder }) => folder === 'upload'));
+    expect({ restUses, mcpUses }).toEqual({ restUses: true, mcpUses: true });
   });
 });

@@ -3,12 +3,34 @@
  * paid work, the service again for its direct gRPC callers. They once disagreed (the service
  * took "en_US" and tags of any length, and 500 MiB where the gateway and DESIGN.md say
  * 500,000,000 bytes); here both verdicts are taken at the boundary and must match.
+ *
+ * And what is published agrees with what is enforced: the OpenAPI document's and the MCP
+ * schemas' numbers and patterns are the contract's (they once drifted: a cursor of 1000
+ * characters published where 512 was enforced, language subtags of 2–8 where 1–8 were taken).
  */
-import { createClient, createLogger, MAX_AUDIO_BYTES, MurmurError } from '@murmur/kit';
+import {
+  DEFAULT_PAGE_LIMIT,
+  IDEMPOTENCY_KEY_PATTERN,
+  isIdempotencyKey,
+  isLanguageTag,
+  JOB_STATUS_NAMES,
+  LANGUAGE_TAG,
+  MAX_AUDIO_BYTES,
+  MAX_CURSOR_CHARS,
+  MAX_LANGUAGE_CHARS,
+  MAX_PAGE_LIMIT,
+  MAX_QUERY_VALUE_CHARS,
+  MurmurError,
+  REQUEST_ID_PATTERN,
+} from '@murmur/contract';
+import { createClient, createLogger } from '@murmur/kit';
 import { billing } from '@murmur/proto';
+import { z } from 'zod';
 import { audioLimitOf, spoolUpload, TranscriptionService } from '@murmur/transcription';
 import * as ops from '../src/operations';
-import { UploadStream } from '../src/rest/upload-stream';
+import { TOOLS } from '../src/mcp/tools';
+import { buildOpenApiDocument } from '../src/openapi/document';
+import { UploadStream } from '../src/upload/upload-stream';
 
 type Verdict = 'accepted' | string;
 
@@ -103,5 +125,57 @@ describe('the gateway and the transcription service agree on', () => {
     const direct = await verdict(() => spoolUpload(stream(), '/dev/null', audioLimitOf({ maxBytes: 0 })));
     expect(gateway.split(' ')[0]).toBe(expected);
     expect(direct.split(' ')[0]).toBe(expected);
+  });
+});
+
+describe('the OpenAPI document and the MCP schemas publish the contract', () => {
+  const doc = buildOpenApiDocument('test');
+  const params = doc.components.parameters as Record<string, { schema: Record<string, unknown> }>;
+  const schemas = doc.components.schemas as Record<string, { properties?: Record<string, Record<string, unknown>> }>;
+  /** A tool's input schema as tools/list shows it. */
+  const toolInput = (name: string) => {
+    const tool = TOOLS.find((t) => t.name === name);
+    if (!tool) throw new Error(`no tool ${name}`);
+    return z.toJSONSchema(tool.config.inputSchema, { io: 'input' }) as { properties: Record<string, Record<string, unknown>> };
+  };
+  const PAGED_TOOLS = ['list_recordings', 'list_thought_threads', 'list_folders'];
+
+  it('page size: 1 to MAX_PAGE_LIMIT, default DEFAULT_PAGE_LIMIT', () => {
+    expect(params.limit!.schema).toMatchObject({ type: 'integer', minimum: 1, maximum: MAX_PAGE_LIMIT, default: DEFAULT_PAGE_LIMIT });
+    for (const tool of PAGED_TOOLS) expect([tool, toolInput(tool).properties.limit]).toEqual([tool, expect.objectContaining({ minimum: 1, maximum: MAX_PAGE_LIMIT })]);
+  });
+
+  it('cursor: at most MAX_CURSOR_CHARS, everywhere', () => {
+    expect(params.cursor!.schema.maxLength).toBe(MAX_CURSOR_CHARS);
+    for (const tool of PAGED_TOOLS) expect([tool, toolInput(tool).properties.cursor!.maxLength]).toEqual([tool, MAX_CURSOR_CHARS]);
+  });
+
+  it('other query values: at most MAX_QUERY_VALUE_CHARS', () => {
+    for (const name of ['q', 'folder_id', 'created_after', 'created_before']) expect([name, params[name]!.schema.maxLength]).toEqual([name, MAX_QUERY_VALUE_CHARS]);
+  });
+
+  it('Idempotency-Key: the contract pattern, which decides as isIdempotencyKey does', () => {
+    const published = params['Idempotency-Key']!.schema.pattern as string;
+    expect(published).toBe(IDEMPOTENCY_KEY_PATTERN.source);
+    for (const key of ['k', 'k'.repeat(255), 'k'.repeat(256), '', 'two words', 'a\tb', 'clé', '7c0e7f6e-3b1a-4d52-9a4e-2f1f5f6b8c21']) {
+      expect([key, new RegExp(published, 'u').test(key)]).toEqual([key, isIdempotencyKey(key)]);
+    }
+  });
+
+  it('language: the contract pattern and length, in the REST body and the MCP tool', () => {
+    for (const body of ['TranscribeMultipartRequest', 'TranscribeJsonRequest']) {
+      const language = schemas[body]!.properties!.language!;
+      expect([body, language.pattern, language.maxLength]).toEqual([body, LANGUAGE_TAG.source, MAX_LANGUAGE_CHARS]);
+      for (const tag of ['en', 'pt-BR', 'en-x', 'zh-Hant-TW', 'en_US', 'e', 'en-abcdefghi']) {
+        expect([tag, new RegExp(language.pattern as string, 'u').test(tag)]).toEqual([tag, isLanguageTag(tag)]);
+      }
+    }
+    expect(toolInput('transcribe').properties.language!.maxLength).toBe(MAX_LANGUAGE_CHARS);
+  });
+
+  it('job statuses and request ids: the contract\'s', () => {
+    expect(params.status!.schema.enum).toEqual([...JOB_STATUS_NAMES]);
+    expect(schemas.TranscriptionJob!.properties!.status!.enum).toEqual([...JOB_STATUS_NAMES]);
+    expect((doc.components.headers['X-Request-Id'] as { schema: { pattern: string } }).schema.pattern).toBe(REQUEST_ID_PATTERN.source);
   });
 });

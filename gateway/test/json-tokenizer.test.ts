@@ -5,7 +5,8 @@
  * documents at random byte boundaries (inside escapes, UTF-8 sequences and literals) and
  * compares the events with JSON.parse.
  */
-import { MurmurError, seededRandom } from '@murmur/kit';
+import { MurmurError } from '@murmur/contract';
+import { seededRandom } from '@murmur/kit';
 import { firstInvalidUtf8, JsonTokenizer, type JsonScalar } from '../src/http/json-tokenizer';
 
 type Event = ['member', string, JsonScalar] | ['stream', string, string];

@@ -5,20 +5,20 @@
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createLogger } from '@murmur/kit';
+import { closeServiceClients, createLogger, createServiceClients, type ServiceClients } from '@murmur/kit';
 import { testMinter } from '@murmur/kit/testing';
-import { closeClients, createApp, createClients, createHttpServer, MemoryIdempotencyStore, type Clients } from '@murmur/gateway';
+import { createApp, createHttpServer, MemoryIdempotencyStore } from '@murmur/gateway';
 import { assertResponsesDocumented, recordResponses } from './support/openapi-check';
 
 describe('keys refused while the auth service is down', () => {
-  let clients: Clients;
+  let clients: ServiceClients;
   let server: Server;
   let base: string;
 
   beforeAll(async () => {
     // Nothing listens on port 1: every service, auth included, is unreachable.
     const down = '127.0.0.1:1';
-    clients = createClients({ AUTH_ADDR: down, BILLING_ADDR: down, LIBRARY_ADDR: down, TRANSCRIPTION_ADDR: down, CONVERSION_ADDR: down }, 5_000, testMinter('gateway'));
+    clients = createServiceClients({ AUTH_ADDR: down, BILLING_ADDR: down, LIBRARY_ADDR: down, TRANSCRIPTION_ADDR: down, CONVERSION_ADDR: down }, { deadlineMs: 5_000, identity: testMinter('gateway') });
     server = createHttpServer(recordResponses(createApp({ clients, log: createLogger('test', 'silent'), idempotency: new MemoryIdempotencyStore() })));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -26,7 +26,7 @@ describe('keys refused while the auth service is down', () => {
   afterAll(async () => {
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
-    closeClients(clients);
+    closeServiceClients(clients);
     assertResponsesDocumented();
   });
 

@@ -14,7 +14,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import * as http from 'node:http';
 import * as path from 'node:path';
-import { mcpResourceUrl } from '@murmur/kit';
+import { mcpResourceUrl } from '@murmur/contract';
 import { wavHeader } from '@murmur/transcription';
 import { librivoxUtterances } from '../../services/transcription/src/speech-fixtures';
 import { wordErrorRate } from '../../services/transcription/src/wer';

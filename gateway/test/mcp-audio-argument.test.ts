@@ -4,7 +4,8 @@
  * parameter, and audio over the tool's limit is audio_too_large before anything else.
  */
 import type { Readable } from 'node:stream';
-import { MurmurError, seededRandom } from '@murmur/kit';
+import { MurmurError } from '@murmur/contract';
+import { seededRandom } from '@murmur/kit';
 import { readAudioArgument } from '../src/mcp/audio-argument';
 import { MCP_MAX_AUDIO_BYTES } from '../src/mcp/body-limit';
 

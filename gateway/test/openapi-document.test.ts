@@ -9,12 +9,12 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { ERROR_CODES } from '@murmur/kit';
+import { ERROR_CODES } from '@murmur/contract';
 import { KIND_NAMES } from '@murmur/conversion';
-import { createApp, MemoryIdempotencyStore, MURMUR_VERSION, type Clients } from '@murmur/gateway';
-import { createLogger } from '@murmur/kit';
+import { createApp, MemoryIdempotencyStore, MURMUR_VERSION } from '@murmur/gateway';
+import { createLogger, type ServiceClients } from '@murmur/kit';
 import * as shapes from '../src/operations/shapes';
-import { OPTION_NAMES } from '../src/rest/upload-fields';
+import { OPTION_NAMES } from '../src/upload/upload-fields';
 import { buildOpenApiDocument, type OpenApiDocument } from '../src/openapi/document';
 import { REST_ERROR_CODES } from '../src/openapi/schemas';
 import { OpenApiChecker, type ObservedResponse } from './support/openapi-check';
@@ -130,7 +130,7 @@ describe('the OpenAPI document', () => {
   }, 60_000);
 
   it('documents exactly the routes the gateway serves under /api/v1', () => {
-    const app = createApp({ clients: {} as Clients, log: createLogger('test', 'silent'), idempotency: new MemoryIdempotencyStore() });
+    const app = createApp({ clients: {} as ServiceClients, log: createLogger('test', 'silent'), idempotency: new MemoryIdempotencyStore() });
     const served = new Set<string>();
     interface Layer {
       route?: { path: string; methods: Record<string, boolean> };

@@ -7,10 +7,15 @@
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createLogger, type Database } from '@murmur/kit';
+import { closeServiceClients, createLogger, createServiceClients, type Database, type ServiceClients } from '@murmur/kit';
 import { callsServedOn, openTestDatabase, testIdentity, testMinter } from '@murmur/kit/testing';
 import { AUTH_MIGRATIONS_DIR, startAuthService, type RunningAuthService } from '@murmur/auth';
-import { closeClients, createApp, createClients, createHttpServer, MemoryIdempotencyStore, MURMUR_VERSION, type Clients } from '@murmur/gateway';
+import {
+  createApp,
+  createHttpServer,
+  MemoryIdempotencyStore,
+  MURMUR_VERSION,
+} from '@murmur/gateway';
 import { buildOpenApiDocument } from '../src/openapi/document';
 import { assertResponsesDocumented, recordResponses } from './support/openapi-check';
 
@@ -18,7 +23,7 @@ describe('GET /api/v1/openapi.json', () => {
   const log = createLogger('test', 'silent');
   let db: Database;
   let authSvc: RunningAuthService;
-  let clients: Clients;
+  let clients: ServiceClients;
   let server: Server;
   let base: string;
   /** VerifyKey and every other call the auth service has received so far. */
@@ -28,10 +33,9 @@ describe('GET /api/v1/openapi.json', () => {
     db = await openTestDatabase('auth', AUTH_MIGRATIONS_DIR);
     authSvc = await startAuthService({ identity: testIdentity('auth'), db, log, address: '127.0.0.1:0' });
     // Only auth runs: every other service address refuses connections.
-    clients = createClients(
+    clients = createServiceClients(
       { AUTH_ADDR: `127.0.0.1:${authSvc.port}`, BILLING_ADDR: '127.0.0.1:1', LIBRARY_ADDR: '127.0.0.1:1', TRANSCRIPTION_ADDR: '127.0.0.1:1', CONVERSION_ADDR: '127.0.0.1:1' },
-      10_000,
-      testMinter('gateway'),
+      { deadlineMs: 10_000, identity: testMinter('gateway') },
     );
     const app = createApp({ clients, log, idempotency: new MemoryIdempotencyStore() });
     server = createHttpServer(recordResponses(app));
@@ -41,7 +45,7 @@ describe('GET /api/v1/openapi.json', () => {
   afterAll(async () => {
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
-    closeClients(clients);
+    closeServiceClients(clients);
     await authSvc?.stop();
     await db?.close();
     assertResponsesDocumented();

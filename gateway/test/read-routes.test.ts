@@ -3,6 +3,7 @@
  * shapes, tenancy (two users; the other's ids answer 404 like missing ones), paging while
  * inserts happen, full-text search, filters, and bad parameters.
  */
+import { MAX_CURSOR_CHARS } from '@murmur/contract';
 import { library } from '@murmur/proto';
 import { seedLibrary } from '@murmur/app';
 import { get, startSystem, type TestSystem } from './support/system';
@@ -274,6 +275,12 @@ describe('read routes', () => {
       expect(res.status).toBe(400);
       expect(res.body.error).toMatchObject({ type: 'invalid_request_error', code: 'invalid_request', param });
       expect(res.body.error.message.length).toBeGreaterThan(10);
+    });
+
+    it('refuses a cursor over the contract’s length at the query, as the OpenAPI document and the MCP schema state it', async () => {
+      const res = await api(`/recordings?cursor=${'A'.repeat(MAX_CURSOR_CHARS + 1)}`, alice.key);
+      expect(res.status).toBe(400);
+      expect(res.body.error).toMatchObject({ code: 'invalid_request', param: 'cursor', message: `\`cursor\` is too long (${MAX_CURSOR_CHARS} characters at most).` });
     });
 
     it('rejects a cursor with one flipped character', async () => {

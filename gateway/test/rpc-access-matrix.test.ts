@@ -14,16 +14,18 @@ import * as grpc from '@grpc/grpc-js';
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { auth, billing, conversion, library, transcription } from '@murmur/proto';
 import {
-  errorInfoOf,
-  FOREIGN_OWNER_MESSAGE,
-  PRINCIPAL_ASSERTION_HEADER,
   RPC_RULES,
-  TokenMinter,
-  WORKLOAD_TOKEN_HEADER,
   WORKLOADS,
   workloadOfPath,
   type RpcRule,
   type Workload,
+} from '@murmur/contract';
+import {
+  errorInfoOf,
+  FOREIGN_OWNER_MESSAGE,
+  PRINCIPAL_ASSERTION_HEADER,
+  TokenMinter,
+  WORKLOAD_TOKEN_HEADER,
 } from '@murmur/kit';
 import { handMadeJwt, testMinter, testSigningKey } from '@murmur/kit/testing';
 import { startSystem, type TestSystem } from './support/system';

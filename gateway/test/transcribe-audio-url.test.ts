@@ -10,7 +10,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { readFileSync } from 'node:fs';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { DEFAULT_AUDIO_URL_POLICY } from '../src/audio-url/fetch-audio';
+import { DEFAULT_AUDIO_URL_POLICY } from '../src/upload/fetch-audio';
 import { callTool, connectMcp } from './support/mcp-client';
 import { get, startSystem, type TestSystem } from './support/system';
 

@@ -9,7 +9,7 @@ import { auth } from '@murmur/proto';
 import { bindService, createLogger, startGrpcServer, type Logger } from '@murmur/kit';
 import { ManualClock, testAccess, testMinter } from '@murmur/kit/testing';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { Clients } from '@murmur/gateway';
+import type { ServiceClients } from '@murmur/kit';
 import { startGateway, startSystem, type TestGateway, type TestSystem } from './support/system';
 import { callTool, connectMcp } from './support/mcp-client';
 
@@ -43,7 +43,7 @@ describe('an unexpected exception', () => {
     sys = await startSystem();
     key = (await sys.newUser('bug@example.com')).key;
     // A wiring bug: the library client is missing, so reading recordings throws a TypeError.
-    const clients = { ...sys.clients, library: undefined } as unknown as Clients;
+    const clients = { ...sys.clients, library: undefined } as unknown as ServiceClients;
     broken = await startGateway(clients, log, new ManualClock(new Date()));
   });
 

@@ -17,7 +17,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
-import { DEFAULT_OUTBOUND_POLICY, WEBHOOK_RETRY_LIMIT } from '@murmur/kit';
+import { WEBHOOK_RETRY_LIMIT } from '@murmur/contract';
+import { DEFAULT_OUTBOUND_POLICY } from '@murmur/kit';
 import { get, startSystem, type TestSystem } from './support/system';
 
 type Json = Record<string, any>;

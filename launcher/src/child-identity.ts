@@ -6,7 +6,8 @@
  * role, included).
  */
 import { readFileSync } from 'node:fs';
-import type { IdentityStore, Workload } from '@murmur/kit';
+import type { Workload } from '@murmur/contract';
+import type { IdentityStore } from '@murmur/kit';
 
 /** The descriptor a child reads its private key from (MURMUR_IDENTITY_KEY_FD). */
 export const KEY_FD = 3;

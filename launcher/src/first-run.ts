@@ -9,9 +9,9 @@
  * is missing), revokes the key an interrupted start made but never showed, and mints a new one.
  */
 import { admin, adminIdentity, seedLibrary } from '@murmur/app';
-import { MurmurError, type IdentityConfig } from '@murmur/kit';
+import { MurmurError } from '@murmur/contract';
+import { closeServiceClients, createServiceClients, type IdentityConfig, type ServiceAddresses, type ServiceClients } from '@murmur/kit';
 import type { auth } from '@murmur/proto';
-import { closeClients, createClients, type Clients, type ServiceAddresses } from '@murmur/gateway';
 import type { FirstStartMark } from './first-start-mark';
 
 const { createUser, createKey, listKeys, revokeKey, signInLinkFor, userByEmail } = admin;
@@ -29,7 +29,7 @@ export interface Welcome {
 }
 
 export async function firstRun(env: ServiceAddresses & IdentityConfig, baseUrl: string, appUrl: string, mark: FirstStartMark): Promise<Welcome> {
-  const clients = createClients(env, 30_000, adminIdentity(env));
+  const clients = createServiceClients(env, { deadlineMs: 30_000, identity: adminIdentity(env) });
   try {
     const resumed = mark.pending();
     if (!resumed) {
@@ -61,12 +61,12 @@ export async function firstRun(env: ServiceAddresses & IdentityConfig, baseUrl: 
     ];
     return { lines, printed: () => mark.finish() };
   } finally {
-    closeClients(clients);
+    closeServiceClients(clients);
   }
 }
 
 /** The demo user on the pro plan, made now or by an interrupted first start. */
-async function demoUser(clients: Clients): Promise<auth.User> {
+async function demoUser(clients: ServiceClients): Promise<auth.User> {
   const found = await userByEmail(clients, DEMO_EMAIL).catch((err: unknown) => {
     if (err instanceof MurmurError && err.code === 'not_found') return undefined;
     throw err;
@@ -77,7 +77,7 @@ async function demoUser(clients: Clients): Promise<auth.User> {
   return found;
 }
 
-async function signInLines(clients: Clients, appUrl: string): Promise<string[]> {
+async function signInLines(clients: ServiceClients, appUrl: string): Promise<string[]> {
   const { link } = await signInLinkFor(clients, DEMO_EMAIL, appUrl).catch(() => ({ link: '' }));
   if (!link) return [];
   return [

@@ -18,7 +18,21 @@
  * a message naming the process and the variable to change, and a non-zero exit.
  */
 import * as path from 'node:path';
-import { clusterTemplateFile, EXIT_CANNOT_BIND, identityDirOf, identityStoreAt, loadConfig, prepareClusterTemplate, prepareIdentityStore, serviceAddressSchema, storageSchema, waitForGrpcServing, waitUntil, z, type Workload } from '@murmur/kit';
+import { type Workload } from '@murmur/contract';
+import {
+  clusterTemplateFile,
+  EXIT_CANNOT_BIND,
+  identityDirOf,
+  identityStoreAt,
+  loadConfig,
+  prepareClusterTemplate,
+  prepareIdentityStore,
+  serviceAddressSchema,
+  storageSchema,
+  waitForGrpcServing,
+  waitUntil,
+  z,
+} from '@murmur/kit';
 import { appPublicUrl, appWebSchema } from '@murmur/app';
 import { childIdentity } from './child-identity';
 import { firstStartMark } from './first-start-mark';

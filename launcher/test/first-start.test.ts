@@ -9,13 +9,13 @@
  * On an empty embedded store (the README's quick start); on a fresh database of DATABASE_URL's
  * server when it is set.
  */
+import { closeServiceClients, createServiceClients, type ServiceClients } from '@murmur/kit';
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Client } from 'pg';
 import { admin, adminIdentity, buildSeedPlan } from '@murmur/app';
-import { closeClients, createClients, type Clients } from '@murmur/gateway';
 import { librarySnapshot, plannedSnapshot } from '../../app/test/support/seed-snapshot';
 import { FIRST_START_MARK_FILE } from '../src/first-start-mark';
 import { DEMO_EMAIL, DEMO_RECORDINGS, QUICK_START_KEY_NAME } from '../src/first-run';
@@ -48,7 +48,7 @@ describe('a first start killed during seeding, then started again', () => {
   let dataDir: string;
   let database: { url: string; drop(): Promise<void> } | undefined;
   let env: Awaited<ReturnType<typeof launcherEnv>>;
-  let clients: Clients | undefined;
+  let clients: ServiceClients | undefined;
   let first: LauncherRun | undefined;
   let second: LauncherRun | undefined;
   let unshownKey: string;
@@ -61,7 +61,7 @@ describe('a first start killed during seeding, then started again', () => {
     // The admin CLI's view beside `npm start`: the app's admin key from the store the launcher
     // makes before it says which stores it uses.
     await first.printed('Murmur: ');
-    clients = createClients(env, 10_000, adminIdentity({ MURMUR_DATA_DIR: dataDir }));
+    clients = createServiceClients(env, { deadlineMs: 10_000, identity: adminIdentity({ MURMUR_DATA_DIR: dataDir }) });
     const c = clients;
     // Recordings but no thread yet (threads come last): the seed has begun and not ended.
     await eventually(
@@ -84,7 +84,7 @@ describe('a first start killed during seeding, then started again', () => {
   }, 300_000);
 
   afterAll(async () => {
-    if (clients) closeClients(clients);
+    if (clients) closeServiceClients(clients);
     await first?.signal('SIGKILL');
     await second?.signal('SIGTERM');
     await database?.drop();

@@ -12,7 +12,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { auth } from '@murmur/proto';
-import { createClient, generateWorkloadKeyPair, signingKeyFromPem, TokenMinter, waitForGrpcServing, WORKLOADS, type Workload } from '@murmur/kit';
+import { WORKLOADS, type Workload } from '@murmur/contract';
+import { createClient, generateWorkloadKeyPair, signingKeyFromPem, TokenMinter, waitForGrpcServing } from '@murmur/kit';
 import { freePort } from '@murmur/kit/testing';
 import { assertNoSecretsLogged, processLines } from './support/log-secrets';
 

@@ -1,10 +1,10 @@
 /**
  * docs/authorization.md prints the policy table for people; this keeps it the table the services
- * enforce (kit access/rpc-policy.ts): a rule changed in code and not in the document fails here.
+ * enforce (contract rpc-policy.ts): a rule changed in code and not in the document fails here.
  */
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { RPC_RULES, type OwnerField } from '@murmur/kit';
+import { RPC_RULES, type OwnerField } from '@murmur/contract';
 
 const DOC = path.resolve(__dirname, '..', '..', 'docs', 'authorization.md');
 const BEGIN = '<!-- policy-table:begin -->';

@@ -4,9 +4,9 @@
  * exposed publicly. Service addresses come from the same *_ADDR variables as the services.
  */
 import { parseArgs } from 'node:util';
-import { commonSchema, loadConfig, MurmurError, serviceAddressSchema, storageSchema } from '@murmur/kit';
+import { MurmurError } from '@murmur/contract';
+import { closeServiceClients, commonSchema, createServiceClients, loadConfig, serviceAddressSchema, storageSchema } from '@murmur/kit';
 import { adminIdentity } from './identity';
-import { closeClients, createClients } from '@murmur/gateway';
 import * as cmd from './commands';
 import { appPublicUrl, appWebSchema } from '../web/config';
 
@@ -62,7 +62,7 @@ async function main(argv: string[]): Promise<number> {
     return values.help ? 0 : 2;
   }
   const cfg = loadConfig({ ...serviceAddressSchema, ...storageSchema, ...commonSchema, ...appWebSchema });
-  const clients = createClients(cfg, cfg.GRPC_DEADLINE_MS, adminIdentity(cfg));
+  const clients = createServiceClients(cfg, { deadlineMs: cfg.GRPC_DEADLINE_MS, identity: adminIdentity(cfg) });
   try {
     const what = `${group} ${action ?? ''}`.trim();
     switch (what) {
@@ -172,7 +172,7 @@ async function main(argv: string[]): Promise<number> {
     }
     throw err;
   } finally {
-    closeClients(clients);
+    closeServiceClients(clients);
   }
 }
 

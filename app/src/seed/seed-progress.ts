@@ -10,7 +10,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { library } from '@murmur/proto';
-import { MAX_PAGE_LIMIT, type PromiseClient } from '@murmur/kit';
+import { MAX_PAGE_LIMIT } from '@murmur/contract';
+import { type PromiseClient } from '@murmur/kit';
 import type { SeedPlan } from './seed-content';
 
 type LibraryClient = PromiseClient<library.LibraryServiceClient>;

@@ -5,14 +5,14 @@
  * Every call names the signed-in user, so another user's key or connection id is simply not found.
  */
 import { Router, type Request, type Response } from 'express';
-import type { Clients } from '@murmur/gateway';
-import { mcpResourceUrl, MurmurError } from '@murmur/kit';
+import { mcpResourceUrl, MurmurError } from '@murmur/contract';
+import type { ServiceClients } from '@murmur/kit';
 import { EXPIRY } from '../admin/commands';
 import { message, render, signedIn, signedInOf, type GuardOptions } from './pages';
 import { ACCESS_CHOICES, accessOf, DEFAULT_ACCESS, DEFAULT_EXPIRY, EXPIRY_CHOICES, shownConnection, shownDate, shownKey } from './present';
 
 export interface DeveloperPageOptions extends GuardOptions {
-  clients: Clients;
+  clients: ServiceClients;
   apiUrl: string;
   now: () => Date;
 }

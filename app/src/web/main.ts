@@ -7,8 +7,7 @@
  */
 import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
-import { commonSchema, createLogger, EXIT_CANNOT_BIND, exitStartFailure, loadConfig, serviceAddressSchema, storageSchema, trustedProxiesSchema } from '@murmur/kit';
-import { closeClients, createClients } from '@murmur/gateway';
+import { closeServiceClients, commonSchema, createLogger, createServiceClients, EXIT_CANNOT_BIND, exitStartFailure, loadConfig, serviceAddressSchema, storageSchema, trustedProxiesSchema } from '@murmur/kit';
 import { adminIdentity } from '../admin/identity';
 import { appPublicUrl, appWebSchema, clientMetadataPolicyOf, clientMetadataSchema, publicApiUrl } from './config';
 import { createAppServer } from './server';
@@ -16,7 +15,7 @@ import { authSessions } from './session';
 
 const cfg = loadConfig({ ...serviceAddressSchema, ...storageSchema, ...commonSchema, ...appWebSchema, ...clientMetadataSchema, ...trustedProxiesSchema });
 const log = createLogger('app', cfg.LOG_LEVEL);
-const clients = createClients(cfg, cfg.GRPC_DEADLINE_MS, adminIdentity(cfg));
+const clients = createServiceClients(cfg, { deadlineMs: cfg.GRPC_DEADLINE_MS, identity: adminIdentity(cfg) });
 const appUrl = appPublicUrl(cfg);
 let app: Express;
 try {
@@ -42,7 +41,7 @@ server.on('error', (err: NodeJS.ErrnoException) => {
 
 function stop(): void {
   server.close(() => {
-    closeClients(clients);
+    closeServiceClients(clients);
     process.exit(0);
   });
   server.closeAllConnections();

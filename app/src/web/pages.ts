@@ -3,7 +3,8 @@
  * or failed request as a page a person can act on, and the signed-in guard with CSRF checks.
  */
 import type { NextFunction, Request, Response } from 'express';
-import { MurmurError, type Logger } from '@murmur/kit';
+import { MurmurError } from '@murmur/contract';
+import { type Logger } from '@murmur/kit';
 import { csrfTokenMatches, csrfTokenOf, cookieValue, isCrossSite, sessionCookieName, type SessionSource, type SignedIn } from './session';
 import { views, type PageContext } from './views';
 

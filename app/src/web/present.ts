@@ -2,7 +2,7 @@
  * How the pages show keys, connected apps, money, credits and times: one place, so every page
  * says a key's status, a date or an amount the same way.
  */
-import { hasScope, READ_ONLY_SCOPES } from '@murmur/kit';
+import { hasScope, READ_ONLY_SCOPES } from '@murmur/contract';
 import { billing, type auth } from '@murmur/proto';
 
 const DAY_MS = 86_400_000;

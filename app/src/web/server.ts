@@ -7,8 +7,7 @@
  */
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import helmet from 'helmet';
-import type { Clients } from '@murmur/gateway';
-import { DEFAULT_OUTBOUND_POLICY, DEFAULT_TRUSTED_PROXIES, type Logger, type TrustedProxies } from '@murmur/kit';
+import { DEFAULT_OUTBOUND_POLICY, DEFAULT_TRUSTED_PROXIES, type Logger, type ServiceClients, type TrustedProxies } from '@murmur/kit';
 import { CSP_DIRECTIVES } from './content-security';
 import { developerRoutes } from './developer-routes';
 import type { ClientMetadataPolicy } from './oauth/client-metadata';
@@ -23,8 +22,8 @@ import { CHART_JS_FILE, STATIC_DIR } from './views';
 export const MAX_FORM_BYTES = 16 * 1024;
 
 export interface AppServerOptions {
-  /** Clients with the app's admin identity. */
-  clients: Clients;
+  /** ServiceClients with the app's admin identity. */
+  clients: ServiceClients;
   sessions: SessionSource;
   log: Logger;
   /** The public API's address, for the pages' examples; its /mcp is the resource OAuth tokens are for. */

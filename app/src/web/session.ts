@@ -11,8 +11,8 @@
  * recomputes it. Requests a browser marks as cross-site (Sec-Fetch-Site, Origin) are refused too.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { Clients } from '@murmur/gateway';
-import { MurmurError } from '@murmur/kit';
+import { MurmurError } from '@murmur/contract';
+import type { ServiceClients } from '@murmur/kit';
 
 /** A signed-in person, as each page sees them. */
 export interface SignedIn {
@@ -31,7 +31,7 @@ export interface SessionSource {
 }
 
 /** Sessions held by auth (the stand-in). */
-export function authSessions(clients: Clients): SessionSource {
+export function authSessions(clients: ServiceClients): SessionSource {
   return {
     async start(signInToken) {
       const { sessionToken, session } = await clients.auth.startSession({ signInToken });

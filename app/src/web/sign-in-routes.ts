@@ -6,7 +6,7 @@
  * by return-path.ts), else to Settings → Developer.
  */
 import { Router, type Request, type Response } from 'express';
-import { MurmurError } from '@murmur/kit';
+import { MurmurError } from '@murmur/contract';
 import { LOGIN_COMMAND, message, render, signedIn, signedInOf, type GuardOptions } from './pages';
 import { hasReturnPath, takeReturnPath } from './return-path';
 import { isCrossSite, sessionCookieName } from './session';

@@ -3,14 +3,14 @@
  * used per day this period and the recent AI calls — from billing (GetUsage, GetUsageHistory).
  */
 import { Router } from 'express';
-import type { Clients } from '@murmur/gateway';
+import type { ServiceClients } from '@murmur/kit';
 import { render, signedIn, signedInOf, type GuardOptions } from './pages';
 import { count, dollars, operationName, shownDate } from './present';
 
 /** Recent AI calls shown. */
 export const RECENT_CALLS = 20;
 
-export function usageRoutes(opts: GuardOptions & { clients: Clients }): Router {
+export function usageRoutes(opts: GuardOptions & { clients: ServiceClients }): Router {
   const router = Router();
   router.get('/settings/usage', signedIn(opts, 'usage'), async (_req, res) => {
     const userId = signedInOf(res).userId;

@@ -4,7 +4,8 @@
  * missing, nothing twice. Read over the library's gRPC API (as the admin), so it works against an
  * in-process harness and against `npm start`'s processes alike.
  */
-import { MAX_PAGE_LIMIT, type PromiseClient } from '@murmur/kit';
+import { MAX_PAGE_LIMIT } from '@murmur/contract';
+import { type PromiseClient } from '@murmur/kit';
 import { library } from '@murmur/proto';
 import { seedRecordingId, type SeedOptions, type SeedPlan } from '@murmur/app';
 

@@ -31,7 +31,8 @@ interface CheckModule {
   validateObject(obj: unknown): string[];
 }
 const check = require('../check.js') as CheckModule;
-import { WORKLOADS, loadTrustStore, loadWorkloadIdentity, TokenVerifier } from '@murmur/kit';
+import { WORKLOADS } from '@murmur/contract';
+import { loadTrustStore, loadWorkloadIdentity, TokenVerifier } from '@murmur/kit';
 import { openTestDatabase } from '@murmur/kit/testing';
 import { JobStore, parseSecretKeys, TRANSCRIPTION_MIGRATIONS_DIR } from '@murmur/transcription';
 const { servicesWithMigrations } = require('../../docker/migrate.js') as { servicesWithMigrations(): Array<{ name: string }> };

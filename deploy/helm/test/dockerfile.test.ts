@@ -222,7 +222,7 @@ describe('Dockerfile', () => {
 
   it('writes what every deployable shares once, in the base stage', () => {
     const shared = copiedFrom(stage('base'), 'build');
-    expect(shared).toEqual(['proto/package.json', 'proto/dist', 'proto/murmur', 'proto/google', 'services/kit/package.json', 'services/kit/dist']);
+    expect(shared).toEqual(['proto/package.json', 'proto/dist', 'proto/murmur', 'proto/google', 'services/contract/package.json', 'services/contract/dist', 'services/kit/package.json', 'services/kit/dist']);
     for (const target of [...Object.keys(deployables), 'migrate']) {
       const own = of(stage(target), 'COPY').map((i) => (i.args.split(/\s+/)[0] ?? '').replace(/^\/app\//, ''));
       expect([target, own.filter((p) => shared.includes(p))]).toEqual([target, []]);

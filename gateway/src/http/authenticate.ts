@@ -5,8 +5,8 @@
  */
 import type { NextFunction, Request, Response } from 'express';
 import type { auth } from '@murmur/proto';
-import { currentContext, hasScope, insufficientScope, invalidParam, MurmurError, parseAuthorization, runWithContext, type OAuthScope } from '@murmur/kit';
-import type { Clients } from '../clients';
+import { hasScope, insufficientScope, invalidParam, MurmurError, parseAuthorization, type OAuthScope } from '@murmur/contract';
+import { currentContext, runWithContext, type ServiceClients } from '@murmur/kit';
 import type { VerifiedKeyCache } from '../key-cache';
 import { authenticate } from '../operations';
 import type { FailedKeyLimiter } from './failed-keys';
@@ -56,7 +56,7 @@ function failedKeysOf(req: Request): FailedKeyLimiter | undefined {
  * route decides; /mcp decides per JSON-RPC message instead, mcp/scopes.ts).
  */
 export function requireKey(
-  clients: Clients,
+  clients: ServiceClients,
   keyCache?: VerifiedKeyCache,
   resourceOf: (req: Request) => string = () => '',
   scopeOf?: (req: Request) => OAuthScope | null,

@@ -7,7 +7,7 @@
  * reader is behind (backpressure) is not idle.
  */
 import type { IncomingMessage } from 'node:http';
-import { MurmurError } from '@murmur/kit';
+import { MurmurError } from '@murmur/contract';
 
 /** `MURMUR_BODY_IDLE_TIMEOUT_MS` unset: long enough for a congested mobile link, short enough to free a stalled upload. */
 export const DEFAULT_BODY_IDLE_TIMEOUT_MS = 30_000;

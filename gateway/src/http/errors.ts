@@ -4,7 +4,8 @@
  * in kit, plus the headers some codes carry (WWW-Authenticate on 401 and on 403 insufficient_scope, Retry-After on 429, Allow on 405).
  */
 import type { NextFunction, Request, Response } from 'express';
-import { asPublicError, MurmurError, toErrorBody, type Logger } from '@murmur/kit';
+import { MurmurError, toErrorBody } from '@murmur/contract';
+import { asPublicError, type Logger } from '@murmur/kit';
 
 const AUTH_CODES_WITH_TOKEN = new Set(['invalid_api_key', 'expired_api_key']);
 

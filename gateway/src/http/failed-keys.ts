@@ -20,7 +20,7 @@ import { createHash } from 'node:crypto';
 import { isIPv4, isIPv6 } from 'node:net';
 import type { Request, Response } from 'express';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
-import { MurmurError } from '@murmur/kit';
+import { MurmurError } from '@murmur/contract';
 
 export const FAILED_KEYS_PER_WINDOW = 20;
 export const FAILED_KEYS_WINDOW_S = 60;

@@ -9,7 +9,7 @@
 import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 import express, { type Request, type Response } from 'express';
-import { MurmurError } from '@murmur/kit';
+import { MurmurError } from '@murmur/contract';
 import { bodyReadError } from './errors';
 import { DEFAULT_BODY_IDLE_TIMEOUT_MS, watchBodyIdle } from './body-idle-timeout';
 import { JsonTokenizer } from './json-tokenizer';

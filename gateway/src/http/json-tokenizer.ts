@@ -12,7 +12,7 @@
  * `invalid_request`: syntax errors and a body that is not an object name no parameter; an
  * object or array deeper than `maxDepth` names its key; the size cap names the key being read.
  */
-import { MurmurError } from '@murmur/kit';
+import { MurmurError } from '@murmur/contract';
 
 export type JsonScalar = string | number | boolean | null;
 

@@ -23,7 +23,8 @@
  */
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { acceptRequestId, MurmurError, toErrorBody, type ErrorCode, type Logger } from '@murmur/kit';
+import { MurmurError, toErrorBody, type ErrorCode } from '@murmur/contract';
+import { acceptRequestId, type Logger } from '@murmur/kit';
 
 /** How long a request's header section may take to arrive: generous for a person typing into telnet, short for a stalled client. */
 export const HEADERS_TIMEOUT_MS = 10_000;

@@ -8,7 +8,8 @@
  * REDIS_CALL_TIMEOUT_MS) with service_unavailable and a request carrying Idempotency-Key is
  * refused before anything runs; requests without the header do not touch the store.
  */
-import { MurmurError, redisCall, unavailableCause, type Redis } from '@murmur/kit';
+import { MurmurError } from '@murmur/contract';
+import { redisCall, unavailableCause, type Redis } from '@murmur/kit';
 
 /** A stored response, replayed byte for byte. */
 export interface StoredResponse {

@@ -11,8 +11,8 @@
  * not base64 (or holds no audio) is a `problem` the tool throws after its other checks.
  */
 import { Readable } from 'node:stream';
-import { invalidParam, MurmurError } from '@murmur/kit';
-import { Base64Decoder } from '../http/base64-decoder';
+import { invalidParam, MurmurError } from '@murmur/contract';
+import { Base64Decoder } from '../upload/base64-decoder';
 import { MCP_MAX_AUDIO_BYTES, mcpAudioTooLarge } from './body-limit';
 
 const PARAM = 'audio_base64';

@@ -11,7 +11,7 @@
  * it (billing admits the call first), within {@link MCP_LARGE_BODIES_BUDGET_BYTES} for all such
  * bodies at once (handler.ts). Everything else is refused at the small limit.
  */
-import { MurmurError } from '@murmur/kit';
+import { MurmurError } from '@murmur/contract';
 
 /** The largest /mcp request body, in bytes (decimal, as docs/decisions.md counts sizes). */
 export const MCP_MAX_BODY_BYTES = 100_000_000;

@@ -18,10 +18,10 @@
  */
 import type { NextFunction, Request, Response } from 'express';
 import { isLegacyRequest } from '@modelcontextprotocol/server';
-import { MurmurError, type Logger } from '@murmur/kit';
+import { MurmurError } from '@murmur/contract';
+import { type Logger, type ServiceClients } from '@murmur/kit';
 import { billing } from '@murmur/proto';
-import type { AudioUrlPolicy } from '../audio-url/fetch-audio';
-import type { Clients } from '../clients';
+import type { AudioUrlPolicy } from '../upload/fetch-audio';
 import type { VerifiedKeyCache } from '../key-cache';
 import { requireKey as requireKeyMiddleware } from '../http/authenticate';
 import { readJsonBody } from '../http/json-body';
@@ -38,7 +38,7 @@ import { requireScope } from './scopes';
 import { clientGone } from '../http/client-gone';
 
 export interface McpOptions {
-  clients: Clients;
+  clients: ServiceClients;
   log: Logger;
   /**
    * Origins allowed to call /mcp from a browser, besides loopback ones (http://localhost:*);

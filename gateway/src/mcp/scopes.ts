@@ -6,7 +6,7 @@
  * `WWW-Authenticate: Bearer error="insufficient_scope"`, as the MCP authorization spec asks, and
  * a client can ask the user for more; a read-only key's 403 says how to get a key that may.
  */
-import { scopeForTool, type OAuthScope } from '@murmur/kit';
+import { scopeForTool, type OAuthScope } from '@murmur/contract';
 import type { auth } from '@murmur/proto';
 import { requireScope as requireCallScope } from '../http/authenticate';
 

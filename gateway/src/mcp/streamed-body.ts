@@ -15,7 +15,7 @@
  * arriving (body-idle-timeout.ts), an AbortError when the client goes away.
  */
 import type { IncomingMessage } from 'node:http';
-import { MurmurError } from '@murmur/kit';
+import { MurmurError } from '@murmur/contract';
 import { abortError, clientGone, goneError } from '../http/client-gone';
 import { DEFAULT_BODY_IDLE_TIMEOUT_MS, watchBodyIdle } from '../http/body-idle-timeout';
 import { JsonTokenizer } from '../http/json-tokenizer';

@@ -8,7 +8,8 @@
  */
 import type { CreateTaskOptions, TaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/interfaces.js';
 import { ErrorCode, McpError, type ServerCapabilities, type Task } from '@modelcontextprotocol/sdk/types.js';
-import { asPublicError, isErrorCode, MurmurError, toErrorBody, currentContext, type Logger } from '@murmur/kit';
+import { isErrorCode, MurmurError, toErrorBody } from '@murmur/contract';
+import { asPublicError, currentContext, type Logger } from '@murmur/kit';
 import * as ops from '../operations';
 import { toolError, toolSuccess } from './tool-result';
 

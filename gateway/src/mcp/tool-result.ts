@@ -5,7 +5,8 @@
  * the SDK's Client validates structuredContent against the tool's output schema even on error
  * results, so an error body there would make conforming clients throw.
  */
-import { MurmurError, toErrorBody, currentContext } from '@murmur/kit';
+import { MurmurError, toErrorBody } from '@murmur/contract';
+import { currentContext } from '@murmur/kit';
 
 /**
  * A link to one of the user's recordings in a tool result: its REST URL (GET with the same

@@ -1,14 +1,16 @@
 /**
  * The eight MCP tools of DESIGN.md §4, each a thin adapter over the same operation as its REST
- * route: same validation limits, same data, same credits and rate limit, same error codes.
- * No tool creates or revokes keys, and none reads the profile or knowledge bases.
+ * route (routes.ts names it: MCP_TOOL_OPERATIONS): same validation limits, same data, same
+ * credits and rate limit, same error codes. No tool creates or revokes keys, and none reads the
+ * profile or knowledge bases.
  */
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { billing } from '@murmur/proto';
-import { invalidParam, MAX_LANGUAGE_CHARS, MAX_TITLE_CHARS } from '@murmur/kit';
-import { DEFAULT_AUDIO_URL_POLICY, fetchAudioUrl, parseAudioUrl } from '../audio-url/fetch-audio';
+import { invalidParam, MAX_CURSOR_CHARS, MAX_LANGUAGE_CHARS, MAX_TITLE_CHARS } from '@murmur/contract';
+import { DEFAULT_AUDIO_URL_POLICY, fetchAudioUrl, parseAudioUrl } from '../upload/fetch-audio';
 import * as ops from '../operations';
+import type { McpToolName } from '../routes';
 import { readAudioArgument } from './audio-argument';
 import { MCP_AUDIO_LIMIT_TEXT, MCP_MAX_BASE64_CHARS } from './body-limit';
 import type { CallableTool, McpContext, ToolCall } from './tool-calls';
@@ -16,7 +18,7 @@ import { recordingLink } from './tool-result';
 
 const page = {
   limit: z.number().int().min(1).max(ops.MAX_PAGE_LIMIT).optional().describe(`Items per page, 1–${ops.MAX_PAGE_LIMIT} (default ${ops.DEFAULT_PAGE_LIMIT}).`),
-  cursor: z.string().max(512).optional().describe('The `next_cursor` of the previous page, unchanged.'),
+  cursor: z.string().max(MAX_CURSOR_CHARS).optional().describe('The `next_cursor` of the previous page, unchanged.'),
 };
 const dateTime = z.string().datetime({ offset: true });
 
@@ -25,7 +27,7 @@ const AI = { readOnlyHint: false, destructiveHint: false, idempotentHint: false,
 
 /** A tool, built once: its schemas and annotations (what tools/list shows) and its body. */
 export interface ToolDefinition {
-  name: string;
+  name: McpToolName;
   config: { title: string; description: string; inputSchema: z.ZodObject; outputSchema: z.ZodObject; annotations: ToolAnnotations };
   /** Runs on arguments the input schema accepted. */
   run(ctx: McpContext, args: unknown, call: ToolCall): Promise<object>;
@@ -36,7 +38,7 @@ export interface ToolDefinition {
 type Job = ReturnType<typeof ops.presentJob>;
 
 function defineTool<In extends z.ZodRawShape, Out extends z.ZodRawShape>(
-  name: string,
+  name: McpToolName,
   config: { title: string; description: string; inputSchema: In; outputSchema: Out; annotations: ToolAnnotations },
   run: (ctx: McpContext, args: z.output<z.ZodObject<In>>, call: ToolCall) => Promise<object>,
   submitTask?: (ctx: McpContext, args: z.output<z.ZodObject<In>>, call: ToolCall) => Promise<Job>,

@@ -9,7 +9,7 @@
  */
 import type { Request, Response } from 'express';
 import type { OAuthProtectedResourceMetadata } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { mcpResourceUrl, OAUTH_SCOPES, protectedResourceMetadataUrl } from '@murmur/kit';
+import { mcpResourceUrl, OAUTH_SCOPES, protectedResourceMetadataUrl } from '@murmur/contract';
 
 export interface OAuthResourceOptions {
   /**

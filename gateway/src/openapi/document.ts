@@ -1,13 +1,25 @@
 /**
  * The OpenAPI 3.1 document of `/api/v1`, built from code: bodies from the zod shapes
- * (schemas.ts), error codes and statuses from the kit's ERROR_CODES, and per operation the
+ * (schemas.ts), error codes and statuses from the contract's ERROR_CODES, limits and patterns
+ * from the contract (gateway/test/input-rules-agree.test.ts holds them equal), and per operation the
  * errors its pipeline can answer with. Served at GET /api/v1/openapi.json; the integration
  * suite checks every response it receives against it (gateway/test/support/openapi-check.ts),
  * so a change to a route or a shape that is not reflected here fails the tests.
  */
+import {
+  DEFAULT_PAGE_LIMIT,
+  IDEMPOTENCY_KEY_PATTERN,
+  JOB_STATUS_NAMES,
+  MAX_CURSOR_CHARS,
+  MAX_IDEMPOTENCY_KEY_CHARS,
+  MAX_PAGE_LIMIT,
+  MAX_QUERY_VALUE_CHARS,
+  REQUEST_ID_PATTERN,
+} from '@murmur/contract';
 import * as ex from './examples';
+import { ROUTES } from '../routes';
 import { operations } from './operations';
-import { header, REQUEST_ID_PATTERN } from './responses';
+import { header } from './responses';
 import { componentSchemas, type JsonSchema } from './schemas';
 import { API_BASE, type Json, type OpenApiDocument } from './types';
 
@@ -19,30 +31,30 @@ function parameters(): Record<string, Json> {
     query(
       `created_${bound}`,
       `Only recordings created strictly ${bound} this time: ISO-8601 with a zone (\`2026-01-31T00:00:00Z\`) or a bare date (midnight UTC); a date that is not in the calendar (\`2026-02-30\`, \`T24:00\`) answers 400.`,
-      { type: 'string', maxLength: 1000 },
+      { type: 'string', maxLength: MAX_QUERY_VALUE_CHARS },
       bound === 'after' ? '2026-01-01T00:00:00Z' : '2026-02-01',
     );
   return {
-    limit: query('limit', 'Items per page, 1–100.', { type: 'integer', minimum: 1, maximum: 100, default: 20 }, 20),
+    limit: query('limit', `Items per page, 1–${MAX_PAGE_LIMIT}.`, { type: 'integer', minimum: 1, maximum: MAX_PAGE_LIMIT, default: DEFAULT_PAGE_LIMIT }, DEFAULT_PAGE_LIMIT),
     cursor: query(
       'cursor',
       'The `next_cursor` of the previous page; opaque, and bound to you, its list and its filters (another user’s cursor, or one reused with other filters, answers 400).',
-      { type: 'string', maxLength: 1000 },
+      { type: 'string', maxLength: MAX_CURSOR_CHARS },
       ex.recordingListExample.next_cursor,
     ),
     q: query(
       'q',
       'Full-text search over title and transcript. Percent-encoded UTF-8 (`encodeURIComponent`); invalid UTF-8 or a NUL answers 400.',
-      { type: 'string', maxLength: 1000 },
+      { type: 'string', maxLength: MAX_QUERY_VALUE_CHARS },
       'launch plan',
     ),
     folder_id: query(
       'folder_id',
       'Only recordings in this folder of yours. A folder that does not exist or is someone else’s answers 404 `not_found`, as anywhere else.',
-      { type: 'string', maxLength: 1000 },
+      { type: 'string', maxLength: MAX_QUERY_VALUE_CHARS },
       ex.folderListExample.data[0]!.id,
     ),
-    status: query('status', 'Only jobs in this status.', { type: 'string', enum: ['queued', 'processing', 'completed', 'failed', 'canceled'] }, 'completed'),
+    status: query('status', 'Only jobs in this status.', { type: 'string', enum: [...JOB_STATUS_NAMES] }, 'completed'),
     response_format: query(
       'response_format',
       'Omit (or `json`) for the job object; `text`, `srt` or `vtt` for a completed job’s transcript in that format (409 `transcription_not_ready` before it completed).',
@@ -56,9 +68,9 @@ function parameters(): Record<string, Json> {
       in: 'header',
       required: false,
       description:
-        'Makes the call safe to retry: 1–255 printable ASCII characters, e.g. a UUID, scoped to your account. The first response is replayed ' +
+        `Makes the call safe to retry: 1–${MAX_IDEMPOTENCY_KEY_CHARS} printable ASCII characters, e.g. a UUID, scoped to your account. The first response is replayed ` +
         'for 24 hours for the same key and parameters; other parameters, or a duplicate while the first still runs, answer 409.',
-      schema: { type: 'string', pattern: '^[\\x21-\\x7e]{1,255}$' },
+      schema: { type: 'string', pattern: IDEMPOTENCY_KEY_PATTERN.source },
       example: '7c0e7f6e-3b1a-4d52-9a4e-2f1f5f6b8c21',
     },
     'X-Request-Id': {
@@ -108,11 +120,25 @@ export function buildOpenApiDocument(version: string): OpenApiDocument {
   return structuredClone(cached.doc);
 }
 
-function build(version: string): OpenApiDocument {
-  const paths: OpenApiDocument['paths'] = {};
-  for (const { method, path, ...operation } of operations()) {
-    paths[path] = { ...paths[path], [method]: operation };
+/**
+ * The paths, from the route table (routes.ts): each route's operation, with its path parameters
+ * first, then one parameter per query rule of the route, then its headers.
+ */
+function paths(): OpenApiDocument['paths'] {
+  const described = operations();
+  const out: OpenApiDocument['paths'] = {};
+  for (const route of ROUTES) {
+    const operation = described[route.operationId];
+    const given = operation.parameters ?? [];
+    const inPath = given.filter((p) => p.in === 'path');
+    const query = Object.keys('query' in route ? route.query : {}).map((name) => ({ $ref: `#/components/parameters/${name}` }));
+    const parameters = [...inPath, ...query, ...given.filter((p) => p.in !== 'path')];
+    out[route.path] = { ...out[route.path], [route.method]: { ...operation, parameters } };
   }
+  return out;
+}
+
+function build(version: string): OpenApiDocument {
   return {
     openapi: '3.1.1',
     info: info(version),
@@ -124,14 +150,14 @@ function build(version: string): OpenApiDocument {
       { name: 'Meta', description: 'About the API itself.' },
     ],
     security: [{ bearerAuth: [] }],
-    paths,
+    paths: paths(),
     components: {
       schemas: componentSchemas(),
       parameters: parameters(),
       headers: {
         'X-Request-Id': header(
           'The id of this request (yours if you sent a well-formed one); in every log line and error body. Quote it to support.',
-          { type: 'string', pattern: REQUEST_ID_PATTERN },
+          { type: 'string', pattern: REQUEST_ID_PATTERN.source },
           true,
           ex.REQUEST_ID,
         ),

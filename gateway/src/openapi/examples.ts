@@ -3,7 +3,7 @@
  * services mint (`rec_` + 24 base32 characters). The linter checks every example against its
  * schema, and the unit test does again with ajv, so an example cannot drift from its shape.
  */
-import { ERROR_CODES, type ErrorCode } from '@murmur/kit';
+import { ERROR_CODES, MAX_PAGE_LIMIT, MurmurError, pageSizeOf, type ErrorCode } from '@murmur/contract';
 
 const REC_ID = 'rec_61mb5jml9kgtidvfgnuapl09';
 const REC_ID_2 = 'rec_gbaeaeoncfardmed562e4ulj';
@@ -236,9 +236,19 @@ export const transcriptionVttExample =
 /** A complete (silent, zero-length) WAV file, so the JSON upload example is real base64 audio. */
 export const AUDIO_BASE64_EXAMPLE = 'UklGRiQAAABXQVZFZm10IBAAAAABAAEAgD4AAAB9AAACABAAZGF0YQAAAAA=';
 
+/** The contract's own refusal of a page size too large: the example of invalid_request. */
+function pageSizeRefusal(): { message: string; param: string | null } {
+  try {
+    pageSizeOf(MAX_PAGE_LIMIT + 1, 'limit', { zeroMeansDefault: false });
+  } catch (err) {
+    if (err instanceof MurmurError) return { message: err.message, param: err.param };
+  }
+  throw new Error('pageSizeOf took a page over MAX_PAGE_LIMIT');
+}
+
 /** A realistic `message` and `param` per code where the default message is not the usual answer. */
 const ERROR_DETAILS: Partial<Record<ErrorCode, { message: string; param: string | null }>> = {
-  invalid_request: { message: '`limit` must be between 1 and 100.', param: 'limit' },
+  invalid_request: pageSizeRefusal(),
   insufficient_scope: {
     message:
       'This API key is read-only, and POST /api/v1/transcribe spends AI Credits or changes state (the "ai" scope). Use a key with full access, or create one in Settings → Developer (or `npm run admin -- keys create --email you@example.com`).',

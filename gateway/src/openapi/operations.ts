@@ -1,32 +1,30 @@
 /** Every operation of `/api/v1`: what it takes, answers, and which errors its pipeline can give. */
-import { MAX_WATCHERS_PER_USER, WEBHOOK_RETRY_LIMIT } from '@murmur/kit';
+import { CONVERT_READ_FIRST_MAX_BYTES, MAX_WATCHERS_PER_USER, WEBHOOK_RETRY_LIMIT } from '@murmur/contract';
 import { MAX_AUDIO_BYTES } from '../operations/transcribe';
 import * as ex from './examples';
 import { AI_CALL, CHANGES, COMMON_HEADERS, errorResponses, EVERY_CALL, header, IDEMPOTENT_REPLAYED, jsonResponse, rateLimitHeaders } from './responses';
 import { ref } from './schemas';
+import type { OperationId } from '../routes';
 import type { Json, OpenApiDocument, OperationObject } from './types';
 
 const param = (name: string) => ({ $ref: `#/components/parameters/${name}` });
-const PAGE_PARAMS = [param('limit'), param('cursor')];
 
-interface Operation extends OperationObject {
-  method: 'get' | 'post';
-  path: string;
-}
+/**
+ * An operation's description, keyed by its id in the route table (routes.ts), which says where
+ * it is mounted (method, path) and which query parameters it takes; the document adds those.
+ */
+type Operation<Id extends OperationId = OperationId> = OperationObject & { operationId: Id };
 
-function read(
-  path: string,
-  operationId: string,
+function read<Id extends OperationId>(
+  operationId: Id,
   tag: string,
   summary: string,
   description: string,
   schemaName: string,
   example: unknown,
   opts: { parameters?: Json[]; notFound?: boolean } = {},
-): Operation {
+): Operation<Id> {
   return {
-    method: 'get',
-    path,
     operationId,
     tags: [tag],
     summary,
@@ -43,7 +41,8 @@ const PAGING =
   ' Newest first, paged: pass `next_cursor` as `cursor` (with the same filters) until `has_more` is false. ' +
   'Unknown or repeated query parameters are refused with 400.';
 
-export function operations(): Operation[] {
+/** Every operation of the route table, by id: one description each, no more, no less. */
+export function operations(): { [Id in OperationId]: Operation<Id> } {
   const idParam = (what: string, example: string): Json => ({
     name: 'id',
     in: 'path',
@@ -52,10 +51,11 @@ export function operations(): Operation[] {
     schema: { type: 'string' },
     example,
   });
-  return [
-    read('/me', 'getMe', 'Account', 'Your profile, plan and usage', 'The key owner’s profile: plan, usage, library counts, and the id and expiry of the key this call was made with.', 'User', ex.userExample),
-    read(
-      '/usage',
+  const jobs = jobOperations(idParam('transcription', ex.transcriptionJobQueuedExample.id));
+  return {
+    getOpenApiDocument: openApiOperation(),
+    getMe: read('getMe', 'Account', 'Your profile, plan and usage', 'The key owner’s profile: plan, usage, library counts, and the id and expiry of the key this call was made with.', 'User', ex.userExample),
+    getUsage: read(
       'getUsage',
       'Account',
       'Plan limits and current usage',
@@ -63,30 +63,24 @@ export function operations(): Operation[] {
       'Usage',
       ex.usageExample,
     ),
-    read('/recordings', 'listRecordings', 'Library', 'List recordings', `Your recordings, optionally searched and filtered.${PAGING}`, 'RecordingList', ex.recordingListExample, {
-      parameters: [...PAGE_PARAMS, param('q'), param('folder_id'), param('created_after'), param('created_before')],
+    listRecordings: read('listRecordings', 'Library', 'List recordings', `Your recordings, optionally searched and filtered.${PAGING}`, 'RecordingList', ex.recordingListExample, {
       notFound: true,
     }),
-    read('/recordings/{id}', 'getRecording', 'Library', 'Get a recording', 'One recording with its transcript (null until transcribed) and its artifacts.', 'Recording', ex.recordingExample, {
+    getRecording: read('getRecording', 'Library', 'Get a recording', 'One recording with its transcript (null until transcribed) and its artifacts.', 'Recording', ex.recordingExample, {
       parameters: [idParam('recording', ex.recordingExample.id)],
       notFound: true,
     }),
-    read('/thought-threads', 'listThoughtThreads', 'Library', 'List Thought Threads', `Your Thought Threads.${PAGING}`, 'ThoughtThreadList', ex.threadListExample, {
-      parameters: PAGE_PARAMS,
-    }),
-    read('/thought-threads/{id}', 'getThoughtThread', 'Library', 'Get a Thought Thread', 'One Thought Thread with its items and context sources.', 'ThoughtThread', ex.threadExample, {
+    listThoughtThreads: read('listThoughtThreads', 'Library', 'List Thought Threads', `Your Thought Threads.${PAGING}`, 'ThoughtThreadList', ex.threadListExample),
+    getThoughtThread: read('getThoughtThread', 'Library', 'Get a Thought Thread', 'One Thought Thread with its items and context sources.', 'ThoughtThread', ex.threadExample, {
       parameters: [idParam('Thought Thread', ex.threadExample.id)],
       notFound: true,
     }),
-    read('/folders', 'listFolders', 'Library', 'List folders', `Your folders with their recording counts.${PAGING}`, 'FolderList', ex.folderListExample, { parameters: PAGE_PARAMS }),
-    read('/knowledge-bases', 'listKnowledgeBases', 'Library', 'List knowledge bases', `Your knowledge bases.${PAGING}`, 'KnowledgeBaseList', ex.knowledgeBaseListExample, {
-      parameters: PAGE_PARAMS,
-    }),
-    convertOperation(),
-    transcribeOperation(),
-    ...jobOperations(idParam('transcription', ex.transcriptionJobQueuedExample.id)),
-    openApiOperation(),
-  ];
+    listFolders: read('listFolders', 'Library', 'List folders', `Your folders with their recording counts.${PAGING}`, 'FolderList', ex.folderListExample),
+    listKnowledgeBases: read('listKnowledgeBases', 'Library', 'List knowledge bases', `Your knowledge bases.${PAGING}`, 'KnowledgeBaseList', ex.knowledgeBaseListExample),
+    convert: convertOperation(),
+    transcribe: transcribeOperation(),
+    ...jobs,
+  };
 }
 
 const JOB_LIFE =
@@ -94,13 +88,13 @@ const JOB_LIFE =
   'completes (a failed or canceled job is charged nothing); it survives a worker’s crash and a restart of the whole system, resuming from the ' +
   'last recognised chunk.';
 
-function jobOperations(id: Json): Operation[] {
+type JobOperationId = 'createTranscription' | 'listTranscriptions' | 'getTranscription' | 'streamTranscriptionEvents' | 'cancelTranscription' | 'retryTranscriptionWebhook';
+
+function jobOperations(id: Json): { [Id in JobOperationId]: Operation<Id> } {
   const submit = transcribeOperation();
   const upload = submit.requestBody as { content: Record<string, Json> };
-  return [
-    {
-      method: 'post',
-      path: '/transcriptions',
+  return {
+    createTranscription: {
       operationId: 'createTranscription',
       tags: ['AI'],
       summary: 'Submit audio as a transcription job',
@@ -127,12 +121,8 @@ function jobOperations(id: Json): Operation[] {
         ...errorResponses([...AI_CALL, 'request_timeout', 'missing_audio', 'audio_too_large', 'unsupported_audio', ...AUDIO_URL_ERRORS], { ai: true, replayable: true }),
       },
     },
-    read('/transcriptions', 'listTranscriptions', 'AI', 'List transcription jobs', `Your transcription jobs, optionally of one status.${PAGING}`, 'TranscriptionJobList', ex.transcriptionJobListExample, {
-      parameters: [...PAGE_PARAMS, param('status')],
-    }),
-    {
-      method: 'get',
-      path: '/transcriptions/{id}',
+    listTranscriptions: read('listTranscriptions', 'AI', 'List transcription jobs', `Your transcription jobs, optionally of one status.${PAGING}`, 'TranscriptionJobList', ex.transcriptionJobListExample),
+    getTranscription: {
       operationId: 'getTranscription',
       tags: ['AI'],
       summary: 'Get a transcription job',
@@ -140,7 +130,7 @@ function jobOperations(id: Json): Operation[] {
         'The job: status, progress and, once completed, the fields of POST /transcribe’s answer (`text`, `segments`, `language`, `model`, ' +
         '`credits_charged`, `recording_id`); `error` when it failed. With `response_format` text, srt or vtt, a completed job’s transcript in that format. ' +
         JOB_LIFE,
-      parameters: [id, param('response_format'), param('X-Request-Id')],
+      parameters: [id, param('X-Request-Id')],
       responses: {
         '200': {
           description: 'The job, or its transcript in the `response_format` asked for.',
@@ -155,9 +145,7 @@ function jobOperations(id: Json): Operation[] {
         ...errorResponses([...EVERY_CALL, 'not_found', 'transcription_not_ready']),
       },
     },
-    {
-      method: 'get',
-      path: '/transcriptions/{id}/events',
+    streamTranscriptionEvents: {
       operationId: 'streamTranscriptionEvents',
       tags: ['AI'],
       summary: 'Follow a transcription job (Server-Sent Events)',
@@ -179,9 +167,7 @@ function jobOperations(id: Json): Operation[] {
         }),
       },
     },
-    {
-      method: 'post',
-      path: '/transcriptions/{id}/cancel',
+    cancelTranscription: {
       operationId: 'cancelTranscription',
       tags: ['AI'],
       summary: 'Cancel a transcription job',
@@ -194,9 +180,7 @@ function jobOperations(id: Json): Operation[] {
         ...errorResponses([...EVERY_CALL, ...CHANGES, 'not_found', 'transcription_not_cancelable']),
       },
     },
-    {
-      method: 'post',
-      path: '/transcriptions/{id}/webhook/retry',
+    retryTranscriptionWebhook: {
       operationId: 'retryTranscriptionWebhook',
       tags: ['AI'],
       summary: 'Send a job’s webhook event again',
@@ -213,7 +197,7 @@ function jobOperations(id: Json): Operation[] {
         }),
       },
     },
-  ];
+  };
 }
 
 /** How the event of a job's end is delivered (webhooks.ts in the transcription service). */
@@ -226,14 +210,12 @@ const WEBHOOK_DELIVERY =
 
 const AI_PIPELINE =
   'Billing admits the call before the body is read — credits, spending cap and the rate limit (10 AI requests a minute per user) — ' +
-  'so a refused call uploads nothing and is charged nothing (a `/convert` body declared at most 64 KB is read first and admitted by the ' +
+  `so a refused call uploads nothing and is charged nothing (a \`/convert\` body declared at most ${CONVERT_READ_FIRST_MAX_BYTES / 1024} KB is read first and admitted by the ` +
   'charge itself, with the same checks in the same order: a malformed short body is a 400 even at the limit). With an `Idempotency-Key` the first response (a success, or the 5xx of a ' +
   'failed engine) is kept 24 hours and replayed for the same key and parameters with `Idempotent-Replayed: true`, charging nothing again.';
 
-function convertOperation(): Operation {
+function convertOperation(): Operation<'convert'> {
   return {
-    method: 'post',
-    path: '/convert',
     operationId: 'convert',
     tags: ['AI'],
     summary: 'Convert a transcript into an artifact',
@@ -277,15 +259,13 @@ function convertOperation(): Operation {
   };
 }
 
-/** What an `audio_url` may answer besides the upload's errors (audio-url/fetch-audio.ts). */
+/** What an `audio_url` may answer besides the upload's errors (upload/fetch-audio.ts). */
 const AUDIO_URL_ERRORS = ['audio_url_forbidden', 'audio_url_unreachable'] as const;
 
-function transcribeOperation(): Operation {
+function transcribeOperation(): Operation<'transcribe'> {
   const formatHeaders = (what: string, example: string): Json =>
     header(`${what} Sent with \`response_format\` text, srt and vtt, whose body has no room for it.`, { type: 'string' }, false, example);
   return {
-    method: 'post',
-    path: '/transcribe',
     operationId: 'transcribe',
     tags: ['AI'],
     summary: 'Transcribe audio',
@@ -340,10 +320,8 @@ function transcribeOperation(): Operation {
   };
 }
 
-function openApiOperation(): Operation {
+function openApiOperation(): Operation<'getOpenApiDocument'> {
   return {
-    method: 'get',
-    path: '/openapi.json',
     operationId: 'getOpenApiDocument',
     tags: ['Meta'],
     summary: 'This OpenAPI document',

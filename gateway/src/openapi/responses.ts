@@ -1,5 +1,5 @@
 /** The pieces of responses every operation shares: headers, error responses, JSON bodies. */
-import { ERROR_CODES, type ErrorCode } from '@murmur/kit';
+import { ERROR_CODES, type ErrorCode } from '@murmur/contract';
 import * as ex from './examples';
 import { ref, REST_ERROR_CODES, type JsonSchema } from './schemas';
 import type { Json, ResponseObject } from './types';
@@ -33,8 +33,6 @@ const STATUS_DESCRIPTIONS: Record<number, string> = {
   502: 'The engine failed; the credits reserved for the call were returned. Retry with a new Idempotency-Key (the failure is replayed for the old one).',
   503: 'A Murmur service is unavailable; nothing was charged. Retry in a few seconds.',
 };
-
-export const REQUEST_ID_PATTERN = '^req_[A-Za-z0-9_-]{8,64}$';
 
 export function header(description: string, schema: JsonSchema, required: boolean, example: unknown): Json {
   return { description, required, schema, example };

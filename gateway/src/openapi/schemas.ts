@@ -6,8 +6,8 @@
  * transcription upload, whose body is parsed as a stream rather than by a zod schema.
  */
 import { z } from 'zod';
-import { ERROR_CODES, MAX_TITLE_CHARS, type ErrorCode, type ErrorType } from '@murmur/kit';
-import { MAX_AUDIO_URL_CHARS, MAX_AUDIO_URL_REDIRECTS } from '../audio-url/fetch-audio';
+import { ERROR_CODES, type ErrorCode, type ErrorType, LANGUAGE_TAG, MAX_LANGUAGE_CHARS, MAX_TITLE_CHARS, REQUEST_ID_PATTERN } from '@murmur/contract';
+import { MAX_AUDIO_URL_CHARS, MAX_AUDIO_URL_REDIRECTS } from '../upload/fetch-audio';
 import * as shapes from '../operations/shapes';
 import { convertInputSchema } from '../operations/schemas';
 import { MAX_AUDIO_BYTES } from '../operations/transcribe';
@@ -37,7 +37,7 @@ const errorBodyShape = shapes.errorShape.extend({
     param: z.string().nullable().describe('The offending parameter, field or header, or null.'),
     request_id: z
       .string()
-      .regex(/^req_[A-Za-z0-9_-]{8,64}$/)
+      .regex(REQUEST_ID_PATTERN)
       .describe('The X-Request-Id of the response; quote it to support.'),
   }),
 });
@@ -116,12 +116,13 @@ function generate(): Record<string, JsonSchema> {
   return out;
 }
 
-/** The options of POST /transcribe (rest/upload-fields.ts reads them; checkTranscribeOptions checks them). */
+/** The options of POST /transcribe (upload/upload-fields.ts reads them; checkTranscribeOptions checks them). */
 function transcribeOptions(): Record<string, JsonSchema> {
   return {
     language: {
       type: 'string',
-      pattern: '^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$',
+      maxLength: MAX_LANGUAGE_CHARS,
+      pattern: LANGUAGE_TAG.source,
       description: 'The spoken language as a code such as `en` or `pt-BR`; omitted, the engine detects it or uses its default.',
       examples: ['en'],
     },

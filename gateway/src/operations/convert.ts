@@ -1,6 +1,6 @@
 /** POST /convert and the MCP `convert` tool: a transcript (inline or a recording's) into an artifact. */
 import { type billing, conversion } from '@murmur/proto';
-import { MurmurError } from '@murmur/kit';
+import { MurmurError } from '@murmur/contract';
 import type { OperationContext } from './context';
 import { presentConversion } from './present';
 import type { ConvertInput } from './schemas';

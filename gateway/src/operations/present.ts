@@ -5,7 +5,7 @@
  * answer) become the same public object. shapes.ts describes what these functions build.
  */
 import { type auth, billing, conversion, library, transcription } from '@murmur/proto';
-import { ERROR_CODES } from '@murmur/kit';
+import { ERROR_CODES } from '@murmur/contract';
 import type { z } from 'zod';
 import type { artifactDataShape } from './shapes';
 
@@ -86,9 +86,9 @@ export function presentTranscription(t: transcription.TranscribeResponse, record
   };
 }
 
-// A transcription job's public JSON lives in the kit (job-json.ts): the transcription service
-// also renders it, as the body of its webhook events.
-export { JOB_STATUSES, presentJob, type JobStatusName } from '@murmur/kit';
+// A transcription job's public JSON lives in the contract (job-json.ts): the transcription
+// service also renders it, as the body of its webhook events.
+export { presentJob } from '@murmur/contract';
 
 export function presentRecordingSummary(r: library.Recording) {
   return {

@@ -4,7 +4,7 @@
  * `param` set to the offending field.
  */
 import { z } from 'zod';
-import { invalidParam, MAX_INSTRUCTIONS_CHARS, MurmurError } from '@murmur/kit';
+import { invalidParam, MAX_INSTRUCTIONS_CHARS, MurmurError } from '@murmur/contract';
 
 /** A UTF-16 surrogate without its partner: what JSON's `"\ud800"` decodes to, and no UTF-8 can hold. */
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;

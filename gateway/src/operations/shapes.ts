@@ -3,6 +3,7 @@
  * MCP tools declare them as output schemas; the OpenAPI document is generated from them.
  * `present.ts` builds values of these shapes from the services' messages.
  */
+import { JOB_STATUS_NAMES } from '@murmur/contract';
 import { z } from 'zod';
 
 const isoTime = z.string().describe('ISO-8601 UTC time');
@@ -203,7 +204,7 @@ export const transcriptionShape = z.object({
 export const transcriptionJobShape = z.object({
   id: z.string().describe('trn_…'),
   object: z.literal('transcription'),
-  status: z.enum(['queued', 'processing', 'completed', 'failed', 'canceled']).describe('queued → processing → completed, failed or canceled'),
+  status: z.enum(JOB_STATUS_NAMES).describe('queued → processing → completed, failed or canceled'),
   progress: z.number().min(0).max(1).describe('Audio recognised so far over all of it, 0–1'),
   duration_seconds: z.number().describe('The audio’s length, known at submission'),
   processed_seconds: z.number(),

@@ -5,7 +5,7 @@
  */
 import { once } from 'node:events';
 import type { Readable } from 'node:stream';
-import { invalidParam, isLanguageTag, MAX_AUDIO_BYTES, MAX_TITLE_CHARS, titleOf } from '@murmur/kit';
+import { invalidParam, isLanguageTag, MAX_AUDIO_BYTES, MAX_TITLE_CHARS, titleOf } from '@murmur/contract';
 import type { transcription } from '@murmur/proto';
 import type { OperationContext } from './context';
 import type { ChargeContext } from './convert';

@@ -2,7 +2,7 @@
  * The `response_format`s of a transcription — the one list and its check — and the ones besides
  * JSON: plain text, SubRip (SRT) and WebVTT, built from the segments. Pure; table-tested.
  */
-import { invalidParam } from '@murmur/kit';
+import { invalidParam } from '@murmur/contract';
 
 export interface TimedSegment {
   start: number;

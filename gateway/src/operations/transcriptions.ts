@@ -6,20 +6,18 @@
  */
 import { AsyncResource } from 'node:async_hooks';
 import type { Readable } from 'node:stream';
-import { invalidParam, isErrorCode, MurmurError } from '@murmur/kit';
+import { invalidParam, isErrorCode, JOB_STATUS_NAMES, JOB_STATUSES, MurmurError, type JobStatusName } from '@murmur/contract';
 import { transcription } from '@murmur/proto';
 import type { OperationContext } from './context';
 import type { ChargeContext } from './convert';
 import { pageRequest, type PageInput } from './paging';
-import { JOB_STATUSES, presentJob, type JobStatusName } from './present';
+import { presentJob } from './present';
 import { audioCallConfig, streamAudio, type CheckedTranscribeOptions } from './transcribe';
 
 /** The upload of a job can take as long as the upload of a synchronous call. */
 const SUBMIT_DEADLINE_MS = 3 * 60 * 60 * 1000;
 /** A watcher's stream lives as long as a job may (the service ends it when the job ends). */
 const WATCH_DEADLINE_MS = 24 * 60 * 60 * 1000;
-
-const JOB_STATUS_NAMES = Object.keys(JOB_STATUSES) as JobStatusName[];
 
 /**
  * Streams the upload into a new job; answers the queued job (or, for a repeated Idempotency-Key,

@@ -19,8 +19,8 @@
 import type { Request, Response } from 'express';
 import { randomUUID } from 'node:crypto';
 import type { billing } from '@murmur/proto';
-import { asPublicError, MurmurError, toErrorBody, type Logger } from '@murmur/kit';
-import type { Clients } from '../clients';
+import { MurmurError, toErrorBody } from '@murmur/contract';
+import { asPublicError, type Logger, type ServiceClients } from '@murmur/kit';
 import type { IdempotencyStore, StoredResponse } from '../idempotency/store';
 import { admit, type OperationContext } from '../operations';
 import { idempotencyKeyOf } from './idempotency-key';
@@ -108,11 +108,11 @@ function closeUnread(req: Request, res: Response): void {
 }
 
 /** The caller's rate-limit window without taking a slot; undefined when billing cannot say (the answer goes without the headers). */
-async function currentWindow(clients: Clients, userId: string): Promise<billing.RateLimitState | undefined> {
+async function currentWindow(clients: ServiceClients, userId: string): Promise<billing.RateLimitState | undefined> {
   return (await clients.billing.getRateLimit({ userId }, { deadlineMs: 2_000 }).catch(() => undefined))?.rateLimit;
 }
 
-export function aiRoute<I>(clients: Clients, store: IdempotencyStore, log: Logger, spec: AiRouteSpec<I>) {
+export function aiRoute<I>(clients: ServiceClients, store: IdempotencyStore, log: Logger, spec: AiRouteSpec<I>) {
   return async (req: Request, res: Response): Promise<void> => {
     const principal = req.principal!;
     const owner = principal.userId;

@@ -7,19 +7,16 @@
  * MCP enforce them identically; text and date rules are the operations' (shared with MCP).
  */
 import type { Request } from 'express';
-import { invalidParam } from '@murmur/kit';
+import { invalidParam, MAX_CURSOR_CHARS, MAX_QUERY_VALUE_CHARS } from '@murmur/contract';
 import { parseDateTime, textProblem } from '../operations';
+import type { QuerySpec } from '../routes';
 
-export type ParamKind = 'int' | 'string' | 'datetime';
-export type QuerySpec = Record<string, ParamKind>;
-
-type Parsed<S extends QuerySpec> = {
+/** A query as parsed by its route's rules (routes.ts). */
+export type ParsedQuery<S extends QuerySpec> = {
   [K in keyof S]?: S[K] extends 'int' ? number : S[K] extends 'datetime' ? Date : string;
 };
 
 const INT = /^-?\d{1,9}$/;
-/** Longest value of a string parameter, in UTF-16 units (the services' own limits are lower). */
-const MAX_STRING = 1000;
 
 /** Percent-decoding as a URL query means it (`+` is a space), refusing what is not UTF-8. */
 function decode(raw: string): string | null {
@@ -52,7 +49,7 @@ function pairsOf(req: Request): Array<[string, string]> {
   return pairs;
 }
 
-export function parseQuery<S extends QuerySpec>(req: Request, spec: S): Parsed<S> {
+export function parseQuery<S extends QuerySpec>(req: Request, spec: S): ParsedQuery<S> {
   const out: Record<string, unknown> = {};
   const seen = new Set<string>();
   for (const [name, raw] of pairsOf(req)) {
@@ -66,11 +63,13 @@ export function parseQuery<S extends QuerySpec>(req: Request, spec: S): Parsed<S
     } else if (kind === 'datetime') {
       out[name] = parseDateTime(name, raw);
     } else {
-      if (raw.length > MAX_STRING) throw invalidParam(name, `\`${name}\` is too long (${MAX_STRING} characters at most).`);
+      // In UTF-16 units, before the services' own (lower) limits.
+      const max = kind === 'cursor' ? MAX_CURSOR_CHARS : MAX_QUERY_VALUE_CHARS;
+      if (raw.length > max) throw invalidParam(name, `\`${name}\` is too long (${max} characters at most).`);
       const problem = textProblem(raw);
       if (problem) throw invalidParam(name, `\`${name}\` ${problem}.`);
       out[name] = raw;
     }
   }
-  return out as Parsed<S>;
+  return out as ParsedQuery<S>;
 }

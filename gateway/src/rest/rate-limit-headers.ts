@@ -10,7 +10,7 @@
  */
 import type { Response } from 'express';
 import type { billing } from '@murmur/proto';
-import type { MurmurError } from '@murmur/kit';
+import type { MurmurError } from '@murmur/contract';
 
 /** The name both structured fields give the one policy: AI requests (transcribe + convert, REST and MCP). */
 export const RATE_LIMIT_POLICY = 'ai';

@@ -1,86 +1,81 @@
 /**
- * The REST front end of `/api/v1`: a route table that parses each request's parameters and
- * calls the shared operations. Unknown paths answer 404 and known paths with another method
- * 405 (with `Allow`), both in the contract's error body.
+ * The REST front end of `/api/v1`: every route of the table (routes.ts), each bound here to its
+ * handler by operation id — the handlers' map is typed by the table, so a route without a handler
+ * (or a handler without a route) does not compile. Each request's query is parsed by its route's
+ * rules before its handler runs; the handlers call the shared operations. Unknown paths answer
+ * 404 and known paths with another method 405 (with `Allow`), both in the contract's error body.
  */
 import { Router, type Request, type Response } from 'express';
-import { MurmurError, type Logger } from '@murmur/kit';
-import type { Clients } from '../clients';
+import { MurmurError } from '@murmur/contract';
+import { type Logger, type ServiceClients } from '@murmur/kit';
 import type { IdempotencyStore } from '../idempotency/store';
 import type { VerifiedKeyCache } from '../key-cache';
 import * as ops from '../operations';
+import { openApiHandler } from '../openapi/route';
+import { expressPath, ROUTES, type OperationId, type QuerySpec, type RouteOf } from '../routes';
+import type { BodyOptions } from '../upload/body-options';
 import { aiRoute } from './ai-route';
-import { convertSpec } from './ai-routes';
+import { convertSpec } from './convert-route';
 import { transcribeSpec } from './transcribe-route';
 import { transcriptionEventsRoute, transcriptionRoute } from './transcription-routes';
 import { requireKey } from '../http/authenticate';
-import { parseQuery } from './query';
-
-type Handler = (ctx: ops.OperationContext, req: Request) => Promise<unknown>;
-
-interface Route {
-  method: 'get' | 'post';
-  path: string;
-  handler: Handler;
-}
-
-const PAGE = { limit: 'int', cursor: 'string' } as const;
-
-const ROUTES: Route[] = [
-  { method: 'get', path: '/me', handler: (ctx, req) => (parseQuery(req, {}), ops.getMe(ctx)) },
-  { method: 'get', path: '/usage', handler: (ctx, req) => (parseQuery(req, {}), ops.getUsage(ctx)) },
-  {
-    method: 'get',
-    path: '/recordings',
-    handler: (ctx, req) =>
-      ops.listRecordings(ctx, parseQuery(req, { ...PAGE, q: 'string', folder_id: 'string', created_after: 'datetime', created_before: 'datetime' })),
-  },
-  { method: 'get', path: '/recordings/:id', handler: (ctx, req) => (parseQuery(req, {}), ops.getRecording(ctx, String(req.params.id))) },
-  { method: 'get', path: '/thought-threads', handler: (ctx, req) => ops.listThoughtThreads(ctx, parseQuery(req, PAGE)) },
-  { method: 'get', path: '/thought-threads/:id', handler: (ctx, req) => (parseQuery(req, {}), ops.getThoughtThread(ctx, String(req.params.id))) },
-  { method: 'get', path: '/folders', handler: (ctx, req) => ops.listFolders(ctx, parseQuery(req, PAGE)) },
-  { method: 'get', path: '/knowledge-bases', handler: (ctx, req) => ops.listKnowledgeBases(ctx, parseQuery(req, PAGE)) },
-  { method: 'get', path: '/transcriptions', handler: (ctx, req) => ops.listTranscriptions(ctx, parseQuery(req, { ...PAGE, status: 'string' })) },
-  { method: 'post', path: '/transcriptions/:id/cancel', handler: (ctx, req) => (parseQuery(req, {}), ops.cancelTranscription(ctx, String(req.params.id))) },
-  { method: 'post', path: '/transcriptions/:id/webhook/retry', handler: (ctx, req) => (parseQuery(req, {}), ops.retryWebhook(ctx, String(req.params.id))) },
-];
-
-/** How the AI routes read bodies. */
-import type { AudioUrlPolicy } from '../audio-url/fetch-audio';
 import { resourceOf, type OAuthResourceOptions } from '../oauth/protected-resource';
+import { parseQuery, type ParsedQuery } from './query';
 
-export interface BodyOptions {
-  /** MURMUR_BODY_IDLE_TIMEOUT_MS: a body that stops arriving this long answers 408 `request_timeout`. */
-  bodyIdleTimeoutMs?: number;
-  /** Where uploads are spooled when they must be (audio-spool.ts); default the OS temp dir (TMPDIR). */
-  spoolDir?: string;
-  /** Where an `audio_url` may point (MURMUR_AUDIO_URL_*); default public http(s) on 80/443 only. */
-  audioUrlPolicy?: AudioUrlPolicy;
+/** A route's handler, given the query its rules parsed (empty for a route that reads none). */
+type Handler<Id extends OperationId> = (req: Request, res: Response, query: ParsedQuery<QueryOf<Id>>) => Promise<void>;
+type QueryOf<Id extends OperationId> = RouteOf<Id> extends { query: infer Q extends QuerySpec } ? Q : Record<never, never>;
+type Handlers = { [Id in OperationId]: Handler<Id> };
+
+export interface ApiOptions {
+  /** The gateway's release, in the OpenAPI document. */
+  version: string;
+  body?: BodyOptions;
+  oauth?: OAuthResourceOptions;
 }
 
-export function apiRouter(clients: Clients, idempotency: IdempotencyStore, log: Logger, keyCache?: VerifiedKeyCache, body: BodyOptions = {}, oauth: OAuthResourceOptions = {}): Router {
+export function apiRouter(clients: ServiceClients, idempotency: IdempotencyStore, log: Logger, keyCache: VerifiedKeyCache | undefined, options: ApiOptions): Router {
+  const body = options.body ?? {};
+  const ctx = (req: Request): ops.OperationContext => ({ principal: req.principal!, clients });
+  /** A route answering the operation's result as JSON. */
+  const json =
+    <Id extends OperationId>(run: (ctx: ops.OperationContext, query: ParsedQuery<QueryOf<Id>>, id: string) => Promise<unknown>): Handler<Id> =>
+    async (req, res, query) => {
+      res.json(await run(ctx(req), query, String(req.params.id)));
+    };
+  const handlers: Handlers = {
+    getOpenApiDocument: openApiHandler(options.version),
+    getMe: json((c) => ops.getMe(c)),
+    getUsage: json((c) => ops.getUsage(c)),
+    listRecordings: json((c, q) => ops.listRecordings(c, q)),
+    getRecording: json((c, _q, id) => ops.getRecording(c, id)),
+    listThoughtThreads: json((c, q) => ops.listThoughtThreads(c, q)),
+    getThoughtThread: json((c, _q, id) => ops.getThoughtThread(c, id)),
+    listFolders: json((c, q) => ops.listFolders(c, q)),
+    listKnowledgeBases: json((c, q) => ops.listKnowledgeBases(c, q)),
+    convert: aiRoute(clients, idempotency, log, convertSpec(body)),
+    transcribe: aiRoute(clients, idempotency, log, transcribeSpec(body)),
+    createTranscription: aiRoute(clients, idempotency, log, transcribeSpec(body, 'job')),
+    listTranscriptions: json((c, q) => ops.listTranscriptions(c, q)),
+    getTranscription: transcriptionRoute(clients),
+    streamTranscriptionEvents: transcriptionEventsRoute(clients, log),
+    cancelTranscription: json((c, _q, id) => ops.cancelTranscription(c, id)),
+    retryTranscriptionWebhook: json((c, _q, id) => ops.retryWebhook(c, id)),
+  };
+
   const router = Router({ strict: false, caseSensitive: true });
   // REST's resource is not the MCP server's, so an access token issued to an MCP client is refused here.
   // Every POST spends credits or changes state (the `ai` scope: a read-only key gets 403); every GET reads.
-  const authenticate = requireKey(clients, keyCache, (req) => resourceOf(req, oauth), (req) => (req.method === 'POST' ? 'ai' : 'read'));
-  const allowed = new Map<string, string[]>([
-    ['/convert', ['POST']],
-    ['/transcribe', ['POST']],
-  ]);
-  router.post('/convert', authenticate, aiRoute(clients, idempotency, log, convertSpec(body)));
-  router.post('/transcribe', authenticate, aiRoute(clients, idempotency, log, transcribeSpec(body)));
-  router.post('/transcriptions', authenticate, aiRoute(clients, idempotency, log, transcribeSpec(body, 'job')));
-  router.get('/transcriptions/:id', authenticate, transcriptionRoute(clients));
-  router.get('/transcriptions/:id/events', authenticate, transcriptionEventsRoute(clients, log));
-  allowed.set('/transcriptions', ['POST']);
-  allowed.set('/transcriptions/:id', ['GET']);
-  allowed.set('/transcriptions/:id/events', ['GET']);
+  const authenticate = requireKey(clients, keyCache, (req) => resourceOf(req, options.oauth ?? {}), (req) => (req.method === 'POST' ? 'ai' : 'read'));
+  const allowed = new Map<string, string[]>();
   for (const route of ROUTES) {
-    router[route.method](route.path, authenticate, async (req: Request, res: Response) => {
-      const ctx: ops.OperationContext = { principal: req.principal!, clients };
-      res.json(await route.handler(ctx, req));
-    });
-    allowed.set(route.path, [...(allowed.get(route.path) ?? []), route.method.toUpperCase()]);
+    const path = expressPath(route.path);
+    const handler = handlers[route.operationId] as Handler<OperationId>;
+    const rules = 'query' in route ? route.query : undefined;
+    const run = (req: Request, res: Response) => handler(req, res, rules ? parseQuery(req, rules) : {});
+    if ('auth' in route && route.auth === 'none') router[route.method](path, run);
+    else router[route.method](path, authenticate, run);
+    allowed.set(path, [...(allowed.get(path) ?? []), route.method.toUpperCase()]);
   }
   for (const [path, methods] of allowed) {
     const allow = methods.includes('GET') ? [...methods, 'HEAD'] : methods;

@@ -16,15 +16,16 @@ import { createHash, type Hash } from 'node:crypto';
 import { pipeline, Readable, Transform } from 'node:stream';
 import type { Request } from 'express';
 import { billing } from '@murmur/proto';
-import { invalidParam } from '@murmur/kit';
+import { invalidParam } from '@murmur/contract';
 import * as ops from '../operations';
 import type { StoredResponse } from '../idempotency/store';
-import { DEFAULT_AUDIO_URL_POLICY, fetchAudioUrl } from '../audio-url/fetch-audio';
+import { DEFAULT_AUDIO_URL_POLICY, fetchAudioUrl } from '../upload/fetch-audio';
 import type { AiRouteSpec } from './ai-route';
-import { canonical } from './ai-routes';
-import { parseAudioUpload, type AudioUpload } from './audio-upload';
-import { AudioSpool } from './audio-spool';
-import type { BodyOptions } from './routes';
+import { canonical } from './fingerprint';
+import { parseAudioUpload, type AudioUpload } from '../upload/audio-upload';
+import { AudioSpool } from '../upload/audio-spool';
+import { render } from './transcript-response';
+import type { BodyOptions } from '../upload/body-options';
 
 export interface TranscribeRequestInput {
   upload: AudioUpload;
@@ -80,24 +81,6 @@ function fingerprint(input: TranscribeRequestInput): string {
   if (input.upload.fields.audio_url !== undefined) return fields.digest('hex');
   if (!input.ended()) throw new Error('the upload was not read to its end');
   return fields.update(input.hash.copy().digest()).digest('hex');
-}
-
-/** A transcript in the asked format: the JSON object, or text/SRT/VTT with its ids in headers. */
-export function render(
-  result: Pick<Awaited<ReturnType<typeof ops.transcribe>>, 'id' | 'text' | 'segments' | 'credits_charged' | 'recording_id'>,
-  format: ops.TranscriptFormat,
-): StoredResponse {
-  if (format === 'json') {
-    return { status: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify(result) };
-  }
-  const headers: Record<string, string> = {
-    'x-transcription-id': result.id,
-    'x-credits-charged': String(result.credits_charged),
-    ...(result.recording_id ? { 'x-recording-id': result.recording_id } : {}),
-  };
-  if (format === 'srt') return { status: 200, headers: { ...headers, 'content-type': 'application/x-subrip; charset=utf-8' }, body: ops.toSrt(result.segments) };
-  if (format === 'vtt') return { status: 200, headers: { ...headers, 'content-type': 'text/vtt; charset=utf-8' }, body: ops.toVtt(result.segments) };
-  return { status: 200, headers: { ...headers, 'content-type': 'text/plain; charset=utf-8' }, body: result.text };
 }
 
 /** What the route does with the checked upload: transcribe it now, or submit it as a job. */

@@ -9,19 +9,19 @@
  *   ended gets its one final event.
  */
 import type { Request, Response } from 'express';
-import { asPublicError, toErrorBody, type Logger } from '@murmur/kit';
-import type { Clients } from '../clients';
+import { toErrorBody } from '@murmur/contract';
+import { asPublicError, type Logger, type ServiceClients } from '@murmur/kit';
 import * as ops from '../operations';
-import { parseQuery } from './query';
-import { render } from './transcribe-route';
+import type { RouteOf } from '../routes';
+import type { ParsedQuery } from './query';
+import { render } from './transcript-response';
 
 /** Keeps an idle event stream open through proxies that close silent connections. */
 export const SSE_KEEPALIVE_MS = 15_000;
 
-export function transcriptionRoute(clients: Clients) {
-  return async (req: Request, res: Response): Promise<void> => {
+export function transcriptionRoute(clients: ServiceClients) {
+  return async (req: Request, res: Response, query: ParsedQuery<RouteOf<'getTranscription'>['query']>): Promise<void> => {
     const ctx: ops.OperationContext = { principal: req.principal!, clients };
-    const query = parseQuery(req, { response_format: 'string' });
     const format = ops.transcriptFormatOf(query.response_format);
     const job = await ops.getTranscription(ctx, String(req.params.id));
     if (format === 'json') {
@@ -35,10 +35,9 @@ export function transcriptionRoute(clients: Clients) {
   };
 }
 
-export function transcriptionEventsRoute(clients: Clients, log: Logger) {
+export function transcriptionEventsRoute(clients: ServiceClients, log: Logger) {
   return async (req: Request, res: Response): Promise<void> => {
     const ctx: ops.OperationContext = { principal: req.principal!, clients };
-    parseQuery(req, {});
     const controller = new AbortController();
     res.on('close', () => controller.abort());
     const events = ops.watchTranscription(ctx, String(req.params.id), controller.signal)[Symbol.asyncIterator]();

@@ -13,15 +13,19 @@ import type { Server } from 'node:http';
 import { auth } from '@murmur/proto';
 import type { OAuthResourceOptions } from '../../src/oauth/protected-resource';
 import {
+  closeServiceClients,
   connectRedis,
   createLogger,
-  publishRevocation,
-  RedisCache,
-  RevocationListener,
+  createServiceClients,
   type Database,
   type KeyValueCache,
   type Logger,
+  publishRevocation,
   type Redis,
+  RedisCache,
+  RevocationListener,
+  type ServiceAddresses,
+  type ServiceClients,
 } from '@murmur/kit';
 import {
   ManualClock,
@@ -40,20 +44,17 @@ import { LIBRARY_MIGRATIONS_DIR, startLibraryService } from '@murmur/library';
 import { LocalEngine, startConversionService } from '@murmur/conversion';
 import { createPocketsphinxEngine, FileAudioStore, startTranscriptionService, TRANSCRIPTION_MIGRATIONS_DIR, type JobsDeps, type LibraryPort, type SpeechEngine } from '@murmur/transcription';
 import { auth as authProto, billing as billingProto, library as libraryProto } from '@murmur/proto';
-import { createClient, keyVerifierVia, type Workload } from '@murmur/kit';
+import { type Workload } from '@murmur/contract';
+import { createClient, keyVerifierVia } from '@murmur/kit';
 import { newSecretKeyEntry, RedisLeaseSet, SecretSealer } from '@murmur/transcription';
 import {
-  closeClients,
   createApp,
-  createClients,
   createHttpServer,
   MemoryIdempotencyStore,
   RedisIdempotencyStore,
   VerifiedKeyCache,
   type IdempotencyStore,
   type AudioUrlPolicy,
-  type Clients,
-  type ServiceAddresses,
 } from '@murmur/gateway';
 import { assertResponsesDocumented, recordResponses } from './openapi-check';
 
@@ -105,7 +106,7 @@ export interface TestGateway {
  * revocation channel and Redis idempotency records, exactly as main.ts wires it.
  */
 export async function startGateway(
-  clients: Clients,
+  clients: ServiceClients,
   log: Logger,
   clock: ManualClock,
   redis?: Redis,
@@ -149,9 +150,9 @@ export interface TestSystem {
   /** The gateway's protected-resource settings (set `authorizationServer` to an app's URL for OAuth). */
   oauth: OAuthResourceOptions;
   /** The gateway's clients (workload gateway: their calls for a user need a principal in context). */
-  clients: Clients;
+  clients: ServiceClients;
   /** The app's admin clients: users, keys, credits, seeding and reading anyone's data, as the admin CLI does. */
-  admin: Clients;
+  admin: ServiceClients;
   /** Where the services listen (for processes under test, such as the admin CLI). */
   addresses: ServiceAddresses;
   /** The Idempotency-Keys the gateway's requests have claimed (wait for one instead of sleeping). */
@@ -310,8 +311,8 @@ export async function startSystem(opts: SystemOptions = {}): Promise<TestSystem>
     TRANSCRIPTION_ADDR: transcriptionSvc ? `127.0.0.1:${transcriptionSvc.port}` : '127.0.0.1:1',
     CONVERSION_ADDR: conversionSvc ? `127.0.0.1:${conversionSvc.port}` : '127.0.0.1:1',
   };
-  const clients = createClients(addresses, 10_000, testMinter('gateway'));
-  const admin = createClients(addresses, 10_000, testMinter('app'));
+  const clients = createServiceClients(addresses, { deadlineMs: 10_000, identity: testMinter('gateway') });
+  const admin = createServiceClients(addresses, { deadlineMs: 10_000, identity: testMinter('app') });
   const gateway = await startGateway(clients, log, authClock, redis, prefix, {
     bodyIdleTimeoutMs: opts.bodyIdleTimeoutMs,
     spoolDir: opts.tmpDir,
@@ -320,7 +321,7 @@ export async function startSystem(opts: SystemOptions = {}): Promise<TestSystem>
   });
   const baseUrl = gateway.baseUrl;
   const extraGateways: TestGateway[] = [];
-  const replicaClients: Clients[] = [];
+  const replicaClients: ServiceClients[] = [];
 
   return {
     baseUrl,
@@ -345,14 +346,13 @@ export async function startSystem(opts: SystemOptions = {}): Promise<TestSystem>
         billingReplicas.push(billingReplica);
         const conversionReplica = opts.ai ? await startConversion(clientsOf('conversion', billingReplica.port)) : undefined;
         if (conversionReplica) conversionReplicas.push(conversionReplica);
-        over = createClients(
+        over = createServiceClients(
           {
             ...addresses,
             BILLING_ADDR: `127.0.0.1:${billingReplica.port}`,
             ...(conversionReplica ? { CONVERSION_ADDR: `127.0.0.1:${conversionReplica.port}` } : {}),
           },
-          10_000,
-          testMinter('gateway'),
+          { deadlineMs: 10_000, identity: testMinter('gateway') },
         );
         replicaClients.push(over);
       }
@@ -362,9 +362,9 @@ export async function startSystem(opts: SystemOptions = {}): Promise<TestSystem>
     },
     async stop() {
       await Promise.all([gateway, ...extraGateways].map((g) => g.stop()));
-      for (const c of replicaClients) closeClients(c);
-      closeClients(clients);
-      closeClients(admin);
+      for (const c of replicaClients) closeServiceClients(c);
+      closeServiceClients(clients);
+      closeServiceClients(admin);
       await Promise.all([conversionSvc?.stop(), ...conversionReplicas.map((c) => c.stop()), transcriptionSvc?.stop()]);
       for (const c of internal) c.close();
       await Promise.all([authSvc.stop(), billingSvc.stop(), ...billingReplicas.map((b) => b.stop()), librarySvc.stop()]);

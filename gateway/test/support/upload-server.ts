@@ -7,8 +7,8 @@ import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { MurmurError } from '@murmur/kit';
-import { parseAudioUpload } from '../../src/rest/audio-upload';
+import { MurmurError } from '@murmur/contract';
+import { parseAudioUpload } from '../../src/upload/audio-upload';
 
 export const MiB = 1024 * 1024;
 

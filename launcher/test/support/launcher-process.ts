@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { freePort } from '@murmur/kit/testing';
-import type { ServiceAddresses } from '@murmur/gateway';
+import type { ServiceAddresses } from '@murmur/kit';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
 

@@ -10,9 +10,9 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { identityStoreAt, waitForGrpcServing, waitForHttpOk, type Workload } from '@murmur/kit';
+import { type Workload } from '@murmur/contract';
+import { closeServiceClients, createServiceClients, identityStoreAt, type ServiceAddresses, type ServiceClients, waitForGrpcServing, waitForHttpOk } from '@murmur/kit';
 import { freePort, testIdentityStore, testMinter } from '@murmur/kit/testing';
-import { closeClients, createClients, type Clients, type ServiceAddresses } from '@murmur/gateway';
 import { childIdentity } from '../../src/child-identity';
 import { Supervisor, type ChildSpec } from '../../src/supervisor';
 import { assertNoSecretsLogged, knownSecrets, type KnownSecrets } from './log-secrets';
@@ -29,7 +29,7 @@ export interface ProcessStack {
   addrOf: Record<ServiceName, string>;
   supervisor: Supervisor;
   /** Admin view of every service (users, keys, usage, ledger). */
-  clients: Clients;
+  clients: ServiceClients;
   /** Fresh folder of this stack (embedded databases, spool), removed by stop(). */
   dataDir: string;
   /** Waits until `name` answers again (gRPC health, or the gateway's /healthz). */
@@ -125,7 +125,7 @@ export async function startProcessStack(
     fs.rmSync(dataDir, { recursive: true, force: true });
     throw err;
   }
-  const clients = createClients(addrs, 30_000, testMinter('app'));
+  const clients = createServiceClients(addrs, { deadlineMs: 30_000, identity: testMinter('app') });
   return {
     base,
     addrs,
@@ -142,7 +142,7 @@ export async function startProcessStack(
       await startAll();
     },
     async stop() {
-      closeClients(clients);
+      closeServiceClients(clients);
       await supervisor.stopAll(5_000);
       fs.rmSync(dataDir, { recursive: true, force: true });
       assertNoSecretsLogged(lines, secrets);

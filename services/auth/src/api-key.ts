@@ -4,7 +4,7 @@
  * cached is derived from it one-way.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { MurmurError } from '@murmur/kit';
+import { MurmurError } from '@murmur/contract';
 import { auth } from '@murmur/proto';
 
 const DAY_MS = 24 * 60 * 60 * 1000;

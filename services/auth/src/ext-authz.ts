@@ -33,17 +33,19 @@
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import { fromJSON } from '@grpc/proto-loader';
 import {
-  acceptRequestId,
-  bindService,
   MurmurError,
-  PRINCIPAL_ASSERTION_HEADER,
   toErrorBody,
-  toGrpcError,
-  requireRuleScope,
   ruleFor,
   usersMayCall,
-  WORKLOAD_TOKEN_HEADER,
   workloadOfPath,
+} from '@murmur/contract';
+import {
+  acceptRequestId,
+  bindService,
+  PRINCIPAL_ASSERTION_HEADER,
+  toGrpcError,
+  requireRuleScope,
+  WORKLOAD_TOKEN_HEADER,
   type BoundService,
   type TokenMinter,
 } from '@murmur/kit';

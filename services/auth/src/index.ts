@@ -16,7 +16,7 @@ import { SignInService } from './sign-in';
 import { PostgresAuthStore } from './store';
 import { VerificationCache } from './verification-cache';
 
-export { API_KEY_PATTERN, parseAuthorization, type AuthorizationFailure, type ParsedAuthorization } from '@murmur/kit';
+export { API_KEY_PATTERN, parseAuthorization, type AuthorizationFailure, type ParsedAuthorization } from '@murmur/contract';
 export { generateApiKey, hashKey, keyHint } from './api-key';
 /** Where a verified key's entry sits in the verification cache, for tests that prove it is warm. */
 export { entryKey as verificationCacheKey } from './verification-cache';

@@ -9,7 +9,7 @@
  * `com.example.app:/cb`; never one a browser runs or reads itself, such as javascript: or
  * file:); never a fragment, never credentials.
  */
-import { invalidParam, isId, isOAuthScope, OAUTH_SCOPES, type OAuthScope } from '@murmur/kit';
+import { invalidParam, isId, isOAuthScope, OAUTH_SCOPES, type OAuthScope } from '@murmur/contract';
 
 /** Longest URL accepted anywhere in a registration or a consent. */
 export const MAX_OAUTH_URL_LENGTH = 2000;

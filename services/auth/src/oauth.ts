@@ -1,5 +1,5 @@
 /**
- * OAuth 2.1 grants for MCP clients (docs/oauth.md; shared rules in kit oauth-rules.ts): auth is
+ * OAuth 2.1 grants for MCP clients (docs/oauth.md; shared rules in contract oauth-rules.ts): auth is
  * the storage and the judge of the authorization server whose endpoints the app serves. The app
  * registers clients (RegisterOAuthClient), turns a user's consent into a one-time code
  * (CreateAuthorizationCode) and exchanges codes and refresh tokens for tokens here; VerifyKey
@@ -34,13 +34,12 @@ import {
   isOAuthScope,
   MAX_ACTIVE_OAUTH_CONNECTIONS,
   MurmurError,
-  newId,
   normalizeResource,
   REFRESH_TOKEN_PATTERN,
   REFRESH_TOKEN_TTL_S,
-  type Clock,
-  type Logger,
-} from '@murmur/kit';
+  requireId,
+} from '@murmur/contract';
+import { newId, type Clock, type Logger } from '@murmur/kit';
 import { hashKey, isExpired, sameHash } from './api-key';
 import type { ConnectionRevokedReason, NewTokenPair, OAuthClientRecord, OAuthConnectionRecord, OAuthStore } from './oauth-store';
 import {
@@ -56,7 +55,6 @@ import {
 } from './oauth-validation';
 import type { Principal } from './service';
 import type { AuthStore } from './store';
-import { requireId } from './validation';
 
 /** A fresh code or token: the prefix says its kind, so one kind is never accepted for another. */
 export function generateOAuthSecret(prefix: 'mac' | 'mat' | 'mrt'): string {

@@ -3,12 +3,12 @@
  * MurmurError; knows nothing of gRPC or Postgres (the store and the cache are injected).
  * VerifyKey also answers OAuth access tokens, by handing them to the OAuth grants (oauth.ts).
  */
-import { ACCESS_TOKEN_PATTERN, CursorCodec, MAX_ACTIVE_API_KEYS, MurmurError, newId, type Clock, type Logger } from '@murmur/kit';
+import { ACCESS_TOKEN_PATTERN, MAX_ACTIVE_API_KEYS, MurmurError, pageSizeOf, parseAuthorization, requireId } from '@murmur/contract';
+import { CursorCodec, newId, type Clock, type Logger } from '@murmur/kit';
 import { auth } from '@murmur/proto';
 import { expiresAtFor, generateApiKey, hashKey, isExpired, keyHint, sameHash } from './api-key';
-import { parseAuthorization } from '@murmur/kit';
 import type { ApiKeyRecord, AuthStore, User, UserPosition } from './store';
-import { normalizeEmail, normalizeKeyName, normalizeKeyScopes, normalizeUserName, requireId, resolvePageSize } from './validation';
+import { normalizeEmail, normalizeKeyName, normalizeKeyScopes, normalizeUserName } from './validation';
 import type { VerificationCache } from './verification-cache';
 
 /** Who a verified key or OAuth access token acts for. */
@@ -122,7 +122,7 @@ export class AuthService {
 
   /** All users, oldest first, in pages joined by opaque signed tokens. */
   async listUsers(input: { pageSize: number; pageToken: string }): Promise<{ users: User[]; nextPageToken: string }> {
-    const limit = resolvePageSize(input.pageSize);
+    const limit = pageSizeOf(input.pageSize, 'page_size', { zeroMeansDefault: true });
     const after = this.decodePageToken(input.pageToken);
     const rows = await this.deps.store.listUsers(after, limit + 1);
     const users = rows.slice(0, limit);

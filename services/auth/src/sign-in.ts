@@ -10,10 +10,10 @@
  * any database work. Throws only MurmurError; knows nothing of gRPC or Postgres.
  */
 import { randomBytes } from 'node:crypto';
-import { MurmurError, newId, type Clock, type Logger } from '@murmur/kit';
+import { MurmurError, requireId } from '@murmur/contract';
+import { newId, type Clock, type Logger } from '@murmur/kit';
 import { hashKey, isExpired, sameHash } from './api-key';
 import type { AuthStore, SessionRecord } from './store';
-import { requireId } from './validation';
 
 const MINUTE_MS = 60_000;
 const HOUR_MS = 60 * MINUTE_MS;

@@ -3,7 +3,7 @@
  * rule returns the normalised value or throws invalid_request naming the offending field, so a
  * bad input is always a 400-class answer and never reaches the database.
  */
-import { FULL_ACCESS_SCOPES, invalidParam, isId, isOAuthScope, OAUTH_SCOPES, type OAuthScope } from '@murmur/kit';
+import { FULL_ACCESS_SCOPES, invalidParam, isOAuthScope, OAUTH_SCOPES, type OAuthScope } from '@murmur/contract';
 
 /** RFC 5321 caps a forward path at 254 characters. */
 const MAX_EMAIL_LENGTH = 254;
@@ -57,23 +57,4 @@ export function normalizeKeyScopes(scopes: readonly string[]): OAuthScope[] {
     throw invalidParam('scopes', 'scopes must be ["read"] for a read-only key, or ["read", "ai"] (or none) for full access.');
   }
   return OAUTH_SCOPES.filter((s) => scopes.includes(s));
-}
-
-/** Checks an id's prefix and shape before any lookup, so junk is a bad parameter, not a 404. */
-export function requireId(prefix: 'usr' | 'key' | 'con' | 'mcl', value: string, param: string): string {
-  if (value === '') throw invalidParam(param, `${param} is required.`);
-  if (!isId(prefix, value)) throw invalidParam(param, `${param} must be an id starting with "${prefix}_".`);
-  return value;
-}
-
-export const DEFAULT_PAGE_SIZE = 20;
-export const MAX_PAGE_SIZE = 100;
-
-/** page_size: 0 (unset) → 20; 1–100 as given; anything else is a bad parameter. */
-export function resolvePageSize(pageSize: number): number {
-  if (pageSize === 0) return DEFAULT_PAGE_SIZE;
-  if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > MAX_PAGE_SIZE) {
-    throw invalidParam('page_size', `page_size must be between 1 and ${MAX_PAGE_SIZE} (0 means ${DEFAULT_PAGE_SIZE}).`);
-  }
-  return pageSize;
 }

@@ -18,7 +18,8 @@
  * (gateway/src/key-cache.ts); why both, and why two protocols: docs/decisions.md,
  * "Verified-key caches".
  */
-import { MurmurError, withDeadline, type KeyValueCache, type Logger } from '@murmur/kit';
+import { MurmurError } from '@murmur/contract';
+import { withDeadline, type KeyValueCache, type Logger } from '@murmur/kit';
 
 /** What a cache hit needs to answer VerifyKey; expiry is re-checked against the clock on every hit. */
 export interface CachedPrincipal {

@@ -1,5 +1,6 @@
 import { status as GrpcStatus, type ServiceError } from '@grpc/grpc-js';
-import { TokenVerifier, type Database, type KeyValueCache, type Workload } from '@murmur/kit';
+import { type Workload } from '@murmur/contract';
+import { TokenVerifier, type Database, type KeyValueCache } from '@murmur/kit';
 import { describeIfReal, openTestDatabase, testTrust } from '@murmur/kit/testing';
 import { auth, rpcErrorDetails, rpcStatus } from '@murmur/proto';
 import { AUTH_MIGRATIONS_DIR } from '@murmur/auth';

@@ -1,4 +1,5 @@
-import { MAX_ACTIVE_API_KEYS, type Database } from '@murmur/kit';
+import { MAX_ACTIVE_API_KEYS } from '@murmur/contract';
+import { type Database } from '@murmur/kit';
 import { openTestDatabase } from '@murmur/kit/testing';
 import { auth } from '@murmur/proto';
 import { API_KEY_PATTERN, AUTH_MIGRATIONS_DIR, hashKey } from '@murmur/auth';

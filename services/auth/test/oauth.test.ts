@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { MAX_ACTIVE_OAUTH_CONNECTIONS, newId, type Database, type MurmurError } from '@murmur/kit';
+import { MAX_ACTIVE_OAUTH_CONNECTIONS, type MurmurError } from '@murmur/contract';
+import { newId, type Database } from '@murmur/kit';
 import { openTestDatabase } from '@murmur/kit/testing';
 import { auth } from '@murmur/proto';
 import { AUTH_MIGRATIONS_DIR } from '@murmur/auth';

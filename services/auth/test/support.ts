@@ -2,7 +2,8 @@
 import { randomBytes } from 'node:crypto';
 import type { QueryResultRow } from 'pg';
 import { auth } from '@murmur/proto';
-import { connectRedis, createClient, MurmurError, RedisCache, type Database, type KeyValueCache, type Logger, type PromiseClient, type Redis } from '@murmur/kit';
+import { MurmurError } from '@murmur/contract';
+import { connectRedis, createClient, RedisCache, type Database, type KeyValueCache, type Logger, type PromiseClient, type Redis } from '@murmur/kit';
 import { createPolicyClient, ManualClock, realRedis, realRedisUnavailable, testIdentity } from '@murmur/kit/testing';
 import { startAuthService, type RunningAuthService } from '@murmur/auth';
 

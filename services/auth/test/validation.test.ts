@@ -1,4 +1,4 @@
-import { normalizeEmail, normalizeKeyName, normalizeUserName, requireId, resolvePageSize } from '../src/validation';
+import { normalizeEmail, normalizeKeyName, normalizeUserName } from '../src/validation';
 
 const rejects = (fn: () => unknown, param: string) => expect(fn).toThrow(expect.objectContaining({ code: 'invalid_request', param }));
 
@@ -48,26 +48,4 @@ describe('input rules', () => {
     ['over 100 characters', 'k'.repeat(101)],
     ['with a newline', 'bad\nname'],
   ])('rejects a key name %s', (_name, input) => rejects(() => normalizeKeyName(input), 'name'));
-
-  it.each<[string, 'usr' | 'key', string]>([
-    ['an empty id', 'usr', ''],
-    ['another prefix', 'usr', 'key_0123456789abcdefghijklmn'],
-    ['a bare word', 'key', 'nope'],
-    ['uppercase characters', 'usr', 'usr_0123456789ABCDEFGHIJKLMN'],
-    ['SQL', 'usr', "usr_1' OR '1'='1"],
-  ])('rejects %s as a malformed id', (_name, prefix, value) => rejects(() => requireId(prefix, value, 'some_id'), 'some_id'));
-
-  it('accepts an id of the right prefix and shape', () => {
-    expect(requireId('usr', 'usr_0123456789abcdefghijklmn', 'user_id')).toBe('usr_0123456789abcdefghijklmn');
-  });
-
-  it.each([
-    [0, 20],
-    [1, 1],
-    [100, 100],
-  ])('resolves page_size %i to %i', (input, expected) => {
-    expect(resolvePageSize(input)).toBe(expected);
-  });
-
-  it.each([-1, 101, 1.5])('rejects page_size %d', (input) => rejects(() => resolvePageSize(input), 'page_size'));
 });

@@ -3,7 +3,7 @@
  * prepaid grants, the spending cap, support adjustments and the rate-limit window. Throws
  * MurmurError only; knows no gRPC and no SQL.
  */
-import { MurmurError } from '@murmur/kit';
+import { MurmurError } from '@murmur/contract';
 import type { billing } from '@murmur/proto';
 import { checkNote, checkUserId } from './checks';
 import { type AccountLifecycle, planOf } from './lifecycle';

@@ -3,7 +3,8 @@
  * hold (renew) and the sweep that returns forgotten holds. Throws MurmurError only; knows no
  * gRPC and no SQL.
  */
-import { type Clock, isId, type Logger, MurmurError, newId } from '@murmur/kit';
+import { checkIdempotencyKey, isId, MurmurError } from '@murmur/contract';
+import { type Clock, type Logger, newId } from '@murmur/kit';
 import type { billing } from '@murmur/proto';
 import { checkNote, checkUserId } from './checks';
 import { expireHolds, holdOf, returnHold, takeHold } from './holds';
@@ -19,7 +20,6 @@ import {
   drawCredits,
   MAX_HOLD_SECONDS,
   MAX_FINGERPRINT_LENGTH,
-  MAX_IDEMPOTENCY_KEY_LENGTH,
   MAX_RESERVE_CREDITS,
   RATE_LIMIT_WINDOW_SECONDS,
   settleHold,
@@ -178,11 +178,8 @@ export class Charging {
     const { userId, idempotencyKey, admissionId, credits, audioSeconds, transcriptChars, holdSeconds, requestFingerprint } = input;
     checkUserId(userId);
     const op = checkOperation(input.operation);
-    if (idempotencyKey.length === 0 || idempotencyKey.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
-      throw new MurmurError('invalid_request', `idempotency_key is required: 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters, one per AI call of this user.`, {
-        param: 'idempotency_key',
-      });
-    }
+    // Required: one key per AI call of this user (the gateway makes one when its caller sent none).
+    checkIdempotencyKey(idempotencyKey, 'idempotency_key');
     if (!Number.isSafeInteger(credits) || credits < 0 || credits > MAX_RESERVE_CREDITS) {
       throw new MurmurError('invalid_request', `credits must be a whole number from 0 to ${MAX_RESERVE_CREDITS} (0 prices the quantity by the plan).`, {
         param: 'credits',

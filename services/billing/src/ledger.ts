@@ -2,8 +2,9 @@
  * A user's ledger, page by page, newest first: keyset paging behind a signed page token that
  * only its owner can pass back. Throws MurmurError only; knows no gRPC and no SQL.
  */
-import { type CursorCodec, MurmurError } from '@murmur/kit';
-import { checkPageSize, checkUserId } from './checks';
+import { MurmurError, pageSizeOf } from '@murmur/contract';
+import { type CursorCodec } from '@murmur/kit';
+import { checkUserId } from './checks';
 import type { AccountLifecycle } from './lifecycle';
 import type { BillingStore, LedgerEntryRecord, LedgerPosition } from './store';
 
@@ -34,7 +35,7 @@ export class Ledger {
   /** One page of the user's ledger, newest first. */
   async listLedgerEntries(userId: string, pageSize: number, pageToken: string): Promise<LedgerPage> {
     checkUserId(userId);
-    const limit = checkPageSize(pageSize, 'page_size');
+    const limit = pageSizeOf(pageSize, 'page_size', { zeroMeansDefault: true });
     let after: LedgerPosition | undefined;
     if (pageToken !== '') {
       const badToken = new MurmurError('invalid_request', 'page_token is not valid. Pass next_page_token from the previous page unchanged.', {

@@ -17,18 +17,12 @@ export const MAX_ADJUST_CREDITS = 1_000_000_000;
 export const MAX_SPENDING_CAP_CENTS = 100_000_000;
 /** Longest note kept on a ledger row. */
 export const MAX_NOTE_LENGTH = 500;
-/** Size of a list (a ledger page, recent charges) when the caller passes 0 (DESIGN §3 paging: default 20). */
-export const DEFAULT_PAGE_SIZE = 20;
-/** Longest list one call returns (a ledger page, recent charges; DESIGN §3 paging: 1–100). */
-export const MAX_PAGE_SIZE = 100;
 /** How long an admission from AdmitAiRequest can be passed to Reserve: enough to upload 500 MB. */
 export const ADMISSION_TTL_SECONDS = 5 * 60;
 /** Hold of a reservation when the caller passes hold_seconds 0. */
 export const DEFAULT_HOLD_SECONDS = 15 * 60;
 /** Longest hold a caller may ask for. */
 export const MAX_HOLD_SECONDS = 24 * 60 * 60;
-/** Longest idempotency key (DESIGN §7: ≤ 255 characters). */
-export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 /** Most credits one reservation may hold (the largest balance support can set). */
 export const MAX_RESERVE_CREDITS = 1_000_000_000;
 /** Longest request fingerprint (a hex SHA-256 is 64; room for a prefix naming the digest). */

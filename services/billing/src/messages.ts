@@ -2,7 +2,7 @@
  * What billing says to a caller it refuses, and the notes it writes on ledger rows: every
  * refusal says what was missing and what to do next, in one place so the wording stays one voice.
  */
-import { MurmurError } from '@murmur/kit';
+import { MurmurError } from '@murmur/contract';
 import type { billing } from '@murmur/proto';
 import { periodLabel, type Refusal } from './limits';
 import type { RateLimitState } from './rate-limiter';

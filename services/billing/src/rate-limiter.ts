@@ -7,7 +7,8 @@
  * numbers.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { MurmurError, redisCall, systemClock, unavailableCause, type Clock, type Redis } from '@murmur/kit';
+import { MurmurError } from '@murmur/contract';
+import { redisCall, systemClock, unavailableCause, type Clock, type Redis } from '@murmur/kit';
 import type { billing } from '@murmur/proto';
 import { freeingHitIndex, windowState } from './limits';
 

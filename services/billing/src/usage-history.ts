@@ -4,8 +4,9 @@
  * committed reservations are charges: a released or expired hold cost nothing. Throws
  * MurmurError only; knows no gRPC and no SQL.
  */
+import { pageSizeOf } from '@murmur/contract';
 import type { Clock } from '@murmur/kit';
-import { checkPageSize, checkUserId } from './checks';
+import { checkUserId } from './checks';
 import type { AccountLifecycle } from './lifecycle';
 import { startOfNextUtcDay, utcDays } from './limits';
 import type { BillingStore, ChargeRecord, DailyUsageRecord } from './store';
@@ -32,7 +33,7 @@ export class UsageHistory {
    */
   async getUsageHistory(userId: string, recentLimit: number): Promise<UsageHistoryReport> {
     checkUserId(userId);
-    const limit = checkPageSize(recentLimit, 'recent_limit');
+    const limit = pageSizeOf(recentLimit, 'recent_limit', { zeroMeansDefault: true });
     const account = await this.lifecycle.current(userId);
     // Today, kept inside the period: a clock that crossed the period's end since the roll
     // above must not chart days of the next period.

@@ -1,4 +1,5 @@
-import { createClient, createLogger, MurmurError, newId, type Database, type PromiseClient } from '@murmur/kit';
+import { MurmurError } from '@murmur/contract';
+import { createClient, createLogger, newId, type Database, type PromiseClient } from '@murmur/kit';
 import { createPolicyClient, ManualClock, testAccess } from '@murmur/kit/testing';
 import { billing } from '@murmur/proto';
 import { MemoryRateLimiter, PLANS, startBillingService } from '../src/index';

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import { type MurmurError } from '@murmur/contract';
 import {
   connectRedis,
   createClient,
   createLogger,
-  type MurmurError,
   newId,
   type Database,
   type PromiseClient,
@@ -171,6 +171,7 @@ describe('charging over gRPC: admission, reserve → commit / release, expiry (r
     it.each<[string, string, Partial<billing.ReserveRequest>]>([
       ['an empty idempotency key', 'idempotency_key', { idempotencyKey: '' }],
       ['an idempotency key of 256 characters', 'idempotency_key', { idempotencyKey: 'k'.repeat(256) }],
+      ['an idempotency key with a space (the contract allows printable ASCII only)', 'idempotency_key', { idempotencyKey: 'two words' }],
       ['an unspecified operation', 'operation', { operation: billing.Operation.OPERATION_UNSPECIFIED }],
       ['negative credits', 'credits', { credits: -1 }],
       ['negative audio seconds', 'audio_seconds', { credits: 0, audioSeconds: -1 }],

@@ -3,7 +3,8 @@
  * the request it was made for (same operation, same fingerprint), and a transcription's hold
  * grows with its decoded audio and is charged by it (ExtendReservation, Commit by audio_seconds).
  */
-import { createLogger, type Database, type MurmurError, newId, type PromiseClient } from '@murmur/kit';
+import { type MurmurError } from '@murmur/contract';
+import { createLogger, type Database, newId, type PromiseClient } from '@murmur/kit';
 import { createPolicyClient, ManualClock, testAccess } from '@murmur/kit/testing';
 import { billing } from '@murmur/proto';
 import { MemoryRateLimiter, startBillingService, type RunningBillingService } from '../src/index';

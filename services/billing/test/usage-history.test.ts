@@ -1,4 +1,5 @@
-import { createLogger, type Database, type MurmurError, newId, type PromiseClient } from '@murmur/kit';
+import { type MurmurError } from '@murmur/contract';
+import { createLogger, type Database, newId, type PromiseClient } from '@murmur/kit';
 import { createPolicyClient, ManualClock, testAccess } from '@murmur/kit/testing';
 import { billing } from '@murmur/proto';
 import { type RateLimiter, type RateLimitState, startBillingService, type RunningBillingService } from '../src/index';

@@ -2,7 +2,7 @@
  * The artifact kinds conversion produces, with the descriptions ListKinds returns. The order
  * is the order of the public docs: the app's original three first.
  */
-import { invalidParam, type MurmurError } from '@murmur/kit';
+import { invalidParam, type MurmurError } from '@murmur/contract';
 
 export const KINDS = [
   { name: 'summary', description: 'A short summary of the transcript in its own words, most important points first in the order they were said.' },

@@ -7,12 +7,8 @@
  * from MURMUR_MODELS_DIR; openai calls OPENAI_BASE_URL). Drains on SIGTERM.
  */
 import './tracing';
-import { createClient, runServiceProcess } from '@murmur/kit';
-import { billing, library } from '@murmur/proto';
+import { createServiceClients, runServiceProcess } from '@murmur/kit';
 import { createEngine, loadConversionConfig, startConversionService } from './index';
-
-/** Library responses carry whole transcripts. */
-const LIBRARY_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 
 runServiceProcess({
   name: 'conversion',
@@ -21,12 +17,8 @@ runServiceProcess({
   async start({ cfg, log, identity, access }, address) {
     const own = loadConversionConfig();
     const engine = createEngine(own);
-    const billingClient = createClient(billing.BillingServiceClient, cfg.BILLING_ADDR, { deadlineMs: cfg.GRPC_DEADLINE_MS, identity: identity.minter });
-    const libraryClient = createClient(library.LibraryServiceClient, cfg.LIBRARY_ADDR, {
-      deadlineMs: cfg.GRPC_DEADLINE_MS,
-      maxReceiveMessageBytes: LIBRARY_MAX_RESPONSE_BYTES,
-      identity: identity.minter,
-    });
+    // Library responses carry whole transcripts: the kit's library client accepts large messages.
+    const { billing: billingClient, library: libraryClient } = createServiceClients(cfg, { deadlineMs: cfg.GRPC_DEADLINE_MS, identity: identity.minter }, ['billing', 'library']);
     const server = await startConversionService({
       access,
       log,

@@ -9,14 +9,16 @@
  * nothing reserved.
  */
 import {
-  DEFAULT_HOLD_LEASE_SECONDS,
-  holdLapsedError,
+  checkIdempotencyKey,
   invalidParam,
   isId,
-  keepReservationHeld,
-  MAX_IDEMPOTENCY_KEY_CHARS,
   MAX_INSTRUCTIONS_CHARS,
   MurmurError,
+} from '@murmur/contract';
+import {
+  DEFAULT_HOLD_LEASE_SECONDS,
+  holdLapsedError,
+  keepReservationHeld,
   newId,
   systemClock,
   type Clock,
@@ -181,9 +183,7 @@ export class ConversionService {
     if (req.instructions.length > MAX_INSTRUCTIONS_CHARS) {
       throw invalidParam('instructions', `instructions must be at most ${MAX_INSTRUCTIONS_CHARS} characters.`);
     }
-    if (req.idempotencyKey.length > MAX_IDEMPOTENCY_KEY_CHARS) {
-      throw invalidParam('idempotency_key', `The idempotency key must be at most ${MAX_IDEMPOTENCY_KEY_CHARS} characters.`);
-    }
+    if (req.idempotencyKey !== '') checkIdempotencyKey(req.idempotencyKey, 'idempotency_key');
 
     const source = await this.source(req, userId);
     // Billing refuses a transcript over the plan's max_transcript_chars (invalid_request, param

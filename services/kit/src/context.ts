@@ -3,6 +3,7 @@
  * and outgoing gRPC calls pick it up without threading it through every signature.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { REQUEST_ID_PATTERN } from '@murmur/contract';
 import type { UserPrincipal } from './access/tokens';
 import { poolRandomBytes } from './ids';
 
@@ -31,7 +32,6 @@ export function newRequestId(): string {
   return `req_${poolRandomBytes(12).toString('hex')}`;
 }
 
-const REQUEST_ID_PATTERN = /^req_[A-Za-z0-9_-]{8,64}$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**

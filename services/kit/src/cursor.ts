@@ -7,7 +7,7 @@
  * another user fails verification like a forged one, and reveals nothing about whose it was.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { MurmurError } from './errors';
+import { MAX_CURSOR_CHARS, MurmurError } from '@murmur/contract';
 
 export class CursorCodec {
   constructor(private readonly secret: string) {}
@@ -26,7 +26,7 @@ export class CursorCodec {
       { param: 'cursor' },
     );
     const [body, sig, extra] = cursor.split('.');
-    if (!body || !sig || extra !== undefined || cursor.length > 512) throw bad;
+    if (!body || !sig || extra !== undefined || cursor.length > MAX_CURSOR_CHARS) throw bad;
     const expected = Buffer.from(this.sign(body, binding));
     const given = Buffer.from(sig);
     if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw bad;

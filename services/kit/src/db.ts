@@ -23,7 +23,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool, type PoolClient, type QueryConfig, type QueryResultRow } from 'pg';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres';
 import { untracedUnlessInCall } from './background-work';
-import { MurmurError, unavailableCause } from './errors';
+import { MurmurError } from '@murmur/contract';
+import { unavailableCause } from './errors';
 import type { Logger } from './log';
 
 export interface DatabaseOptions {

@@ -6,9 +6,9 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import { currentContext } from './context';
-import { fromGrpcError, MurmurError } from './errors';
+import { MurmurError, type Workload, workloadOfPath } from '@murmur/contract';
+import { fromGrpcError } from './errors';
 import { PRINCIPAL_ASSERTION_HEADER, WORKLOAD_TOKEN_HEADER, type TokenMinter } from './access/tokens';
-import { workloadOfPath, type Workload } from './access/workloads';
 
 type Callback<R> = (err: grpc.ServiceError | null, res: R) => void;
 

@@ -15,7 +15,7 @@ import { BindError } from './bind-error';
 import { asPublicError, toGrpcError } from './errors';
 import type { Logger } from './log';
 import { bindOwner, decide, identifyCaller, type AccessControl, type Caller } from './access/access-control';
-import { ruleFor, type RpcRule } from './access/rpc-policy';
+import { ruleFor, type RpcRule } from '@murmur/contract';
 
 /** What a handler gets besides the request. */
 export interface HandlerContext {
@@ -225,7 +225,7 @@ export async function startGrpcServer(opts: GrpcServerOptions, address: string):
     for (const [name, def] of Object.entries(bound.definition)) {
       const rule = (opts.rules ?? ruleFor)(def.path);
       // A method without a rule would be refused on every call: a build error, not a runtime surprise.
-      if (!rule) throw new Error(`${def.path} has no access rule (services/kit/src/access/rpc-policy.ts)`);
+      if (!rule) throw new Error(`${def.path} has no access rule (services/contract/src/rpc-policy.ts)`);
       impl[name] = adapt(bound, name, def, opts.log, opts.access, rule);
     }
     server.addService(bound.definition as unknown as grpc.ServiceDefinition, impl);

@@ -7,7 +7,7 @@
  */
 import { billing } from '@murmur/proto';
 import { z } from './config';
-import { MurmurError } from './errors';
+import { MurmurError } from '@murmur/contract';
 import type { PromiseClient } from './grpc-client';
 import type { Logger } from './log';
 

@@ -1,7 +1,9 @@
-/** Opaque, prefixed, random ids (`rec_…`, `usr_…`): 20 bytes of CSPRNG output in base32hex-ish lowercase. */
+/**
+ * Minting opaque, prefixed, random ids (`rec_…`, `usr_…`): CSPRNG output in the contract's
+ * alphabet (their shape and `isId` are the contract's, services/contract/src/ids.ts).
+ */
 import { randomBytes, randomFillSync } from 'node:crypto';
-
-const ALPHABET = '0123456789abcdefghijklmnopqrstuv';
+import { ID_ALPHABET as ALPHABET } from '@murmur/contract';
 
 const POOL_BYTES = 4096;
 let pool = Buffer.alloc(0);
@@ -38,9 +40,4 @@ export function newId(prefix: string, bytes = 15): string {
     }
   }
   return `${prefix}_${out}`;
-}
-
-/** True when `id` has the given prefix and the shape {@link newId} produces. */
-export function isId(prefix: string, id: string): boolean {
-  return id.length <= 64 && id.startsWith(`${prefix}_`) && /^[a-z]+_[0-9a-v]{8,40}$/.test(id);
 }

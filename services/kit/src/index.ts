@@ -1,7 +1,9 @@
 /**
- * @murmur/kit — the one home of cross-cutting code shared by every service and the gateway.
- * Production code only: test helpers are `@murmur/kit/testing`, and OpenTelemetry's start is
- * `@murmur/kit/tracing` (loaded first by each main.ts, before what it patches).
+ * @murmur/kit — the runtime shared by every service and the gateway (config, log, tracing,
+ * gRPC server and clients, Postgres, Redis, access enforcement). The rules it enforces and carries
+ * are `@murmur/contract`'s, imported from there. Production code only: test helpers are
+ * `@murmur/kit/testing`, and OpenTelemetry's start is `@murmur/kit/tracing` (loaded first by
+ * each main.ts, before what it patches).
  */
 export * from './clock';
 export * from './config';
@@ -12,10 +14,9 @@ export * from './keyset-paging';
 export * from './db';
 export * from './embedded-postgres';
 export * from './errors';
-export * from './authorization-header';
-export * from './oauth-rules';
 export * from './public-urls';
 export * from './grpc-client';
+export * from './service-clients';
 export * from './bind-error';
 export * from './grpc-server';
 export * from './ids';
@@ -27,16 +28,11 @@ export * from './health';
 export * from './service-main';
 export * from './key-revocations';
 export * from './hold-lease';
-export * from './text-rules';
-export * from './limits';
 export * from './client-address';
-export * from './access/workloads';
 export * from './access/identity-keys';
 export * from './access/identity-store';
 export * from './access/tokens';
-export * from './access/rpc-policy';
 export * from './access/access-control';
 export * from './access/workload-identity';
 export * from './outbound';
-export * from './job-json';
 export { clusterTemplateFile, prepareClusterTemplate } from './embedded-cluster-template';

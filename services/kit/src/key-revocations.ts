@@ -6,7 +6,7 @@
  * not serve from memory (see {@link RevocationListener.live}).
  */
 import { randomBytes } from 'node:crypto';
-import { MurmurError } from './errors';
+import { MurmurError } from '@murmur/contract';
 import type { Logger } from './log';
 import { redisCall, type Redis } from './redis';
 

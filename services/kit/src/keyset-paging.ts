@@ -10,9 +10,7 @@
  */
 import { createHash } from 'node:crypto';
 import { CursorCodec } from './cursor';
-import { MurmurError } from './errors';
-import { isId } from './ids';
-import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from './limits';
+import { isId, MurmurError } from '@murmur/contract';
 
 /** The lists that page, each with the id prefix of its rows. */
 export const LIST_ID_PREFIX = {
@@ -44,16 +42,6 @@ export interface CursorPayload extends Record<string, unknown> {
   i: string;
   /** digest of the filters the cursor was issued with */
   f: string;
-}
-
-/** `page.limit`: 0 (unset) means the default; anything outside 1–100 is a client error. */
-export function resolveLimit(limit: number | undefined): number {
-  const value = limit ?? 0;
-  if (value === 0) return DEFAULT_PAGE_LIMIT;
-  if (!Number.isInteger(value) || value < 1 || value > MAX_PAGE_LIMIT) {
-    throw new MurmurError('invalid_request', `limit must be between 1 and ${MAX_PAGE_LIMIT} (omit it for ${DEFAULT_PAGE_LIMIT}).`, { param: 'limit' });
-  }
-  return value;
 }
 
 /** A short, stable digest of a list's filters; the empty filter set has a digest too. */

@@ -6,12 +6,11 @@
  * EXIT_CANNOT_BIND naming the variable to change.
  */
 import * as path from 'node:path';
-import { auth } from '@murmur/proto';
 import { commonSchema, loadConfig, serviceAddressSchema, storageSchema } from './config';
-import { createClient } from './grpc-client';
+import { createServiceClients } from './service-clients';
 import type { AccessControl } from './access/access-control';
 import { keyVerifierVia, loadWorkloadIdentity, type WorkloadIdentity } from './access/workload-identity';
-import { isWorkload } from './access/workloads';
+import { isWorkload } from '@murmur/contract';
 import { openDatabase, type Database } from './db';
 import { createLogger, type Logger } from './log';
 import { exitStartFailure } from './bind-error';
@@ -64,7 +63,7 @@ export function runServiceProcess(opts: {
     const redis = cfg.REDIS_URL ? await connectRedis(cfg.REDIS_URL, log) : undefined;
     if (!isWorkload(opts.name)) throw new Error(`${opts.name} is not a workload`);
     const identity = loadWorkloadIdentity(cfg, opts.name);
-    const authClient = createClient(auth.AuthServiceClient, cfg.AUTH_ADDR, { deadlineMs: cfg.GRPC_DEADLINE_MS, identity: identity.minter });
+    const { auth: authClient } = createServiceClients(cfg, { deadlineMs: cfg.GRPC_DEADLINE_MS, identity: identity.minter }, ['auth']);
     const access = identity.accessControl(keyVerifierVia(authClient));
     const server = await opts.start({ cfg, log, db: db as Database, redis, identity, access }, cfg.GRPC_LISTEN_ADDR ?? opts.address(cfg));
     onShutdown(log, [server.stop, async () => authClient.close(), async () => void (await redis?.close()), async () => db?.close()]);

@@ -1,5 +1,5 @@
 /** Test support: the domain error a call failed with, so a test asserts codes rather than messages. */
-import { MurmurError } from './errors';
+import { MurmurError } from '@murmur/contract';
 
 /** The MurmurError a call failed with (fails the test when it succeeded or failed otherwise). */
 export async function failure(call: Promise<unknown>): Promise<MurmurError> {

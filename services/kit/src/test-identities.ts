@@ -10,16 +10,14 @@ import { createHmac, sign as cryptoSign, type KeyObject } from 'node:crypto';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { MurmurError } from './errors';
+import { MurmurError, type OwnerField, ruleFor, type Workload, WORKLOAD_ROLES, WORKLOADS } from '@murmur/contract';
 import { currentContext, newRequestId, runWithContext } from './context';
 import { createClient, type ClientOptions, type PromiseClient } from './grpc-client';
-import { ruleFor, type OwnerField } from './access/rpc-policy';
 import type { AccessControl, KeyVerifier } from './access/access-control';
 import { generateWorkloadKeyPair, publicKeyFromPem, signingKeyFromPem, trustStoreOf, type SigningKey, type TrustStore } from './access/identity-keys';
 import type { TokenMinter } from './access/tokens';
 import { identityStoreAt } from './access/identity-store';
 import { WorkloadIdentity } from './access/workload-identity';
-import { WORKLOAD_ROLES, WORKLOADS, type Workload } from './access/workloads';
 
 interface Pems {
   privatePem: string;

@@ -2,7 +2,8 @@
  * The access decision (kit access/access-control.ts) as a table: rule kinds × callers; and the
  * owner binding of requests, oneofs included. Key material on disk: identity-keys.test.ts.
  */
-import { bindOwner, decide, MurmurError, type Caller, type RpcRule } from '@murmur/kit';
+import { MurmurError, type RpcRule } from '@murmur/contract';
+import { bindOwner, decide, type Caller } from '@murmur/kit';
 
 const P = '/murmur.test.v1.TestService/Do';
 const user: Caller = { user: { userId: 'usr_a', keyId: 'key_a', via: 'key' } };

@@ -3,7 +3,8 @@
  * token can be wrong — each refused.
  */
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
-import { TokenMinter, TokenRejected, TokenVerifier, WORKLOAD_ROLES, type SigningKey } from '@murmur/kit';
+import { WORKLOAD_ROLES } from '@murmur/contract';
+import { TokenMinter, TokenRejected, TokenVerifier, type SigningKey } from '@murmur/kit';
 import { handMadeJwt, testMinter, testSigningKey, testTrust } from '@murmur/kit/testing';
 
 const now = () => Math.floor(Date.now() / 1000);

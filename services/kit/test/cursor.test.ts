@@ -1,4 +1,5 @@
-import { CursorCodec, MurmurError } from '@murmur/kit';
+import { MurmurError } from '@murmur/contract';
+import { CursorCodec } from '@murmur/kit';
 
 const isAny = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
 

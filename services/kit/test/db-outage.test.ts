@@ -5,7 +5,8 @@
  */
 import * as path from 'node:path';
 import { Client } from 'pg';
-import { MurmurError, openDatabase, type Database } from '@murmur/kit';
+import { MurmurError } from '@murmur/contract';
+import { openDatabase, type Database } from '@murmur/kit';
 import { describeIfReal, startTestPostgres, testPostgresUnavailable, type TestPostgres } from '@murmur/kit/testing';
 
 const migrations = path.join(__dirname, 'fixtures', 'migrations');

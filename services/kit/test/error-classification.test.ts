@@ -1,5 +1,6 @@
 import { ClientClosedError, ClientOfflineError, ConnectionTimeoutError, SocketClosedUnexpectedlyError, SocketTimeoutError } from 'redis';
-import { DependencyTimeoutError, fromGrpcError, MurmurError, unavailableCause, unavailableError, withDeadline } from '@murmur/kit';
+import { MurmurError } from '@murmur/contract';
+import { DependencyTimeoutError, fromGrpcError, unavailableCause, unavailableError, withDeadline } from '@murmur/kit';
 
 /** An error as `pg` or Node raise it: a message plus a string code. */
 function coded(message: string, code?: string): Error {

@@ -1,5 +1,6 @@
 import { status } from '@grpc/grpc-js';
-import { ERROR_CODES, fromGrpcError, MurmurError, toErrorBody, toGrpcError, type ErrorCode } from '@murmur/kit';
+import { ERROR_CODES, MurmurError, toErrorBody, type ErrorCode } from '@murmur/contract';
+import { fromGrpcError, toGrpcError } from '@murmur/kit';
 
 describe('error model', () => {
   const codes = Object.keys(ERROR_CODES) as ErrorCode[];

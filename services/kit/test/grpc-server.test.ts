@@ -2,7 +2,8 @@ import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { service as healthService } from 'grpc-health-check';
 import { auth } from '@murmur/proto';
-import { bindService, createClient, createLogger, currentContext, MurmurError, runWithContext, startGrpcServer, TokenMinter, type RunningGrpcServer } from '@murmur/kit';
+import { MurmurError } from '@murmur/contract';
+import { bindService, createClient, createLogger, currentContext, runWithContext, startGrpcServer, TokenMinter, type RunningGrpcServer } from '@murmur/kit';
 import { testAccess, testMinter, testSigningKey } from '@murmur/kit/testing';
 
 describe('gRPC server and client factories', () => {

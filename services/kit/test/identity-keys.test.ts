@@ -8,6 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, fstatSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import { WORKLOADS, type Workload } from '@murmur/contract';
 import {
   generateWorkloadKeyPair,
   identityFrom,
@@ -19,8 +20,6 @@ import {
   signingKeyFromPem,
   TokenMinter,
   TokenVerifier,
-  WORKLOADS,
-  type Workload,
 } from '@murmur/kit';
 import { itIfReal } from '@murmur/kit/testing';
 

@@ -1,6 +1,6 @@
-import { CursorCodec, MurmurError } from '@murmur/kit';
-import { cursorPayload, filterDigest, isCursorPayload, PageCursors, resolveLimit } from '../src/keyset-paging';
-import { DEFAULT_PAGE_LIMIT } from '../src/limits';
+import { MurmurError } from '@murmur/contract';
+import { CursorCodec } from '@murmur/kit';
+import { cursorPayload, filterDigest, isCursorPayload, PageCursors } from '../src/keyset-paging';
 
 const SECRET = 'unit-test-cursor-secret-0123';
 const REC_A = 'rec_0123456789abcdefghijklmn';
@@ -15,22 +15,6 @@ function errorOf(fn: () => unknown): MurmurError {
   }
   throw new Error('expected a MurmurError');
 }
-
-describe('resolveLimit', () => {
-  it.each<[number | undefined, number]>([
-    [undefined, DEFAULT_PAGE_LIMIT],
-    [0, 20],
-    [1, 1],
-    [57, 57],
-    [100, 100],
-  ])('takes %p as %p', (input, expected) => {
-    expect(resolveLimit(input)).toBe(expected);
-  });
-
-  it.each([-1, 101, 1000, 2.5, Number.NaN])('rejects %p with invalid_request on "limit"', (input) => {
-    expect(errorOf(() => resolveLimit(input))).toMatchObject({ code: 'invalid_request', param: 'limit' });
-  });
-});
 
 describe('filterDigest', () => {
   it('is stable for equal filters and differs for different ones', () => {

@@ -7,7 +7,8 @@
  * malformed, missing, or another owner's gets the same not_found with the same message, so
  * responses never reveal whether someone else's id exists.
  */
-import { isId, MurmurError, newId, systemClock, type Clock } from '@murmur/kit';
+import { isId, MurmurError, pageSizeOf } from '@murmur/contract';
+import { newId, systemClock, type Clock } from '@murmur/kit';
 import type { library } from '@murmur/proto';
 import { artifactFormatWord, contextSourceKindWord, threadItemKindWord, type ContextSourceKindWord } from './kinds';
 import {
@@ -21,7 +22,7 @@ import {
   threadItemMessage,
   threadSummaryMessage,
 } from './messages';
-import { filterDigest, PageCursors, resolveLimit, type ListName, type PagePosition } from '@murmur/kit';
+import { filterDigest, PageCursors, type ListName, type PagePosition } from '@murmur/kit';
 import { isMissing, type LibraryStore, type PageQuery } from './store';
 import {
   artifactContentOf,
@@ -97,7 +98,7 @@ export class LibraryService {
 
   async listRecordings(req: library.ListRecordingsRequest): Promise<ListPage<library.Recording>> {
     const ownerId = ownerIdOf(req.ownerId);
-    const limit = resolveLimit(req.page?.limit);
+    const limit = pageSizeOf(req.page?.limit, 'limit', { zeroMeansDefault: true });
     const query = queryOf(req.query);
     // A folder filter names a folder like any other id: malformed, missing and another user's
     // all answer not_found (as transcribe's folder_id does), never a quietly empty list.
@@ -122,7 +123,7 @@ export class LibraryService {
 
   async listThoughtThreads(req: library.ListThoughtThreadsRequest): Promise<ListPage<library.ThoughtThread>> {
     const ownerId = ownerIdOf(req.ownerId);
-    const limit = resolveLimit(req.page?.limit);
+    const limit = pageSizeOf(req.page?.limit, 'limit', { zeroMeansDefault: true });
     return this.paged(ownerId, 'thought_threads', req.page?.cursor, filterDigest([]), limit, threadSummaryMessage, (page) => this.store.listThreads(ownerId, page));
   }
 
@@ -136,7 +137,7 @@ export class LibraryService {
 
   async listFolders(req: library.ListFoldersRequest): Promise<ListPage<library.Folder>> {
     const ownerId = ownerIdOf(req.ownerId);
-    const limit = resolveLimit(req.page?.limit);
+    const limit = pageSizeOf(req.page?.limit, 'limit', { zeroMeansDefault: true });
     return this.paged(ownerId, 'folders', req.page?.cursor, filterDigest([]), limit, folderMessage, (page) => this.store.listFolders(ownerId, page));
   }
 
@@ -149,7 +150,7 @@ export class LibraryService {
 
   async listKnowledgeBases(req: library.ListKnowledgeBasesRequest): Promise<ListPage<library.KnowledgeBase>> {
     const ownerId = ownerIdOf(req.ownerId);
-    const limit = resolveLimit(req.page?.limit);
+    const limit = pageSizeOf(req.page?.limit, 'limit', { zeroMeansDefault: true });
     return this.paged(ownerId, 'knowledge_bases', req.page?.cursor, filterDigest([]), limit, knowledgeBaseMessage, (page) =>
       this.store.listKnowledgeBases(ownerId, page),
     );

@@ -3,7 +3,7 @@
  * clean value or throw invalid_request naming the offending field. Keeping them here (not in
  * SQL constraints) turns bad input into a 400 with a `param`, never a Postgres error and a 500.
  */
-import { charCount, checkText, isId, isLanguageTag, MAX_LANGUAGE_CHARS, MAX_TITLE_CHARS, MurmurError, titleOf } from '@murmur/kit';
+import { charCount, checkText, isLanguageTag, MAX_LANGUAGE_CHARS, MAX_TITLE_CHARS, MurmurError, requireId, titleOf } from '@murmur/contract';
 
 // The text rules live in the kit, shared with the gateway's checks before paid work.
 export { charCount, titleOf };
@@ -39,8 +39,7 @@ function invalid(param: string, message: string): MurmurError {
 
 /** owner_id comes from auth (a verified principal); anything else is a caller bug. */
 export function ownerIdOf(value: string): string {
-  if (!isId('usr', value)) throw invalid('owner_id', 'owner_id must be a user id (usr_…).');
-  return value;
+  return requireId('usr', value, 'owner_id');
 }
 
 /** A required name (folders, knowledge bases): trimmed, 1–200 characters. */

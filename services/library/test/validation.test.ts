@@ -1,4 +1,4 @@
-import { MurmurError } from '@murmur/kit';
+import { MurmurError } from '@murmur/contract';
 import { library } from '@murmur/proto';
 import {
   artifactFormatEnum,

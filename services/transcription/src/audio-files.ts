@@ -8,7 +8,7 @@ import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { MurmurError } from '@murmur/kit';
+import { MurmurError } from '@murmur/contract';
 import { spawnProcess } from './process';
 import { wavHeader } from './pcm';
 

@@ -17,7 +17,8 @@
  * counted is not a cap), as billing's limiter does.
  */
 import { randomBytes } from 'node:crypto';
-import { MAX_WATCHERS_PER_USER, MurmurError, redisCall, unavailableCause, WEBHOOK_RETRY_LIMIT, type Redis } from '@murmur/kit';
+import { MAX_WATCHERS_PER_USER, MurmurError, WEBHOOK_RETRY_LIMIT } from '@murmur/contract';
+import { redisCall, unavailableCause, type Redis } from '@murmur/kit';
 
 export { MAX_WATCHERS_PER_USER, WEBHOOK_RETRY_LIMIT };
 

@@ -16,8 +16,7 @@
  */
 import './tracing';
 import * as os from 'node:os';
-import { createClient, loadConfig, outboundPolicyOf, runServiceProcess } from '@murmur/kit';
-import { billing, library } from '@murmur/proto';
+import { createServiceClients, loadConfig, outboundPolicyOf, runServiceProcess } from '@murmur/kit';
 import { createEngineFromConfig, openAudioStore, probeEngines, transcriptionConfigSchema, webhookSecretSealerOf } from './config';
 import { RedisLeaseSet } from './caller-limits';
 import { startTranscriptionService, TRANSCRIPTION_MIGRATIONS_DIR } from './index';
@@ -36,8 +35,7 @@ runServiceProcess({
     log.info({ engine: name, model: engine.model, concurrency: own.MURMUR_TRANSCRIBE_CONCURRENCY }, 'speech engine ready');
     const spool = await openInstanceSpool(own.MURMUR_TRANSCRIBE_TMP_DIR ?? os.tmpdir(), { log });
     // Billing calls are short; the audio work itself is bounded by the client's deadline.
-    const billingClient = createClient(billing.BillingServiceClient, cfg.BILLING_ADDR, { deadlineMs: cfg.GRPC_DEADLINE_MS, identity: identity.minter });
-    const libraryClient = createClient(library.LibraryServiceClient, cfg.LIBRARY_ADDR, { deadlineMs: cfg.GRPC_DEADLINE_MS, identity: identity.minter });
+    const { billing: billingClient, library: libraryClient } = createServiceClients(cfg, { deadlineMs: cfg.GRPC_DEADLINE_MS, identity: identity.minter }, ['billing', 'library']);
     const audio = await openAudioStore(own, cfg.MURMUR_DATA_DIR);
     const server = await startTranscriptionService({
       access,

@@ -15,7 +15,8 @@
  *
  * The committed price is the decoded length's (Commit with audio_seconds), never the hold's.
  */
-import { MurmurError, type PromiseClient } from '@murmur/kit';
+import { MurmurError } from '@murmur/contract';
+import { type PromiseClient } from '@murmur/kit';
 import { billing } from '@murmur/proto';
 import { BYTES_PER_SECOND } from './pcm';
 

@@ -6,7 +6,8 @@
  * is idempotent), so a retried save finds it and a transcription that ends without its charge can
  * take it back: a saved transcript is always a charged one.
  */
-import { MAX_TITLE_CHARS, MurmurError, titleOf, transcriptionTitle, type Logger, type PromiseClient } from '@murmur/kit';
+import { MAX_TITLE_CHARS, MurmurError, titleOf, transcriptionTitle } from '@murmur/contract';
+import { type Logger, type PromiseClient } from '@murmur/kit';
 import type { library } from '@murmur/proto';
 
 /** The library RPCs saving uses: the folder check, the recording, taking it back. */

@@ -2,7 +2,8 @@
  * gRPC handlers of murmur.transcription.v1.TranscriptionService: the client stream becomes a
  * config plus an iterable of audio chunks, then the service does the work.
  */
-import { bindService, MurmurError, type BoundService, type HandlerContext } from '@murmur/kit';
+import { MurmurError } from '@murmur/contract';
+import { bindService, type BoundService, type HandlerContext } from '@murmur/kit';
 import type { TranscriptionJobs } from './jobs/jobs';
 import { presentJob } from './jobs/present';
 import type { Webhooks } from './webhooks/webhooks';

@@ -14,14 +14,12 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { isLanguageTag, MAX_AUDIO_BYTES, MurmurError } from '@murmur/contract';
 import {
   DEFAULT_HOLD_LEASE_SECONDS,
   holdLapsedError,
-  isLanguageTag,
   keepReservationHeld,
-  MAX_AUDIO_BYTES,
   type HoldLease,
-  MurmurError,
   newId,
   type Logger,
   type PromiseClient,

@@ -4,7 +4,8 @@
  * held to the same answers; and the caps built on it (watchers, webhook retries) answering
  * rate_limit_exceeded with a Retry-After.
  */
-import { connectRedis, MAX_WATCHERS_PER_USER, MurmurError, WEBHOOK_RETRY_LIMIT, type Redis } from '@murmur/kit';
+import { MAX_WATCHERS_PER_USER, MurmurError, WEBHOOK_RETRY_LIMIT } from '@murmur/contract';
+import { connectRedis, type Redis } from '@murmur/kit';
 import { describeIfReal, realRedis, realRedisUnavailable, type RealServer } from '@murmur/kit/testing';
 import { CallerLimits, MemoryLeaseSet, RedisLeaseSet, WATCH_LEASE_MS, type LeaseSet } from '../src/caller-limits';
 

@@ -6,7 +6,8 @@
 import { once } from 'node:events';
 import { createReadStream } from 'node:fs';
 import { readdir } from 'node:fs/promises';
-import { createClient, createLogger, MurmurError, newId, newRequestId, runWithContext, type Database, type PromiseClient } from '@murmur/kit';
+import { MurmurError } from '@murmur/contract';
+import { createClient, createLogger, newId, newRequestId, runWithContext, type Database, type PromiseClient } from '@murmur/kit';
 import { createPolicyClient, openTestDatabase, testAccess, testMinter } from '@murmur/kit/testing';
 import { BILLING_MIGRATIONS_DIR, startBillingService } from '@murmur/billing';
 import { LIBRARY_MIGRATIONS_DIR, startLibraryService } from '@murmur/library';

@@ -1,4 +1,4 @@
-import { MurmurError } from '@murmur/kit';
+import { MurmurError } from '@murmur/contract';
 import { readUntil } from '../src/server';
 
 /** An async iterable the test feeds by hand; it never ends unless told to. */

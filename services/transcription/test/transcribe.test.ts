@@ -5,7 +5,8 @@
  * index after the audio, as ffmpeg writes it by default; fake engines only where a failure
  * has to be provoked.
  */
-import { MAX_AUDIO_BYTES, seededRandom } from '@murmur/kit';
+import { MAX_AUDIO_BYTES } from '@murmur/contract';
+import { seededRandom } from '@murmur/kit';
 import { stat } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { transcription } from '@murmur/proto';

@@ -4,7 +4,7 @@
  * 8707: only Murmur's MCP server; absent means that one) and the scopes (read and ai; none asked
  * means every scope the client may have). Pure, so the rules read in one place.
  */
-import { CODE_CHALLENGE_PATTERN, isOAuthScope, normalizeResource, OAUTH_SCOPES, type OAuthScope } from '@murmur/kit';
+import { CODE_CHALLENGE_PATTERN, isOAuthScope, normalizeResource, OAUTH_SCOPES, type OAuthScope } from '@murmur/contract';
 
 /** The resource the tokens will be for, or null when the request names another one. */
 export function resourceOf(requested: URL | undefined, mcpResource: string): string | null {

@@ -9,8 +9,8 @@
 import type { OAuthRegisteredClientsStore } from '@modelcontextprotocol/sdk/server/auth/clients.js';
 import { CustomOAuthError, InvalidClientMetadataError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import type { OAuthClientInformationFull, OAuthClientMetadata } from '@modelcontextprotocol/sdk/shared/auth.js';
-import type { Clients } from '@murmur/gateway';
-import { OAUTH_SCOPES, type Logger } from '@murmur/kit';
+import { OAUTH_SCOPES } from '@murmur/contract';
+import { type Logger, type ServiceClients } from '@murmur/kit';
 import type { auth } from '@murmur/proto';
 import { isClientMetadataUrl, type ClientMetadataDocuments } from './client-metadata';
 import { murmurCodeOf, oauthErrorOf } from './oauth-errors';
@@ -43,7 +43,7 @@ function registeredScope(scope: string | undefined): string {
   return OAUTH_SCOPES.filter((s) => asked.includes(s)).join(' ');
 }
 
-export function oauthClients(authClient: Clients['auth'], documents: ClientMetadataDocuments, log: Logger): OAuthRegisteredClientsStore {
+export function oauthClients(authClient: ServiceClients['auth'], documents: ClientMetadataDocuments, log: Logger): OAuthRegisteredClientsStore {
   return {
     async getClient(clientId) {
       try {

@@ -6,7 +6,7 @@
  * older than 10 minutes is refused before anything is looked at.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { isOAuthScope, type OAuthScope } from '@murmur/kit';
+import { isOAuthScope, type OAuthScope } from '@murmur/contract';
 
 /** How long a consent page may be answered. */
 export const CONSENT_TTL_MS = 10 * 60_000;

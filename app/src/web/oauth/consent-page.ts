@@ -13,7 +13,7 @@ import type { Request, Response } from 'express';
 import type { AuthorizationParams } from '@modelcontextprotocol/sdk/server/auth/provider.js';
 import { InvalidRequestError, InvalidScopeError, InvalidTargetError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import type { OAuthClientInformationFull } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { OAUTH_SCOPE_DESCRIPTIONS, OAUTH_SCOPES } from '@murmur/kit';
+import { OAUTH_SCOPE_DESCRIPTIONS, OAUTH_SCOPES } from '@murmur/contract';
 import { contentSecurityPolicy, formActionSourceOf } from '../content-security';
 import { LOGIN_COMMAND, message, render, sessionOf, type GuardOptions } from '../pages';
 import { rememberReturnPath } from '../return-path';

@@ -10,14 +10,14 @@
 import { Router, type Request, type Response } from 'express';
 import { redirectUriMatches } from '@modelcontextprotocol/sdk/server/auth/handlers/authorize.js';
 import type { OAuthRegisteredClientsStore } from '@modelcontextprotocol/sdk/server/auth/clients.js';
-import type { Clients } from '@murmur/gateway';
+import type { ServiceClients } from '@murmur/kit';
 import { message, signedIn, signedInOf, type GuardOptions } from '../pages';
 import { CONSENT_PATH } from './consent-page';
 import { pendingOf, type PendingAuthorization } from './consent-form';
 import { murmurCodeOf } from './oauth-errors';
 
 export interface ConsentRoutesOptions extends GuardOptions {
-  auth: Clients['auth'];
+  auth: ServiceClients['auth'];
   clientsStore: OAuthRegisteredClientsStore;
   /** The authorization server's issuer, sent as `iss` with every answer. */
   issuer: string;

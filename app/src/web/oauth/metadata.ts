@@ -9,7 +9,7 @@
 import { createOAuthMetadata } from '@modelcontextprotocol/sdk/server/auth/router.js';
 import type { OAuthServerProvider } from '@modelcontextprotocol/sdk/server/auth/provider.js';
 import type { OAuthMetadata } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { OAUTH_SCOPES } from '@murmur/kit';
+import { OAUTH_SCOPES } from '@murmur/contract';
 
 export function authorizationServerMetadata(issuer: string, provider: OAuthServerProvider): OAuthMetadata {
   return {

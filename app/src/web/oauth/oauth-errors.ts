@@ -17,7 +17,8 @@ import {
   TemporarilyUnavailableError,
 } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import type { NextFunction, Request, Response } from 'express';
-import { MurmurError, type Logger } from '@murmur/kit';
+import { MurmurError } from '@murmur/contract';
+import { type Logger } from '@murmur/kit';
 
 /** The public code of an error from an RPC (a string: auth's OAuth codes may be newer than this app's kit). */
 export function murmurCodeOf(err: unknown): string | undefined {

@@ -11,14 +11,13 @@ import type { OAuthRegisteredClientsStore } from '@modelcontextprotocol/sdk/serv
 import { InvalidTargetError, InvalidTokenError, ServerError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import type { OAuthClientInformationFull, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { Response } from 'express';
-import type { Clients } from '@murmur/gateway';
-import type { Logger } from '@murmur/kit';
+import type { Logger, ServiceClients } from '@murmur/kit';
 import type { auth } from '@murmur/proto';
 import { resourceOf } from './authorization-request';
 import { oauthErrorOf } from './oauth-errors';
 
 export interface ProviderOptions {
-  auth: Clients['auth'];
+  auth: ServiceClients['auth'];
   clientsStore: OAuthRegisteredClientsStore;
   /** The MCP server's resource identifier: the only one tokens are issued for. */
   mcpResource: string;

@@ -1,5 +1,5 @@
 /**
- * The limits of Dynamic Client Registration (kit oauth-rules.ts, docs/oauth.md "Limits"): it is
+ * The limits of Dynamic Client Registration (contract oauth-rules.ts, docs/oauth.md "Limits"): it is
  * unauthenticated and every registration is a row kept for good. Per client address — `req.ip`,
  * which the app's `trust proxy` (MURMUR_TRUSTED_PROXIES) derives — an hour's worth (the SDK's
  * own limiter, configured here) and a day's worth; and for every address together an hour's worth
@@ -9,7 +9,7 @@
 import type { RequestHandler } from 'express';
 import { rateLimit, type Options } from 'express-rate-limit';
 import { TooManyRequestsError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
-import { REGISTRATIONS_PER_ADDRESS_PER_DAY, REGISTRATIONS_PER_ADDRESS_PER_HOUR, REGISTRATIONS_PER_HOUR } from '@murmur/kit';
+import { REGISTRATIONS_PER_ADDRESS_PER_DAY, REGISTRATIONS_PER_ADDRESS_PER_HOUR, REGISTRATIONS_PER_HOUR } from '@murmur/contract';
 
 const HOUR_MS = 3_600_000;
 

@@ -17,8 +17,8 @@ import express, { Router, type NextFunction, type Request, type Response } from 
 import { InvalidClientMetadataError, InvalidRequestError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import { metadataHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/metadata.js';
 import { mcpAuthRouter } from '@modelcontextprotocol/sdk/server/auth/router.js';
-import type { Clients } from '@murmur/gateway';
-import { mcpResourceUrl, OAUTH_SCOPES, type Logger } from '@murmur/kit';
+import { mcpResourceUrl, OAUTH_SCOPES } from '@murmur/contract';
+import { type Logger, type ServiceClients } from '@murmur/kit';
 import type { GuardOptions } from '../pages';
 import { authorizeResponses } from './authorize-responses';
 import { ClientMetadataDocuments, type ClientMetadataPolicy } from './client-metadata';
@@ -34,7 +34,7 @@ import { HOURLY_PER_ADDRESS, registrationLimits } from './registration-limits';
 export const MAX_REGISTRATION_BYTES = 16 * 1024;
 
 export interface OAuthServerOptions extends GuardOptions {
-  clients: Clients;
+  clients: ServiceClients;
   /** The app's public URL: the issuer. */
   issuer: string;
   /** The public API's URL: the MCP server, the only resource tokens are for, is its /mcp. */

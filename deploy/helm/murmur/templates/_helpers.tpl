@@ -119,7 +119,7 @@ certificate. Included once, by deployment.yaml.
 {{- end -}}
 
 {{/*
-The workloads with an identity (services/kit/src/access/workloads.ts; a chart test keeps the two
+The workloads with an identity (services/contract/src/workloads.ts; a chart test keeps the two
 lists equal): the Murmur components, and the app (the admin CLI), which runs in no pod of the chart.
 */}}
 {{- define "murmur.workloads" -}}

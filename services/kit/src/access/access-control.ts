@@ -12,9 +12,7 @@
  * A token that does not verify is refused (`invalid_credentials`), never ignored.
  */
 import type { Metadata } from '@grpc/grpc-js';
-import { MurmurError } from '../errors';
-import { hasScope, insufficientScope } from '../oauth-rules';
-import type { OwnerField, RpcRule } from './rpc-policy';
+import { hasScope, insufficientScope, MurmurError, type OwnerField, type RpcRule } from '@murmur/contract';
 import { PRINCIPAL_ASSERTION_HEADER, TokenRejected, WORKLOAD_TOKEN_HEADER, type TokenVerifier, type UserPrincipal, type VerifiedWorkload } from './tokens';
 
 /** Verifies a developer key (`authorization` metadata as sent) and names its user; throws the contract's 401 codes. */

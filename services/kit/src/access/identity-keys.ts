@@ -16,7 +16,7 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, X509Certificate, type KeyObject } from 'node:crypto';
 import { closeSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { isWorkload, type Workload } from './workloads';
+import { isWorkload, type Workload } from '@murmur/contract';
 
 /** JWS algorithm of a key: EdDSA for Ed25519, RS256 for RSA, ES256 for P-256. */
 export type SigningAlg = 'EdDSA' | 'RS256' | 'ES256';

@@ -15,7 +15,7 @@
 import { chmodSync, existsSync, mkdirSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { generateWorkloadKeyPair } from './identity-keys';
-import { WORKLOADS, type Workload } from './workloads';
+import { WORKLOADS, type Workload } from '@murmur/contract';
 
 export interface IdentityStore {
   root: string;

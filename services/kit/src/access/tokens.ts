@@ -16,7 +16,7 @@
  */
 import { jwtVerify, SignJWT, type JWTPayload } from 'jose';
 import type { SigningKey, TrustStore } from './identity-keys';
-import { isWorkload, PRINCIPAL_ISSUERS, WORKLOAD_ROLES, type Role, type Workload } from './workloads';
+import { isWorkload, PRINCIPAL_ISSUERS, WORKLOAD_ROLES, type Role, type Workload } from '@murmur/contract';
 
 export const WORKLOAD_TOKEN_HEADER = 'x-murmur-workload';
 export const PRINCIPAL_ASSERTION_HEADER = 'x-murmur-principal';
@@ -38,7 +38,7 @@ export interface UserPrincipal {
   userId: string;
   keyId: string;
   /**
-   * What the key or access token may do (kit oauth-rules: read, ai); absent or empty: every
+   * What the key or access token may do (contract oauth-rules: read, ai); absent or empty: every
    * scope. The access check refuses an RPC whose rule needs a scope the caller lacks.
    */
   scopes?: readonly string[];

@@ -5,12 +5,11 @@
  */
 import { auth } from '@murmur/proto';
 import type { PromiseClient } from '../grpc-client';
-import { MurmurError } from '../errors';
+import { MurmurError, type Role, type Workload } from '@murmur/contract';
 import type { AccessControl, KeyVerifier } from './access-control';
 import { describeKeySource, keysMatch, loadSigningKey, loadTrustStore, type KeySource, type SigningKey, type TrustStore } from './identity-keys';
 import { identityStoreAt, isFlatIdentityStore, isIdentityStore, migrateIdentityStore } from './identity-store';
 import { TokenMinter, TokenVerifier } from './tokens';
-import type { Role, Workload } from './workloads';
 
 export class WorkloadIdentity {
   readonly minter: TokenMinter;

@@ -8,7 +8,7 @@
  */
 import { copyFile, mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import * as path from 'node:path';
-import { isId } from '@murmur/kit';
+import { isId } from '@murmur/contract';
 
 export interface AudioStore {
   /** Stores the file at `localPath` under `key`; the file is moved or copied (the caller removes its copy either way). */

@@ -5,10 +5,9 @@
  * UPDATE, so a cancel and a completion racing each other cannot both win.
  */
 import type { PoolClient } from 'pg';
+import type { JobStatusName } from '@murmur/contract';
 import type { Database, PagePosition } from '@murmur/kit';
 
-export const JOB_STATUSES = ['queued', 'processing', 'completed', 'failed', 'canceled'] as const;
-export type JobStatusName = (typeof JOB_STATUSES)[number];
 export const LIVE_STATUSES: readonly JobStatusName[] = ['queued', 'processing'];
 
 export interface JobSegment {

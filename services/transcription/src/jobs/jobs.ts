@@ -15,14 +15,15 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import * as path from 'node:path';
 import { billing, type transcription } from '@murmur/proto';
-import { DEFAULT_HOLD_LEASE_SECONDS, filterDigest, hintOf, isId, isIdempotencyKey, MAX_IDEMPOTENCY_KEY_CHARS, MurmurError, newId, PageCursors, resolveLimit } from '@murmur/kit';
+import { checkIdempotencyKey, hintOf, isId, jobStatusNameOf, MurmurError, pageSizeOf } from '@murmur/contract';
+import { DEFAULT_HOLD_LEASE_SECONDS, filterDigest, newId, PageCursors } from '@murmur/kit';
 import { spoolUpload } from '../audio-files';
 import { checkSaveCombination, checkSaveOptions } from '../saving';
 import { FIRST_HOLD_SECONDS } from '../paid-audio';
 import { audioLimitOf, safeExtension } from '../service';
 import { dropAudio, dropRecording, HELD, JOB_HOLD_SECONDS, releaseHold, type JobDeps } from './deps';
 import type { JobRow } from './job-store';
-import { presentJob, statusNameOf } from './present';
+import { presentJob } from './present';
 import { probeDuration, UnreadableAudio } from './probe';
 import type { CallerLimits } from '../caller-limits';
 
@@ -79,9 +80,7 @@ export class TranscriptionJobs {
    */
   async validate(config: SubmitConfig, mode: 'full' | 'partial' = 'full'): Promise<void> {
     this.deps.transcriber.validate(config);
-    if (config.idempotencyKey && !isIdempotencyKey(config.idempotencyKey)) {
-      throw new MurmurError('invalid_request', `idempotency_key must be 1–${MAX_IDEMPOTENCY_KEY_CHARS} printable ASCII characters without spaces.`, { param: 'idempotency_key' });
-    }
+    if (config.idempotencyKey) checkIdempotencyKey(config.idempotencyKey, 'idempotency_key');
     await checkSaveOptions(this.deps.library, config.userId, config, mode);
   }
 
@@ -226,8 +225,8 @@ export class TranscriptionJobs {
   }
 
   async list(req: transcription.ListTranscriptionsRequest): Promise<transcription.ListTranscriptionsResponse> {
-    const limit = resolveLimit(req.limit);
-    const status = statusNameOf(req.status);
+    const limit = pageSizeOf(req.limit, 'limit', { zeroMeansDefault: true });
+    const status = jobStatusNameOf(req.status);
     const filters = filterDigest([status]);
     const after = this.cursors.positionOf(req.ownerId, 'transcriptions', req.cursor || undefined, filters);
     const rows = await this.deps.store.list(req.ownerId, { limit, ...(after ? { after } : {}), ...(status ? { status } : {}) });

@@ -1,19 +1,7 @@
-/** A job row as the RPCs answer it (transcription.TranscriptionJob). */
-import { transcription } from '@murmur/proto';
-import type { DeliveryRow, JobRow, JobStatusName } from './job-store';
-
-const STATUS: Record<JobStatusName, transcription.JobStatus> = {
-  queued: transcription.JobStatus.JOB_STATUS_QUEUED,
-  processing: transcription.JobStatus.JOB_STATUS_PROCESSING,
-  completed: transcription.JobStatus.JOB_STATUS_COMPLETED,
-  failed: transcription.JobStatus.JOB_STATUS_FAILED,
-  canceled: transcription.JobStatus.JOB_STATUS_CANCELED,
-};
-
-/** The status name of an RPC's filter; undefined for UNSPECIFIED (all). */
-export function statusNameOf(status: transcription.JobStatus): JobStatusName | undefined {
-  return (Object.keys(STATUS) as JobStatusName[]).find((name) => STATUS[name] === status);
-}
+/** A job row as the RPCs answer it (transcription.TranscriptionJob); the status tables are the contract's (job-json.ts). */
+import { JOB_STATUSES, WEBHOOK_STATES } from '@murmur/contract';
+import type { transcription } from '@murmur/proto';
+import type { JobRow } from './job-store';
 
 export function presentJob(row: JobRow): transcription.TranscriptionJob {
   const duration = row.duration_seconds;
@@ -22,7 +10,7 @@ export function presentJob(row: JobRow): transcription.TranscriptionJob {
   return {
     id: row.id,
     userId: row.owner_id,
-    status: STATUS[row.status],
+    status: JOB_STATUSES[row.status],
     progress: duration > 0 ? Math.round((processed / duration) * 1000) / 1000 : 0,
     durationSeconds: Math.round(duration * 1000) / 1000,
     processedSeconds: Math.round(processed * 1000) / 1000,
@@ -50,7 +38,7 @@ export function presentJob(row: JobRow): transcription.TranscriptionJob {
       ? {
           id: row.webhook.id,
           event: row.webhook.event,
-          state: WEBHOOK_STATE[row.webhook.state],
+          state: WEBHOOK_STATES[row.webhook.state],
           attempts: row.webhook.attempts,
           lastStatusCode: row.webhook.last_status_code,
           lastError: row.webhook.last_error,
@@ -60,9 +48,3 @@ export function presentJob(row: JobRow): transcription.TranscriptionJob {
       : undefined,
   };
 }
-
-const WEBHOOK_STATE: Record<DeliveryRow['state'], transcription.WebhookState> = {
-  pending: transcription.WebhookState.WEBHOOK_STATE_PENDING,
-  delivered: transcription.WebhookState.WEBHOOK_STATE_DELIVERED,
-  failed: transcription.WebhookState.WEBHOOK_STATE_FAILED,
-};

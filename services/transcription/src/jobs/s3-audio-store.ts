@@ -12,7 +12,7 @@ import * as path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
-import { isId } from '@murmur/kit';
+import { isId } from '@murmur/contract';
 import { checkAudioKey, type AudioStore } from './audio-store';
 
 export interface S3AudioStoreOptions {

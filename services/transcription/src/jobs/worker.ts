@@ -21,7 +21,8 @@
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import * as path from 'node:path';
-import { keepReservationHeld, MurmurError, transcriptionTitle, type Logger } from '@murmur/kit';
+import { MurmurError, transcriptionTitle } from '@murmur/contract';
+import { keepReservationHeld, type Logger } from '@murmur/kit';
 import { BYTES_PER_SECOND } from '../pcm';
 import type { ChunkTranscript } from '../stitch';
 import { PaidAudio } from '../paid-audio';

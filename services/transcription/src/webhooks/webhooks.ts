@@ -10,7 +10,8 @@
  * Above {@link MAX_INLINE_TRANSCRIPT_BYTES} of transcript, `data.text` and `data.segments` are
  * null and `data_truncated` is true: fetch the job for them.
  */
-import { isId, MurmurError, newId, presentJob as presentJobJson, type Database, type Logger, type OutboundPolicy, type Resolve } from '@murmur/kit';
+import { isId, MurmurError, presentJob as presentJobJson } from '@murmur/contract';
+import { newId, type Database, type Logger, type OutboundPolicy, type Resolve } from '@murmur/kit';
 import type { transcription } from '@murmur/proto';
 import type { JobRow, JobStore, Queryable } from '../jobs/job-store';
 import type { JobQueue } from '../jobs/queue';

@@ -9,7 +9,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
 import busboy from 'busboy';
-import { MurmurError, invalidParam } from '@murmur/kit';
+import { MurmurError, invalidParam } from '@murmur/contract';
 import { UploadFieldSet, isOptionName, optionFromText } from './upload-fields';
 import type { UploadStream } from './upload-stream';
 

@@ -1,10 +1,15 @@
 /**
+ * The rules of the request headers the contract defines (DESIGN.md §2, §7): Authorization,
+ * Idempotency-Key (also the RPCs' `idempotency_key`) and X-Request-Id.
+ *
  * Parsing of the Authorization header value, kept pure so the whole order of checks of
  * DESIGN.md §2 up to (and excluding) the database is one table-tested function: a malformed
  * header is rejected here, before any hashing, cache or database work. Auth's VerifyKey and the
  * gateway both apply it, so a missing or malformed key is refused without asking auth (also
  * while auth is down).
  */
+import { invalidParam } from './errors';
+import { MAX_IDEMPOTENCY_KEY_CHARS } from './limits';
 import { ACCESS_TOKEN_PATTERN } from './oauth-rules';
 
 /** The only shape a Murmur API key has: "svc_" + 64 lowercase hex (256 random bits). */
@@ -34,3 +39,28 @@ export function parseAuthorization(header: string | undefined | null): ParsedAut
   if (rest.length > 0 || (!API_KEY_PATTERN.test(key) && !ACCESS_TOKEN_PATTERN.test(key))) return { ok: false, code: 'invalid_api_key' };
   return { ok: true, key };
 }
+
+/**
+ * An idempotency key: 1–{@link MAX_IDEMPOTENCY_KEY_CHARS} printable ASCII characters without
+ * spaces — the Idempotency-Key header's rule, and the RPCs' `idempotency_key`. The OpenAPI
+ * document publishes this pattern.
+ */
+export const IDEMPOTENCY_KEY_PATTERN = new RegExp(`^[\\x21-\\x7e]{1,${MAX_IDEMPOTENCY_KEY_CHARS}}$`);
+
+export function isIdempotencyKey(value: string): boolean {
+  return IDEMPOTENCY_KEY_PATTERN.test(value);
+}
+
+/** The one refusal of a malformed idempotency key (invalid_request naming `param`); returns the key. */
+export function checkIdempotencyKey(value: string, param: string): string {
+  if (!isIdempotencyKey(value)) {
+    throw invalidParam(param, `${param} must be 1–${MAX_IDEMPOTENCY_KEY_CHARS} printable ASCII characters without spaces, e.g. a UUID.`);
+  }
+  return value;
+}
+
+/**
+ * A request id we keep when a caller sends one (X-Request-Id, gRPC `x-request-id`): `req_` and
+ * 8–64 letters, digits, `_` or `-`. The OpenAPI document publishes this pattern.
+ */
+export const REQUEST_ID_PATTERN = /^req_[A-Za-z0-9_-]{8,64}$/;

@@ -9,7 +9,7 @@
  * audio is recorded: when it was not, a `language` after the audio is still honoured (see
  * transcribe-route.ts). Unknown or repeated options are `invalid_request` naming them.
  */
-import { MurmurError, invalidParam } from '@murmur/kit';
+import { MurmurError, invalidParam } from '@murmur/contract';
 import { transcriptFormatOf } from '../operations/transcript-formats';
 
 /** The options of a transcription upload, as read from the body. */

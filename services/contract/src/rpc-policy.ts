@@ -21,7 +21,7 @@
  * the gateway's assertion, which carries the key's scopes).
  */
 import { auth, billing, conversion, library, transcription } from '@murmur/proto';
-import type { OAuthScope } from '../oauth-rules';
+import type { OAuthScope } from './oauth-rules';
 import type { Workload } from './workloads';
 
 /**

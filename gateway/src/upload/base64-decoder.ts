@@ -10,7 +10,7 @@
  * Any other character, data after padding, or a dangling single character is
  * `invalid_request` naming the parameter. Non-zero trailing bits are ignored (as Node does).
  */
-import { MurmurError } from '@murmur/kit';
+import { MurmurError } from '@murmur/contract';
 
 const EMPTY: Buffer = Buffer.alloc(0);
 const WHITESPACE = /[\t\n\r ]/;

@@ -5,7 +5,7 @@
  * destroy the stream with the error after it.
  */
 import { Readable } from 'node:stream';
-import { invalidParam, MurmurError } from '@murmur/kit';
+import { invalidParam, MurmurError } from '@murmur/contract';
 import type { AudioUploadFields } from './upload-fields';
 import { abortError } from '../http/client-gone';
 

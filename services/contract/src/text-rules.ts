@@ -5,7 +5,6 @@
  * charged, not after.
  */
 import { MurmurError } from './errors';
-import { MAX_IDEMPOTENCY_KEY_CHARS } from './limits';
 
 /** Longest recording title, in characters (code points). */
 export const MAX_TITLE_CHARS = 500;
@@ -46,11 +45,6 @@ export function isLanguageTag(value: string): boolean {
 /** The title of a saved transcription that was given none: "Transcription 2026-11-25 16:10" (UTC). */
 export function transcriptionTitle(at: Date): string {
   return `Transcription ${at.toISOString().slice(0, 16).replace('T', ' ')}`;
-}
-
-/** An idempotency key: 1–MAX_IDEMPOTENCY_KEY_CHARS printable ASCII characters without spaces (the header's rule, and the RPCs'). */
-export function isIdempotencyKey(value: string): boolean {
-  return value.length >= 1 && value.length <= MAX_IDEMPOTENCY_KEY_CHARS && /^[\x21-\x7e]+$/.test(value);
 }
 
 /** A file name or media type kept only as a hint: control characters dropped, at most 255 characters. */

@@ -1,36 +1,16 @@
-/** The REST specs of the AI routes: how each reads its body and renders its answer. */
-import { createHash } from 'node:crypto';
+/** POST /convert's REST spec: how it reads its body (read before admission when small) and renders its answer. */
 import type { Request, Response } from 'express';
+import { CONVERT_READ_FIRST_MAX_BYTES } from '@murmur/contract';
 import { billing } from '@murmur/proto';
 import * as ops from '../operations';
 import type { AiRouteSpec } from './ai-route';
 import { readJsonBody } from '../http/json-body';
-import type { BodyOptions } from './routes';
-
-function sha256(value: string): string {
-  return createHash('sha256').update(value).digest('hex');
-}
+import type { BodyOptions } from '../upload/body-options';
+import { canonical, sha256 } from './fingerprint';
 
 function json(status: number, body: unknown) {
   return { status, headers: { 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify(body) };
 }
-
-/** Canonical JSON (sorted keys) so the same parameters always fingerprint the same. */
-export function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : 1));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
-
-/**
- * A POST /convert body declared (Content-Length) at most this size is read before billing admits
- * the call, which its reservation then does in the same round trip: a 10,000-word transcript is
- * ~60 KB. Larger or unannounced bodies are admitted first, so a refused caller sends no more.
- */
-export const CONVERT_READ_FIRST_MAX_BYTES = 64 * 1024;
 
 /** POST /convert: a JSON body of at most 16 MB (the plan's transcript limit is checked by billing). */
 export function convertSpec(body: BodyOptions = {}): AiRouteSpec<ops.ConvertInput> {

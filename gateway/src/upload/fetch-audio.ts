@@ -12,12 +12,11 @@
 import * as http from 'node:http';
 import * as https from 'node:https';
 import { Transform, type Readable, type TransformCallback } from 'node:stream';
+import { invalidParam, MurmurError } from '@murmur/contract';
 import {
   checkedAddress,
   checkOutboundUrl,
   DEFAULT_OUTBOUND_POLICY,
-  invalidParam,
-  MurmurError,
   outboundConfigSchema,
   outboundPolicyOf,
   pinnedLookup,

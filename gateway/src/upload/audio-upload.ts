@@ -28,7 +28,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
-import { MurmurError } from '@murmur/kit';
+import { MurmurError } from '@murmur/contract';
 import { AUDIO_BASE64, readJson } from './json-audio-stream';
 import { AUDIO_PART, readMultipart } from './multipart-audio';
 import type { AudioUploadFields } from './upload-fields';

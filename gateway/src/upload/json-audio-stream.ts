@@ -10,8 +10,8 @@
  * are not UTF-8 are refused naming the option they are in (json-tokenizer.ts).
  */
 import type { IncomingMessage } from 'node:http';
-import { MurmurError, invalidParam } from '@murmur/kit';
-import { Base64Decoder } from '../http/base64-decoder';
+import { MurmurError, invalidParam } from '@murmur/contract';
+import { Base64Decoder } from './base64-decoder';
 import { JsonTokenizer, type JsonScalar } from '../http/json-tokenizer';
 import { UploadFieldSet, isOptionName, optionFromJson, type AudioUploadFields } from './upload-fields';
 import type { UploadStream } from './upload-stream';

@@ -1,7 +1,8 @@
 /**
  * A transcription job's public JSON (POST/GET /api/v1/transcriptions, its SSE events, MCP tasks
  * and webhook event bodies) from the service's message: one rendering for the gateway and the
- * transcription service (which sends it in webhooks). DESIGN.md §3: snake_case, ISO-8601 UTC,
+ * transcription service (which sends it in webhooks), and the one table of job statuses and
+ * webhook states both sides read. DESIGN.md §3: snake_case, ISO-8601 UTC,
  * `object`, nulls rather than missing fields.
  */
 import { transcription } from '@murmur/proto';
@@ -11,22 +12,33 @@ function iso(d: Date | undefined): string | null {
   return d ? d.toISOString() : null;
 }
 
+/** A job's public statuses, in the order a job moves through them. */
+export const JOB_STATUS_NAMES = ['queued', 'processing', 'completed', 'failed', 'canceled'] as const;
+export type JobStatusName = (typeof JOB_STATUS_NAMES)[number];
+
 /** A job's public status and its wire value: the one table, read both ways. */
-export const JOB_STATUSES = {
+export const JOB_STATUSES: Readonly<Record<JobStatusName, transcription.JobStatus>> = {
   queued: transcription.JobStatus.JOB_STATUS_QUEUED,
   processing: transcription.JobStatus.JOB_STATUS_PROCESSING,
   completed: transcription.JobStatus.JOB_STATUS_COMPLETED,
   failed: transcription.JobStatus.JOB_STATUS_FAILED,
   canceled: transcription.JobStatus.JOB_STATUS_CANCELED,
-} as const;
-export type JobStatusName = keyof typeof JOB_STATUSES;
+};
 const JOB_STATUS = Object.fromEntries(Object.entries(JOB_STATUSES).map(([name, value]) => [value, name])) as Record<number, JobStatusName>;
 
-const WEBHOOK_STATE: Record<number, 'pending' | 'delivered' | 'failed'> = {
-  [transcription.WebhookState.WEBHOOK_STATE_PENDING]: 'pending',
-  [transcription.WebhookState.WEBHOOK_STATE_DELIVERED]: 'delivered',
-  [transcription.WebhookState.WEBHOOK_STATE_FAILED]: 'failed',
-};
+/** The public name of a wire status; undefined for UNSPECIFIED (a list filter's "all") or an unknown value. */
+export function jobStatusNameOf(status: transcription.JobStatus): JobStatusName | undefined {
+  return JOB_STATUS[status];
+}
+
+/** A webhook delivery's public state and its wire value. */
+export const WEBHOOK_STATES = {
+  pending: transcription.WebhookState.WEBHOOK_STATE_PENDING,
+  delivered: transcription.WebhookState.WEBHOOK_STATE_DELIVERED,
+  failed: transcription.WebhookState.WEBHOOK_STATE_FAILED,
+} as const satisfies Record<string, transcription.WebhookState>;
+export type WebhookStateName = keyof typeof WEBHOOK_STATES;
+const WEBHOOK_STATE = Object.fromEntries(Object.entries(WEBHOOK_STATES).map(([name, value]) => [value, name])) as Record<number, WebhookStateName>;
 
 /**
  * A transcription job: its state and progress, and once completed the fields of POST
@@ -39,7 +51,7 @@ export function presentJob(j: transcription.TranscriptionJob) {
   return {
     id: j.id,
     object: 'transcription' as const,
-    status: JOB_STATUS[j.status] ?? 'queued',
+    status: jobStatusNameOf(j.status) ?? 'queued',
     progress: j.progress,
     duration_seconds: j.durationSeconds,
     processed_seconds: j.processedSeconds,
