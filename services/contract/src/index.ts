@@ -15,3 +15,4 @@ export * from './ids';
 export * from './job-json';
 export * from './workloads';
 export * from './rpc-policy';
+export * from './timeline';
