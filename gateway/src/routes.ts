@@ -8,9 +8,9 @@
 /**
  * How REST reads a query parameter (rest/query.ts): `int`, a whole number; `cursor`, a string
  * of at most the contract's cursor length; `string`, any other text; `datetime`, an ISO-8601
- * time or a bare date. The OpenAPI document describes each by name (components.parameters).
+ * time or a bare date; `boolean`, `true` or `false`. The OpenAPI document describes each by name (components.parameters).
  */
-export type ParamKind = 'int' | 'string' | 'cursor' | 'datetime';
+export type ParamKind = 'int' | 'string' | 'cursor' | 'datetime' | 'boolean';
 export type QuerySpec = Readonly<Record<string, ParamKind>>;
 
 export interface RouteSpec {
@@ -39,7 +39,8 @@ export const ROUTES = [
     operationId: 'listRecordings',
     query: { ...PAGE, q: 'string', folder_id: 'string', created_after: 'datetime', created_before: 'datetime' },
   },
-  { method: 'get', path: '/recordings/{id}', operationId: 'getRecording', query: NONE },
+  { method: 'get', path: '/recordings/{id}', operationId: 'getRecording', query: { words: 'boolean' } },
+  { method: 'post', path: '/recordings/{id}/speakers', operationId: 'setSpeakerNames', query: NONE },
   { method: 'get', path: '/thought-threads', operationId: 'listThoughtThreads', query: PAGE },
   { method: 'get', path: '/thought-threads/{id}', operationId: 'getThoughtThread', query: NONE },
   { method: 'get', path: '/folders', operationId: 'listFolders', query: PAGE },
@@ -48,7 +49,7 @@ export const ROUTES = [
   { method: 'post', path: '/transcribe', operationId: 'transcribe' },
   { method: 'post', path: '/transcriptions', operationId: 'createTranscription' },
   { method: 'get', path: '/transcriptions', operationId: 'listTranscriptions', query: { ...PAGE, status: 'string' } },
-  { method: 'get', path: '/transcriptions/{id}', operationId: 'getTranscription', query: { response_format: 'string' } },
+  { method: 'get', path: '/transcriptions/{id}', operationId: 'getTranscription', query: { response_format: 'string', words: 'boolean' } },
   { method: 'get', path: '/transcriptions/{id}/events', operationId: 'streamTranscriptionEvents', query: NONE },
   { method: 'post', path: '/transcriptions/{id}/cancel', operationId: 'cancelTranscription', query: NONE },
   { method: 'post', path: '/transcriptions/{id}/webhook/retry', operationId: 'retryTranscriptionWebhook', query: NONE },

@@ -9,6 +9,7 @@ export * as billing from './gen/murmur/billing/v1/billing';
 export * as library from './gen/murmur/library/v1/library';
 export * as transcription from './gen/murmur/transcription/v1/transcription';
 export * as conversion from './gen/murmur/conversion/v1/conversion';
+export * as timeline from './gen/murmur/timeline/v1/timeline';
 export * as rpcStatus from './gen/google/rpc/status';
 export * as rpcErrorDetails from './gen/google/rpc/error_details';
 export * as protobufAny from './gen/google/protobuf/any';

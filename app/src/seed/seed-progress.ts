@@ -91,7 +91,7 @@ export async function seedProgress(client: LibraryClient, ownerId: string, plan:
   for (const r of plan.recordings) {
     const id = seedRecordingId(ownerId, opts, r.key);
     if (!present.has(id)) continue;
-    const { recording } = await client.getRecording({ ownerId, recordingId: id });
+    const { recording } = await client.getRecording({ ownerId, recordingId: id, includeWords: false });
     progress.artifactsOf.set(r.key, recording?.artifacts.length ?? 0);
   }
   return progress;

@@ -18,8 +18,12 @@ export type JsonScalar = string | number | boolean | null;
 
 /** What the tokenizer reports, in body order. A handler may throw to stop it. */
 export interface JsonHandler {
-  /** A member (or array element, keyed by its index) with a complete scalar value; strings the tokenizer streams are streamed instead. */
-  member(key: string, value: JsonScalar): void;
+  /**
+   * A member (or array element, keyed by its index) with a complete scalar value; strings the
+   * tokenizer streams are streamed instead. `path`: its key and those of the objects and arrays
+   * around it, outermost first.
+   */
+  member(key: string, value: JsonScalar, path: readonly string[]): void;
   /** A streamed string value begins. */
   streamStart(key: string): void;
   /**
@@ -466,7 +470,7 @@ export class JsonTokenizer {
   private finishValue(value: JsonScalar): void {
     this.text = '';
     this.state = 'after-value';
-    this.handler.member(this.key, value);
+    this.handler.member(this.key, value, this.path);
   }
 }
 

@@ -7,7 +7,17 @@
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { billing } from '@murmur/proto';
-import { invalidParam, MAX_CURSOR_CHARS, MAX_LANGUAGE_CHARS, MAX_TITLE_CHARS } from '@murmur/contract';
+import {
+  invalidParam,
+  MAX_CURSOR_CHARS,
+  MAX_KEYTERM_CHARS,
+  MAX_KEYTERMS,
+  MAX_LANGUAGE_CHARS,
+  MAX_SPEAKERS_EXPECTED,
+  MAX_TITLE_CHARS,
+  REDACTION_POLICIES,
+  REDACTION_STYLES,
+} from '@murmur/contract';
 import { DEFAULT_AUDIO_URL_POLICY, fetchAudioUrl, parseAudioUrl } from '../upload/fetch-audio';
 import * as ops from '../operations';
 import type { McpToolName } from '../routes';
@@ -65,6 +75,13 @@ interface TranscribeArguments {
   save?: boolean;
   title?: string;
   folder_id?: string;
+  words?: boolean;
+  diarize?: boolean;
+  speakers_expected?: number;
+  keyterms?: string[];
+  redact_pii?: boolean;
+  redact_pii_policies?: string[];
+  redact_pii_sub?: string;
 }
 
 /**
@@ -82,7 +99,8 @@ async function prepareTranscription(ctx: McpContext, args: TranscribeArguments, 
   const received = ctx.received?.audio;
   const inline = args.audio_base64 === undefined ? undefined : received ? received.argument() : readAudioArgument(args.audio_base64);
   if (args.audio_url !== undefined) parseAudioUrl(args.audio_url, policy);
-  const options = await ops.checkTranscribeOptions(ctx, { language: args.language, save: args.save, title: args.title, folder_id: args.folder_id });
+  const { audio_base64: _audio, audio_url: _url, filename: _name, ...rest } = args;
+  const options = await ops.checkTranscribeOptions(ctx, rest);
   if (inline?.problem) throw inline.problem;
   const admissionId = ctx.received?.admissionId ?? (await ops.admit(ctx, billing.Operation.OPERATION_TRANSCRIBE)).admissionId;
   const charge = { admissionId, idempotencyKey: `mcp_${crypto.randomUUID()}` };
@@ -121,12 +139,16 @@ export const TOOLS: readonly ToolDefinition[] = [
     'get_recording',
     {
       title: 'Get a recording',
-      description: 'Read one recording: its full transcript with timed segments and the artifacts (summaries, emails, …) made from it.',
-      inputSchema: { recording_id: z.string().describe('The recording’s id (rec_…), from list_recordings.') },
+      description:
+        'Read one recording: its full transcript with timed segments, its speakers (with the names the user gave them) and the artifacts (summaries, emails, …) made from it. With `words`, every word with its time and speaker too (long recordings hold thousands).',
+      inputSchema: {
+        recording_id: z.string().describe('The recording’s id (rec_…), from list_recordings.'),
+        words: z.boolean().optional().describe('Include each word with its start and end time, confidence and speaker.'),
+      },
       outputSchema: ops.recordingShape.shape,
       annotations: { title: 'Get a recording', ...READ },
     },
-    (ctx, args) => ops.getRecording(ctx, args.recording_id),
+    (ctx, args) => ops.getRecording(ctx, args.recording_id, { words: args.words ?? false }),
   ),
 
   defineTool(
@@ -196,10 +218,21 @@ export const TOOLS: readonly ToolDefinition[] = [
           .optional()
           .describe(`A public http(s) link to the audio file (up to 500 MB), which Murmur downloads. Give this or \`audio_base64\`.`),
         filename: z.string().max(255).optional().describe('Original file name, a hint for the decoder.'),
-        language: z.string().max(MAX_LANGUAGE_CHARS).optional().describe('Spoken language code such as "en"; omit to let the engine decide.'),
+        language: z.string().max(MAX_LANGUAGE_CHARS).optional().describe('Spoken language code such as "en", or "auto" to detect it; omit to let the engine decide.'),
         save: z.boolean().optional().describe('Store the transcript as a new recording.'),
         title: z.string().max(MAX_TITLE_CHARS).optional().describe('Title of the saved recording (with save).'),
         folder_id: z.string().optional().describe('Folder of the saved recording (with save).'),
+        words: z.boolean().optional().describe('Answer every word with its start and end time, confidence and speaker.'),
+        diarize: z.boolean().optional().describe('Find who speaks when: segments and words get a speaker (S1, S2, …).'),
+        speakers_expected: z.number().int().min(1).max(MAX_SPEAKERS_EXPECTED).optional().describe('With diarize: how many speakers there are, if known.'),
+        keyterms: z
+          .array(z.string().min(1).max(MAX_KEYTERM_CHARS))
+          .max(MAX_KEYTERMS)
+          .optional()
+          .describe('Names and terms to recognise (e.g. product or people’s names).'),
+        redact_pii: z.boolean().optional().describe('Redact personal data (e-mail addresses, phone and card numbers, …) from the transcript; the original is never stored.'),
+        redact_pii_policies: z.array(z.enum(REDACTION_POLICIES)).min(1).optional().describe('With redact_pii: what to redact (default all).'),
+        redact_pii_sub: z.enum(REDACTION_STYLES).optional().describe('With redact_pii: [PHONE_NUMBER] (entity_name, default), [PHONE_NUMBER_1] (numbered_entity_name) or ### (mask).'),
       },
       outputSchema: ops.transcriptionShape.shape,
       annotations: { title: 'Transcribe audio', ...AI },

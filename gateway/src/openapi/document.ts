@@ -61,6 +61,12 @@ function parameters(): Record<string, Json> {
       { type: 'string', enum: ['json', 'text', 'srt', 'vtt'], default: 'json' },
       'srt',
     ),
+    words: query(
+      'words',
+      'With `true`, the transcript’s words with their times, confidence and speaker (`words`); omitted, they are left out (a two-hour recording holds ~20,000).',
+      { type: 'string', enum: ['true', 'false'], default: 'false' },
+      'true',
+    ),
     created_after: date('after'),
     created_before: date('before'),
     'Idempotency-Key': {

@@ -66,10 +66,33 @@ export function operations(): { [Id in OperationId]: Operation<Id> } {
     listRecordings: read('listRecordings', 'Library', 'List recordings', `Your recordings, optionally searched and filtered.${PAGING}`, 'RecordingList', ex.recordingListExample, {
       notFound: true,
     }),
-    getRecording: read('getRecording', 'Library', 'Get a recording', 'One recording with its transcript (null until transcribed) and its artifacts.', 'Recording', ex.recordingExample, {
-      parameters: [idParam('recording', ex.recordingExample.id)],
-      notFound: true,
-    }),
+    getRecording: read(
+      'getRecording',
+      'Library',
+      'Get a recording',
+      'One recording with its transcript (null until transcribed: text, segments, speakers, and with `words=true` its words) and its artifacts.',
+      'Recording',
+      ex.recordingExample,
+      { parameters: [idParam('recording', ex.recordingExample.id)], notFound: true },
+    ),
+    setSpeakerNames: {
+      operationId: 'setSpeakerNames',
+      tags: ['Library'],
+      summary: 'Name the speakers of a recording',
+      description:
+        'Gives the speakers diarization found (S1, S2, …) their names, e.g. `{"names": {"S1": "Maria", "S2": "Ken"}}`; `""` clears a name. The names then ' +
+        'appear in the recording, its captions and its conversions (the owners of action items). An id the recording does not have is 400 naming it; a ' +
+        'recording without speakers is 400. Free.',
+      parameters: [idParam('recording', ex.recordingExample.id), param('X-Request-Id')],
+      requestBody: {
+        required: true,
+        content: { 'application/json': { schema: ref('SpeakerNamesRequest'), example: { names: { S1: 'Maria', S2: 'Ken' } } } },
+      },
+      responses: {
+        '200': jsonResponse('The recording, with its speakers named.', 'Recording', ex.recordingExample),
+        ...errorResponses([...EVERY_CALL, ...CHANGES, 'not_found']),
+      },
+    },
     listThoughtThreads: read('listThoughtThreads', 'Library', 'List Thought Threads', `Your Thought Threads.${PAGING}`, 'ThoughtThreadList', ex.threadListExample),
     getThoughtThread: read('getThoughtThread', 'Library', 'Get a Thought Thread', 'One Thought Thread with its items and context sources.', 'ThoughtThread', ex.threadExample, {
       parameters: [idParam('Thought Thread', ex.threadExample.id)],

@@ -6,10 +6,25 @@
  * transcription upload, whose body is parsed as a stream rather than by a zod schema.
  */
 import { z } from 'zod';
-import { ERROR_CODES, type ErrorCode, type ErrorType, LANGUAGE_TAG, MAX_LANGUAGE_CHARS, MAX_TITLE_CHARS, REQUEST_ID_PATTERN } from '@murmur/contract';
+import {
+  DEFAULT_REDACTION_STYLE,
+  ERROR_CODES,
+  type ErrorCode,
+  type ErrorType,
+  KEYTERM_PATTERN_SOURCE,
+  LANGUAGE_TAG,
+  MAX_KEYTERM_CHARS,
+  MAX_KEYTERMS,
+  MAX_LANGUAGE_CHARS,
+  MAX_SPEAKERS_EXPECTED,
+  MAX_TITLE_CHARS,
+  REDACTION_POLICIES,
+  REDACTION_STYLES,
+  REQUEST_ID_PATTERN,
+} from '@murmur/contract';
 import { MAX_AUDIO_URL_CHARS, MAX_AUDIO_URL_REDIRECTS } from '../upload/fetch-audio';
 import * as shapes from '../operations/shapes';
-import { convertInputSchema } from '../operations/schemas';
+import { convertInputSchema, speakerNamesInputSchema } from '../operations/schemas';
 import { MAX_AUDIO_BYTES } from '../operations/transcribe';
 import { TRANSCRIPT_FORMATS } from '../operations/transcript-formats';
 
@@ -53,6 +68,8 @@ const OUTPUT_SHAPES: Record<string, z.ZodType> = {
   Recording: shapes.recordingShape,
   RecordingList: shapes.listShape(shapes.recordingSummaryShape),
   Segment: shapes.segmentShape,
+  Speaker: shapes.speakerShape,
+  Word: shapes.wordShape,
   Artifact: shapes.artifactShape,
   ThoughtThreadSummary: shapes.threadSummaryShape,
   ThoughtThread: shapes.threadShape,
@@ -112,6 +129,7 @@ function generate(): Record<string, JsonSchema> {
       { title: 'From a recording', required: ['recording_id'] },
     ],
   };
+  out.SpeakerNamesRequest = strip(z.toJSONSchema(speakerNamesInputSchema, { target: 'draft-2020-12', io: 'input' }) as JsonSchema);
   Object.assign(out, transcribeRequestSchemas());
   return out;
 }
@@ -122,10 +140,35 @@ function transcribeOptions(): Record<string, JsonSchema> {
     language: {
       type: 'string',
       maxLength: MAX_LANGUAGE_CHARS,
-      pattern: LANGUAGE_TAG.source,
-      description: 'The spoken language as a code such as `en` or `pt-BR`; omitted, the engine detects it or uses its default.',
+      pattern: `^(auto|${LANGUAGE_TAG.source.replace(/^\^|\$$/g, '')})$`,
+      description:
+        'The spoken language as a code such as `en` or `pt-BR`, or `auto` to have it detected (whisper and OpenAI-compatible engines; pocketsphinx is English-only and answers `en`). Omitted, the engine detects it or uses its default. A language the engine cannot recognise is 400 naming the engine.',
       examples: ['en'],
     },
+    words: {
+      type: 'boolean',
+      default: false,
+      description: 'Answer each word with its times, confidence and speaker (`words`). An engine without word times refuses it with 400, before anything is charged.',
+    },
+    diarize: {
+      type: 'boolean',
+      default: false,
+      description: 'Find who speaks when: segments and words carry `speaker` (S1, S2, …) and `speakers` lists them. Needs the diarization models on the server; without them 400 naming what is missing, before anything is charged. No extra charge.',
+    },
+    speakers_expected: {
+      type: 'integer',
+      minimum: 1,
+      maximum: MAX_SPEAKERS_EXPECTED,
+      description: 'With `diarize`: how many speakers there are, when you know it.',
+    },
+    keyterms: {
+      type: 'array',
+      maxItems: MAX_KEYTERMS,
+      items: { type: 'string', minLength: 1, maxLength: MAX_KEYTERM_CHARS, pattern: KEYTERM_PATTERN_SOURCE },
+      description:
+        'Names and terms to recognise (the whisper and OpenAI prompt). pocketsphinx recognises only words its dictionary has: a term with another word is 400 naming it. In multipart, one field per term.',
+    },
+    ...redactionOptionSchemas(),
     response_format: {
       type: 'string',
       enum: [...TRANSCRIPT_FORMATS],
@@ -149,6 +192,31 @@ function transcribeOptions(): Record<string, JsonSchema> {
       maxLength: MAX_AUDIO_URL_CHARS,
       description: `Instead of the audio in the body: a public http(s) link to it, downloaded by Murmur (up to ${MAX_AUDIO_BYTES.toLocaleString('en-US')} bytes, ports 80 and 443, at most ${MAX_AUDIO_URL_REDIRECTS} redirects). Send exactly one of the audio and \`audio_url\`.`,
       examples: ['https://example.com/recordings/standup.mp3'],
+    },
+  };
+}
+
+/** `redact_pii` and its two companions (the contract's redaction-rules.ts). */
+function redactionOptionSchemas(): Record<string, JsonSchema> {
+  return {
+    redact_pii: {
+      type: 'boolean',
+      default: false,
+      description:
+        'Redact personal data from everything answered and stored (text, segments, words, captions, the saved recording): the original is never stored. Spoken forms count ("five five five …", "john at example dot com"). No extra charge.',
+    },
+    redact_pii_policies: {
+      type: 'array',
+      minItems: 1,
+      uniqueItems: true,
+      items: { type: 'string', enum: [...REDACTION_POLICIES] },
+      description: 'With `redact_pii`: what to redact (default all). In multipart, one field per policy.',
+    },
+    redact_pii_sub: {
+      type: 'string',
+      enum: [...REDACTION_STYLES],
+      default: DEFAULT_REDACTION_STYLE,
+      description: 'With `redact_pii`: `entity_name` writes `[PHONE_NUMBER]`, `numbered_entity_name` `[PHONE_NUMBER_1]` (the same value, the same number), `mask` one `#` per character.',
     },
   };
 }

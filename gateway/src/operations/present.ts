@@ -5,7 +5,7 @@
  * answer) become the same public object. shapes.ts describes what these functions build.
  */
 import { type auth, billing, conversion, library, transcription } from '@murmur/proto';
-import { ERROR_CODES } from '@murmur/contract';
+import { ERROR_CODES, presentSegments, presentTimelineParts } from '@murmur/contract';
 import type { z } from 'zod';
 import type { artifactDataShape } from './shapes';
 
@@ -67,19 +67,20 @@ export function presentConversion(c: conversion.ConvertResponse) {
   return artifact(c, OUTPUT_FORMAT[c.format] ?? 'markdown');
 }
 
-function presentSegments(segments: ReadonlyArray<{ startSeconds: number; endSeconds: number; text: string }>) {
-  return segments.map((s) => ({ start: s.startSeconds, end: s.endSeconds, text: s.text }));
-}
-
-/** POST /transcribe and the `transcribe` tool; `recordingId` is set when it was saved. */
-export function presentTranscription(t: transcription.TranscribeResponse, recordingId: string | null) {
+/**
+ * POST /transcribe and the `transcribe` tool; `recordingId` is set when it was saved. `words`
+ * only when asked for (the default answer stays small).
+ */
+export function presentTranscription(t: transcription.TranscribeResponse, recordingId: string | null, options: { words?: boolean } = {}) {
   return {
     id: t.id,
     object: 'transcription' as const,
     text: t.text,
     language: t.language || null,
+    language_confidence: t.languageConfidence ?? null,
     duration_seconds: t.durationSeconds,
     segments: presentSegments(t.segments),
+    ...presentTimelineParts(t, options.words ?? false),
     model: t.model,
     credits_charged: t.creditsCharged,
     recording_id: recordingId,
@@ -103,7 +104,7 @@ export function presentRecordingSummary(r: library.Recording) {
   };
 }
 
-export function presentRecording(r: library.Recording) {
+export function presentRecording(r: library.Recording, options: { words?: boolean } = {}) {
   return {
     ...presentRecordingSummary(r),
     transcript: r.transcript
@@ -111,6 +112,8 @@ export function presentRecording(r: library.Recording) {
           text: r.transcript.text,
           language: r.transcript.language || null,
           segments: presentSegments(r.transcript.segments),
+          word_count: r.transcript.timeline?.wordCount ?? 0,
+          ...presentTimelineParts({ words: r.transcript.timeline?.words, speakers: r.transcript.timeline?.speakers ?? [] }, options.words ?? false),
         }
       : null,
     artifacts: r.artifacts.map(presentArtifact),

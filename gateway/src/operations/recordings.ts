@@ -23,8 +23,17 @@ export async function listRecordings(ctx: OperationContext, input: ListRecording
   return presentList(res.recordings.map(presentRecordingSummary), res.page);
 }
 
-export async function getRecording(ctx: OperationContext, id: string) {
-  const { recording } = await ctx.clients.library.getRecording({ ownerId: ctx.principal.userId, recordingId: id });
+/** One recording; `words`: with its transcript's words (read only then: a two-hour recording holds ~20,000). */
+export async function getRecording(ctx: OperationContext, id: string, options: { words?: boolean } = {}) {
+  const words = options.words ?? false;
+  const { recording } = await ctx.clients.library.getRecording({ ownerId: ctx.principal.userId, recordingId: id, includeWords: words });
+  if (!recording) throw new Error('library returned no recording');
+  return presentRecording(recording, { words });
+}
+
+/** Names the speakers of one of the caller's recordings (id → name; "" clears); answers the recording. */
+export async function setSpeakerNames(ctx: OperationContext, id: string, names: Record<string, string>) {
+  const { recording } = await ctx.clients.library.setSpeakerNames({ ownerId: ctx.principal.userId, recordingId: id, names });
   if (!recording) throw new Error('library returned no recording');
   return presentRecording(recording);
 }

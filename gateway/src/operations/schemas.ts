@@ -4,7 +4,7 @@
  * `param` set to the offending field.
  */
 import { z } from 'zod';
-import { invalidParam, MAX_INSTRUCTIONS_CHARS, MurmurError } from '@murmur/contract';
+import { invalidParam, MAX_INSTRUCTIONS_CHARS, MAX_SPEAKER_NAME_CHARS, MurmurError, SPEAKER_ID_PATTERN } from '@murmur/contract';
 
 /** A UTF-16 surrogate without its partner: what JSON's `"\ud800"` decodes to, and no UTF-8 can hold. */
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
@@ -76,6 +76,22 @@ export const convertInputSchema = z
   .strict();
 
 export type ConvertInput = z.infer<typeof convertInputSchema>;
+
+/**
+ * POST /recordings/{id}/speakers: `{"names": {"S1": "Maria", "S2": ""}}` ("" clears a name). The
+ * library checks each id is one of the recording's speakers and applies the name rule.
+ */
+export const speakerNamesInputSchema = z
+  .object({
+    names: z
+      .record(z.string().regex(SPEAKER_ID_PATTERN, 'speaker ids are S1, S2, …'), z.string().max(MAX_SPEAKER_NAME_CHARS))
+      .refine((n) => Object.keys(n).length >= 1 && Object.keys(n).length <= 50, 'must name 1–50 speakers')
+      .describe(`Speaker id (S1, S2, …) → name (at most ${MAX_SPEAKER_NAME_CHARS} characters; "" clears it).`),
+  })
+  .strict();
+
+/** A speaker-names body is small: 50 names of 100 characters, escaped. */
+export const MAX_SPEAKER_NAMES_BODY_BYTES = 64 * 1024;
 
 /** The largest body a convert call arrives in, REST's or MCP's: room for the largest plan's transcript, escaped. */
 export const MAX_CONVERT_BODY_BYTES = 16 * 1024 * 1024;

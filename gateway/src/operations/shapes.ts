@@ -54,7 +54,28 @@ export const artifactShape = z.object({
   created_at: nullableTime,
 });
 
-export const segmentShape = z.object({ start: z.number(), end: z.number(), text: z.string() });
+export const segmentShape = z.object({
+  start: z.number(),
+  end: z.number(),
+  text: z.string(),
+  speaker: z.string().nullable().describe('The speaker’s id (S1, S2, …) with diarization; else null'),
+});
+
+export const speakerShape = z.object({
+  id: z.string().describe('S1, S2, … in order of first appearance'),
+  name: z.string().nullable().describe('The name you gave the speaker (POST /recordings/{id}/speakers); null until then'),
+});
+
+export const wordShape = z.object({
+  text: z.string(),
+  start: z.number().describe('Seconds from the start of the audio'),
+  end: z.number(),
+  confidence: z.number().min(0).max(1).nullable().describe('0–1; null when the engine reports none'),
+  speaker: z.string().nullable().describe('The speaker’s id with diarization; else null'),
+});
+
+const wordsField = z.array(wordShape).optional().describe('Each word with its times (only with `words=true`; see docs/timelines.md for which engines know them)');
+const speakersField = z.array(speakerShape).describe('The speakers diarization found (`diarize: true`); empty otherwise');
 
 export const recordingSummaryShape = z.object({
   id: z.string().describe('rec_…'),
@@ -68,7 +89,16 @@ export const recordingSummaryShape = z.object({
 });
 
 export const recordingShape = recordingSummaryShape.extend({
-  transcript: z.object({ text: z.string(), language: z.string().nullable(), segments: z.array(segmentShape) }).nullable(),
+  transcript: z
+    .object({
+      text: z.string(),
+      language: z.string().nullable(),
+      segments: z.array(segmentShape),
+      word_count: z.number().int().describe('How many words are stored with their times (read them with `words=true`)'),
+      speakers: speakersField,
+      words: wordsField,
+    })
+    .nullable(),
   artifacts: z.array(artifactShape),
 });
 
@@ -193,8 +223,11 @@ export const transcriptionShape = z.object({
   object: z.literal('transcription'),
   text: z.string(),
   language: z.string().nullable(),
+  language_confidence: z.number().min(0).max(1).nullable().describe('How sure the engine is of `language` when it detected it; null when it does not say (every engine today)'),
   duration_seconds: z.number(),
   segments: z.array(segmentShape),
+  speakers: speakersField,
+  words: wordsField,
   model: z.string(),
   credits_charged: z.number().int(),
   recording_id: z.string().nullable(),
@@ -218,7 +251,10 @@ export const transcriptionJobShape = z.object({
   credits_reserved: z.number().int().describe('AI Credits held for the job while it lives; the charge is `credits_charged`'),
   text: z.string().nullable().describe('The transcript, once completed'),
   language: z.string().nullable(),
+  language_confidence: z.number().min(0).max(1).nullable(),
   segments: z.array(segmentShape).nullable(),
+  speakers: z.array(speakerShape).nullable(),
+  words: z.array(wordShape).nullable().optional().describe('With `words=true` (or, in the webhook’s event, when submitted with `words: true`): each word with its times; null until completed'),
   model: z.string().nullable(),
   credits_charged: z.number().int().nullable().describe('Set once completed; a failed or canceled job is charged nothing'),
   recording_id: z.string().nullable().describe('The recording made with `save: true`, once completed'),

@@ -5,8 +5,8 @@
  */
 import { once } from 'node:events';
 import type { Readable } from 'node:stream';
-import { invalidParam, isLanguageTag, MAX_AUDIO_BYTES, MAX_TITLE_CHARS, titleOf } from '@murmur/contract';
-import type { transcription } from '@murmur/proto';
+import { AUTO_LANGUAGE, invalidParam, isLanguageTag, keytermsOf, MAX_AUDIO_BYTES, MAX_TITLE_CHARS, redactionOptionsOf, speakersExpectedOf, titleOf } from '@murmur/contract';
+import type { timeline, transcription } from '@murmur/proto';
 import type { OperationContext } from './context';
 import type { ChargeContext } from './convert';
 import { presentTranscription } from './present';
@@ -26,6 +26,13 @@ export interface TranscribeOptions {
   title?: string;
   folder_id?: string;
   webhook_url?: string;
+  words?: boolean;
+  diarize?: boolean;
+  speakers_expected?: number;
+  keyterms?: readonly string[];
+  redact_pii?: boolean;
+  redact_pii_policies?: readonly string[];
+  redact_pii_sub?: string;
 }
 
 export interface CheckedTranscribeOptions {
@@ -36,6 +43,28 @@ export interface CheckedTranscribeOptions {
   folderId: string;
   /** Jobs only: where the job's end is delivered ("" = the owner's default endpoint, if any); the service checks it. */
   webhookUrl: string;
+  /** What recognition is asked for beyond text; the service checks it against its engine before anything is held. */
+  timeline: timeline.TimelineOptions;
+}
+
+/** What recognition depends on besides the audio: an option among these that changes after the audio restarts it. */
+export function recognitionOf(o: Pick<CheckedTranscribeOptions, 'language' | 'timeline'>): string {
+  return JSON.stringify([o.language, o.timeline]);
+}
+
+/** The timeline options by the contract's rules (the engine's abilities are the service's to check). */
+export function timelineOptionsOf(o: TranscribeOptions): timeline.TimelineOptions {
+  const diarize = o.diarize ?? false;
+  const redaction = redactionOptionsOf({ redact_pii: o.redact_pii, redact_pii_policies: o.redact_pii_policies, redact_pii_sub: o.redact_pii_sub });
+  return {
+    words: o.words ?? false,
+    diarize,
+    speakersExpected: speakersExpectedOf(o.speakers_expected, diarize),
+    keyterms: keytermsOf(o.keyterms),
+    redactPii: redaction !== null,
+    redactPiiPolicies: redaction?.policies ?? [],
+    redactPiiSub: redaction?.style ?? '',
+  };
 }
 
 /**
@@ -43,8 +72,8 @@ export interface CheckedTranscribeOptions {
  * the transcription service and the library apply too. Absent → "" (the engine decides).
  */
 export function languageOf(value: string | undefined): string {
-  if (value !== undefined && !isLanguageTag(value)) {
-    throw invalidParam('language', '`language` must be a language code such as "en" or "pt-BR".');
+  if (value !== undefined && value !== AUTO_LANGUAGE && !isLanguageTag(value)) {
+    throw invalidParam('language', '`language` must be a language code such as "en" or "pt-BR", or "auto" to detect it.');
   }
   return value ?? '';
 }
@@ -73,7 +102,8 @@ export async function checkTranscribeOptions(ctx: OperationContext, o: Transcrib
     await ctx.clients.library.getFolder({ ownerId: ctx.principal.userId, folderId: o.folder_id });
   }
   if (o.webhook_url !== undefined && o.webhook_url.length > 2048) throw invalidParam('webhook_url', '`webhook_url` must be an https URL of at most 2,048 characters.');
-  return { language, responseFormat: format, save: o.save ?? false, title, folderId: o.folder_id ?? '', webhookUrl: o.webhook_url ?? '' };
+  const timeline = timelineOptionsOf(o);
+  return { language, responseFormat: format, save: o.save ?? false, title, folderId: o.folder_id ?? '', webhookUrl: o.webhook_url ?? '', timeline };
 }
 
 /** A config-then-audio call of the transcription service (Transcribe, SubmitTranscription). */
@@ -129,10 +159,11 @@ export async function streamAudio<M, R>(call: AudioCall<M, R>, config: M, audio:
 }
 
 /** The opening config of a Transcribe or SubmitTranscription call: whose, which language, the 500 MB limit, how it is charged. */
-export function audioCallConfig(ctx: OperationContext, file: { filename: string; contentType: string }, options: Pick<CheckedTranscribeOptions, 'language'>, charge: ChargeContext) {
+export function audioCallConfig(ctx: OperationContext, file: { filename: string; contentType: string }, options: Pick<CheckedTranscribeOptions, 'language' | 'timeline'>, charge: ChargeContext) {
   return {
     userId: ctx.principal.userId,
     language: options.language,
+    timeline: options.timeline,
     idempotencyKey: charge.idempotencyKey,
     maxBytes: MAX_AUDIO_BYTES,
     filename: file.filename,
@@ -167,5 +198,5 @@ export async function transcribe(
     (chunk) => ({ payload: { $case: 'audioChunk', value: chunk } }),
     lateOptions,
   );
-  return presentTranscription(t, t.recordingId || null);
+  return presentTranscription(t, t.recordingId || null, { words: options.timeline.words });
 }

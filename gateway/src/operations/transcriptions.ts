@@ -55,10 +55,11 @@ export async function submitTranscription(
   return presentJob(job);
 }
 
-export async function getTranscription(ctx: OperationContext, id: string) {
+/** One job; `words`: with the result's words (a two-hour recording holds ~20,000). */
+export async function getTranscription(ctx: OperationContext, id: string, options: { words?: boolean } = {}) {
   const { job } = await ctx.clients.transcription.getTranscription({ ownerId: ctx.principal.userId, id });
   if (!job) throw new Error('GetTranscription answered without a job');
-  return presentJob(job);
+  return presentJob(job, options);
 }
 
 export interface ListTranscriptionsInput extends PageInput {
@@ -78,7 +79,7 @@ export async function listTranscriptions(ctx: OperationContext, input: ListTrans
   });
   return {
     object: 'list' as const,
-    data: res.jobs.map(presentJob),
+    data: res.jobs.map((j) => presentJob(j)),
     has_more: res.hasMore,
     next_cursor: res.hasMore ? res.nextCursor : null,
   };
@@ -149,6 +150,8 @@ export async function transcribeAsJob(
       if (!jobEnded(job)) await cancelTranscription(ctx, submitted.id).catch(() => undefined);
       throw err;
     }
+    // The watch carries no words (a job's words are read once, at its end).
+    if (job.status === 'completed' && options.timeline.words) job = await getTranscription(ctx, submitted.id, { words: true });
     return jobResult(job);
   } finally {
     charge.signal.removeEventListener('abort', cancel);
@@ -167,8 +170,11 @@ export function jobResult(job: ReturnType<typeof presentJob>) {
       object: 'transcription' as const,
       text: job.text ?? '',
       language: job.language,
+      language_confidence: job.language_confidence,
       duration_seconds: job.duration_seconds,
       segments: job.segments ?? [],
+      speakers: job.speakers ?? [],
+      ...('words' in job && job.words ? { words: job.words } : {}),
       model: job.model ?? '',
       credits_charged: job.credits_charged ?? 0,
       recording_id: job.recording_id,

@@ -13,7 +13,7 @@ import type { QuerySpec } from '../routes';
 
 /** A query as parsed by its route's rules (routes.ts). */
 export type ParsedQuery<S extends QuerySpec> = {
-  [K in keyof S]?: S[K] extends 'int' ? number : S[K] extends 'datetime' ? Date : string;
+  [K in keyof S]?: S[K] extends 'int' ? number : S[K] extends 'datetime' ? Date : S[K] extends 'boolean' ? boolean : string;
 };
 
 const INT = /^-?\d{1,9}$/;
@@ -60,6 +60,9 @@ export function parseQuery<S extends QuerySpec>(req: Request, spec: S): ParsedQu
     if (kind === 'int') {
       if (!INT.test(raw)) throw invalidParam(name, `\`${name}\` must be an integer.`);
       out[name] = Number(raw);
+    } else if (kind === 'boolean') {
+      if (raw !== 'true' && raw !== 'false') throw invalidParam(name, `\`${name}\` must be true or false.`);
+      out[name] = raw === 'true';
     } else if (kind === 'datetime') {
       out[name] = parseDateTime(name, raw);
     } else {

@@ -21,6 +21,7 @@ import { transcriptionEventsRoute, transcriptionRoute } from './transcription-ro
 import { requireKey } from '../http/authenticate';
 import { resourceOf, type OAuthResourceOptions } from '../oauth/protected-resource';
 import { parseQuery, type ParsedQuery } from './query';
+import { readJsonBody } from '../http/json-body';
 
 /** A route's handler, given the query its rules parsed (empty for a route that reads none). */
 type Handler<Id extends OperationId> = (req: Request, res: Response, query: ParsedQuery<QueryOf<Id>>) => Promise<void>;
@@ -48,7 +49,11 @@ export function apiRouter(clients: ServiceClients, idempotency: IdempotencyStore
     getMe: json((c) => ops.getMe(c)),
     getUsage: json((c) => ops.getUsage(c)),
     listRecordings: json((c, q) => ops.listRecordings(c, q)),
-    getRecording: json((c, _q, id) => ops.getRecording(c, id)),
+    getRecording: json((c, q, id) => ops.getRecording(c, id, { words: q.words ?? false })),
+    setSpeakerNames: async (req, res) => {
+      const input = ops.parseInput(ops.speakerNamesInputSchema, await readJsonBody(req, res, { limit: ops.MAX_SPEAKER_NAMES_BODY_BYTES, idleTimeoutMs: body.bodyIdleTimeoutMs }));
+      res.json(await ops.setSpeakerNames(ctx(req), String(req.params.id), input.names));
+    },
     listThoughtThreads: json((c, q) => ops.listThoughtThreads(c, q)),
     getThoughtThread: json((c, _q, id) => ops.getThoughtThread(c, id)),
     listFolders: json((c, q) => ops.listFolders(c, q)),

@@ -13,7 +13,7 @@ import type { IncomingMessage } from 'node:http';
 import { MurmurError, invalidParam } from '@murmur/contract';
 import { Base64Decoder } from './base64-decoder';
 import { JsonTokenizer, type JsonScalar } from '../http/json-tokenizer';
-import { UploadFieldSet, isOptionName, optionFromJson, type AudioUploadFields } from './upload-fields';
+import { UploadFieldSet, isListOption, isOptionName, optionFromJson, type AudioUploadFields } from './upload-fields';
 import type { UploadStream } from './upload-stream';
 
 export const AUDIO_BASE64 = 'audio_base64';
@@ -36,12 +36,13 @@ export class JsonAudioParser {
   constructor(private readonly opts: JsonAudioParserOptions) {
     this.tokenizer = new JsonTokenizer(
       {
-        member: (key, value) => this.member(key, value),
+        member: (key, value, path) => this.member(key, value, path),
         streamStart: () => this.startAudio(),
         streamText: (_key, text) => this.audio(this.decoderOf().write(text)),
         streamEnd: () => this.audio(this.decoderOf().end()),
       },
-      { streams: ([key]) => key === AUDIO_BASE64, maxHeldChars: MAX_JSON_OPTIONS_CHARS },
+      // Depth 2: the list options are arrays of strings (anything else nested is refused in member).
+      { streams: (path) => path.length === 1 && path[0] === AUDIO_BASE64, maxHeldChars: MAX_JSON_OPTIONS_CHARS, maxDepth: 2 },
     );
   }
 
@@ -72,7 +73,15 @@ export class JsonAudioParser {
     if (!this.decoder && this.fields.audio_url === undefined) throw new MurmurError('missing_audio', undefined, { param: AUDIO_BASE64 });
   }
 
-  private member(key: string, value: JsonScalar): void {
+  private member(key: string, value: JsonScalar, path: readonly string[]): void {
+    if (path.length > 1) {
+      // An entry of an array: only the list options are arrays, and only of strings.
+      const list = path[0]!;
+      if (!isListOption(list) || !/^\d+$/.test(key)) throw invalidParam(list.slice(0, 64), `\`${list.slice(0, 64)}\` must be a single value, not an object or array.`);
+      if (typeof value !== 'string') throw invalidParam(list, `\`${list}\` must be a list of strings.`);
+      this.options.set(list, value);
+      return;
+    }
     if (key === AUDIO_BASE64) {
       this.markAudio();
       if (value !== null) throw invalidParam(AUDIO_BASE64, '`audio_base64` must be a string of base64 text.');

@@ -23,11 +23,36 @@ export interface AudioUploadFields {
   audio_url?: string;
   /** Jobs only: where the job's end is delivered. */
   webhook_url?: string;
+  /** The timeline options (docs/timelines.md). */
+  words?: boolean;
+  diarize?: boolean;
+  speakers_expected?: number;
+  keyterms?: string[];
+  redact_pii?: boolean;
+  redact_pii_policies?: string[];
+  redact_pii_sub?: string;
 }
 
 export type OptionName = keyof AudioUploadFields;
 
-export const OPTION_NAMES: readonly OptionName[] = ['language', 'response_format', 'save', 'title', 'folder_id', 'audio_url', 'webhook_url'];
+export const OPTION_NAMES: readonly OptionName[] = [
+  'language', 'response_format', 'save', 'title', 'folder_id', 'audio_url', 'webhook_url',
+  'words', 'diarize', 'speakers_expected', 'keyterms', 'redact_pii', 'redact_pii_policies', 'redact_pii_sub',
+];
+
+/** Options that are true or false. */
+const BOOLEAN_OPTIONS: ReadonlySet<OptionName> = new Set(['save', 'words', 'diarize', 'redact_pii']);
+/** Options that are lists: a JSON array (or one string), or a multipart field repeated once per entry. */
+const LIST_OPTIONS: ReadonlySet<OptionName> = new Set(['keyterms', 'redact_pii_policies']);
+/** Options that are whole numbers. */
+const INTEGER_OPTIONS: ReadonlySet<OptionName> = new Set(['speakers_expected']);
+
+export function isListOption(name: string): boolean {
+  return LIST_OPTIONS.has(name as OptionName);
+}
+
+/** Recognition reads these before it starts: one arriving after the audio restarts it from the spool copy (transcribe-route.ts). */
+export const RECOGNITION_OPTIONS: readonly OptionName[] = ['language', 'words', 'diarize', 'speakers_expected', 'keyterms', 'redact_pii', 'redact_pii_policies', 'redact_pii_sub'];
 
 export function isOptionName(name: string): name is OptionName {
   return (OPTION_NAMES as readonly string[]).includes(name);
@@ -37,40 +62,57 @@ export function isOptionName(name: string): name is OptionName {
 export class UploadFieldSet {
   /** Every option read so far: complete once the body has been read. */
   readonly fields: AudioUploadFields = {};
-  /** True once `language` (set or empty) has been read: it can no longer change. */
+  /** True once every recognition option has been read (set or empty): none can change any more. */
   get languageKnown(): boolean {
-    return this.seen.has('language');
+    return RECOGNITION_OPTIONS.every((name) => this.seen.has(name));
   }
   private readonly seen = new Set<string>();
 
   constructor(private readonly audioParam: string) {}
 
-  /** Records one option; `value` undefined means unset (empty or null). */
-  set(name: string, value: string | boolean | undefined): void {
+  /** Records one option; `value` undefined means unset (empty or null). A list option's entries are added one by one. */
+  set(name: string, value: string | boolean | number | undefined): void {
     if (!isOptionName(name)) throw unknownOption(name, this.audioParam);
+    if (LIST_OPTIONS.has(name)) {
+      this.seen.add(name);
+      if (value === undefined) return;
+      const list = ((this.fields as Record<string, unknown>)[name] as string[] | undefined) ?? [];
+      if (list.length >= 100) throw invalidParam(name, `\`${name}\` has too many entries.`);
+      list.push(String(value));
+      (this.fields as Record<string, unknown>)[name] = list;
+      return;
+    }
     if (this.seen.has(name)) throw invalidParam(name, `\`${name}\` is given more than once.`);
     this.seen.add(name);
     if (value !== undefined) (this.fields as Record<string, unknown>)[name] = value;
   }
 }
 
-/** A multipart text field: strings as sent; `save` is true/false/1/0; empty means unset. */
-export function optionFromText(name: OptionName, raw: string): string | boolean | undefined {
+/** A multipart text field: strings as sent; booleans are true/false/1/0, integers digits; empty means unset. */
+export function optionFromText(name: OptionName, raw: string): string | boolean | number | undefined {
   if (raw === '') return undefined;
-  if (name === 'save') {
+  if (BOOLEAN_OPTIONS.has(name)) {
     const v = raw.toLowerCase();
     if (v === 'true' || v === '1') return true;
     if (v === 'false' || v === '0') return false;
-    throw invalidParam('save', '`save` must be true or false (or 1 or 0).');
+    throw invalidParam(name, `\`${name}\` must be true or false (or 1 or 0).`);
+  }
+  if (INTEGER_OPTIONS.has(name)) {
+    if (!/^\d{1,6}$/.test(raw)) throw invalidParam(name, `\`${name}\` must be a whole number.`);
+    return Number(raw);
   }
   return checkString(name, raw);
 }
 
-/** A JSON member: strings for text options, a boolean for `save`; null or "" means unset. */
-export function optionFromJson(name: OptionName, value: string | number | boolean | null): string | boolean | undefined {
+/** A JSON member: strings for text options, JSON booleans and integers for the others; null or "" means unset. */
+export function optionFromJson(name: OptionName, value: string | number | boolean | null): string | boolean | number | undefined {
   if (value === null || value === '') return undefined;
-  if (name === 'save') {
-    if (typeof value !== 'boolean') throw invalidParam('save', '`save` must be a JSON boolean (true or false).');
+  if (BOOLEAN_OPTIONS.has(name)) {
+    if (typeof value !== 'boolean') throw invalidParam(name, `\`${name}\` must be a JSON boolean (true or false).`);
+    return value;
+  }
+  if (INTEGER_OPTIONS.has(name)) {
+    if (typeof value !== 'number' || !Number.isInteger(value)) throw invalidParam(name, `\`${name}\` must be a whole number.`);
     return value;
   }
   if (typeof value !== 'string') throw invalidParam(name, `\`${name}\` must be a string.`);

@@ -16,3 +16,7 @@ export * from './job-json';
 export * from './workloads';
 export * from './rpc-policy';
 export * from './timeline';
+export * from './timeline-rules';
+export * from './timeline-wire';
+export * from './timeline-json';
+export * from './redaction-rules';

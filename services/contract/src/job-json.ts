@@ -5,6 +5,7 @@
  * webhook states both sides read. DESIGN.md §3: snake_case, ISO-8601 UTC,
  * `object`, nulls rather than missing fields.
  */
+import { presentSegments, presentSpeakers, presentWords } from './timeline-json';
 import { transcription } from '@murmur/proto';
 import { ERROR_CODES } from './errors';
 
@@ -45,7 +46,7 @@ const WEBHOOK_STATE = Object.fromEntries(Object.entries(WEBHOOK_STATES).map(([na
  * /transcribe's answer, so a client reads one shape either way; with a webhook endpoint, the
  * delivery of its end.
  */
-export function presentJob(j: transcription.TranscriptionJob) {
+export function presentJob(j: transcription.TranscriptionJob, options: { words?: boolean } = {}) {
   const r = j.status === transcription.JobStatus.JOB_STATUS_COMPLETED ? j.result : undefined;
   const failure = j.error ? errorObjectOf(j.error) : null;
   return {
@@ -62,7 +63,10 @@ export function presentJob(j: transcription.TranscriptionJob) {
     credits_reserved: j.creditsReserved,
     text: r ? r.text : null,
     language: r ? r.language || null : j.language || null,
-    segments: r ? r.segments.map((s) => ({ start: s.startSeconds, end: s.endSeconds, text: s.text })) : null,
+    language_confidence: r ? (r.languageConfidence ?? null) : null,
+    segments: r ? presentSegments(r.segments) : null,
+    speakers: r ? presentSpeakers(r.speakers) : null,
+    ...(options.words ? { words: r ? presentWords(r.words, r.speakers) : null } : {}),
     model: r ? r.model : null,
     credits_charged: r ? r.creditsCharged : null,
     recording_id: j.recordingId || null,

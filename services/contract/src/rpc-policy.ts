@@ -116,6 +116,8 @@ export const LIBRARY_RULES: ServiceRules<typeof library.LibraryServiceService> =
   // A transcription job that ended without its charge (canceled, failed) takes back the recording it saved.
   deleteRecording: { workloads: ['transcription'], admin: true },
   updateRecording: ADMIN,
+  // Naming the speakers of one's own recording: a change, so the `ai` scope (a read-only key is refused).
+  setSpeakerNames: { user: { owner: 'ownerId', scope: 'ai' }, admin: true },
   attachTranscript: ADMIN,
   addArtifact: { workloads: ['conversion'], admin: true },
   createFolder: ADMIN,

@@ -276,7 +276,7 @@ export class ConversionService {
     }
     const recordingId = src.value.trim();
     if (!isId('rec', recordingId)) throw new MurmurError('not_found', 'No recording with this id. Check the id.', { param: 'recording_id' });
-    const { recording } = await this.opts.library.getRecording({ ownerId: userId, recordingId });
+    const { recording } = await this.opts.library.getRecording({ ownerId: userId, recordingId, includeWords: false });
     if (!recording) throw new MurmurError('not_found', 'No recording with this id. Check the id.', { param: 'recording_id' });
     const transcript = recording.transcript?.text ?? '';
     if (transcript.trim() === '') {

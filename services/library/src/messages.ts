@@ -2,7 +2,7 @@
  * Stored records → the library.v1 messages. Lists and write echoes carry the summary of a
  * recording (preview, no transcript or artifacts); GetRecording adds both.
  */
-import { library } from '@murmur/proto';
+import { library, timeline } from '@murmur/proto';
 import { artifactFormatEnum, contextSourceKindEnum, threadItemKindEnum } from './kinds';
 import { makePreview } from './preview';
 import type {
@@ -32,9 +32,17 @@ export function artifactMessage(a: ArtifactRecord): library.Artifact {
   };
 }
 
-/** Stored segments use short keys ({start, end, text}); the contract spells them out. */
+/** Stored segments use short keys ({start, end, text, speaker}); the contract spells them out. */
 export function transcriptMessage(t: CleanTranscript): library.Transcript {
-  return { text: t.text, language: t.language, segments: t.segments.map((s) => ({ startSeconds: s.start, endSeconds: s.end, text: s.text })) };
+  return {
+    text: t.text,
+    language: t.language,
+    segments: t.segments.map((s) => ({ startSeconds: s.start, endSeconds: s.end, text: s.text, ...(s.speaker ? { speaker: s.speaker } : {}) })),
+    timeline:
+      t.wordCount > 0 || t.speakers.length > 0
+        ? { words: t.words ? timeline.Words.decode(t.words) : undefined, speakers: t.speakers, wordCount: t.wordCount }
+        : undefined,
+  };
 }
 
 /** A recording as lists show it: preview, no transcript, no artifacts. */

@@ -40,6 +40,9 @@ export function libraryHandlers(service: LibraryService): BoundService {
     async deleteRecording(req) {
       return { deleted: await service.deleteRecording(req) };
     },
+    async setSpeakerNames(req) {
+      return { recording: await service.setSpeakerNames(req) };
+    },
     async updateRecording(req) {
       return { recording: await service.updateRecording(req) };
     },

@@ -7,7 +7,7 @@
  * malformed, missing, or another owner's gets the same not_found with the same message, so
  * responses never reveal whether someone else's id exists.
  */
-import { isId, MurmurError, pageSizeOf } from '@murmur/contract';
+import { isId, MurmurError, pageSizeOf, speakerNameOf } from '@murmur/contract';
 import { newId, systemClock, type Clock } from '@murmur/kit';
 import type { library } from '@murmur/proto';
 import { artifactFormatWord, contextSourceKindWord, threadItemKindWord, type ContextSourceKindWord } from './kinds';
@@ -116,9 +116,34 @@ export class LibraryService {
   async getRecording(req: library.GetRecordingRequest): Promise<library.Recording> {
     const ownerId = ownerIdOf(req.ownerId);
     const id = idOf('recording', req.recordingId, 'recording_id');
-    const detail = await this.store.getRecording(ownerId, id);
+    const detail = await this.store.getRecording(ownerId, id, req.includeWords);
     if (!detail) throw notFound('recording', 'recording_id');
     return recordingDetailMessage(detail);
+  }
+
+  /** Names speakers of a recording's transcript: each id must be one of its speakers; "" clears a name. */
+  async setSpeakerNames(req: library.SetSpeakerNamesRequest): Promise<library.Recording> {
+    const ownerId = ownerIdOf(req.ownerId);
+    const id = idOf('recording', req.recordingId, 'recording_id');
+    const entries = Object.entries(req.names);
+    if (entries.length === 0) throw new MurmurError('invalid_request', 'names must name at least one speaker.', { param: 'names' });
+    const detail = await this.store.getRecording(ownerId, id);
+    if (!detail) throw notFound('recording', 'recording_id');
+    const speakers = detail.transcript?.speakers ?? [];
+    if (speakers.length === 0) {
+      throw new MurmurError('invalid_request', 'This recording has no speakers to name: transcribe it with `diarize: true` to find them.', { param: 'names' });
+    }
+    const names = new Map<string, string>();
+    for (const [speaker, name] of entries) {
+      if (!speakers.some((s) => s.id === speaker)) {
+        throw new MurmurError('invalid_request', `The recording has no speaker "${speaker.slice(0, 10)}"; its speakers are ${speakers.map((s) => s.id).join(', ')}.`, { param: `names.${speaker.slice(0, 10)}` });
+      }
+      names.set(speaker, speakerNameOf(name, `names.${speaker}`));
+    }
+    const renamed = speakers.map((s) => ({ id: s.id, name: names.has(s.id) ? names.get(s.id)! : s.name }));
+    const updated = await this.store.setSpeakers(ownerId, id, renamed, this.clock.now());
+    if (!updated) throw notFound('recording', 'recording_id');
+    return recordingDetailMessage({ ...detail, recording: updated, transcript: detail.transcript ? { ...detail.transcript, speakers: renamed } : null });
   }
 
   async listThoughtThreads(req: library.ListThoughtThreadsRequest): Promise<ListPage<library.ThoughtThread>> {

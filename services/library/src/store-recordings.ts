@@ -4,7 +4,7 @@ import type { ArtifactFormatWord } from './kinds';
 import { PREVIEW_SOURCE_CHARS } from './preview';
 import type { ArtifactRecord, RecordingRecord, RecordingStore } from './store';
 import { afterPosition, Params, toNumber } from './store-sql';
-import type { CleanSegment } from './validation';
+import type { CleanSegment, CleanTranscript } from './validation';
 
 interface RecordingRow {
   id: string;
@@ -81,9 +81,11 @@ export function postgresRecordingStore(db: Database): RecordingStore {
       return rows.map(toRecording);
     },
 
-    async getRecording(ownerId, id) {
-      const [row] = await db.query<RecordingRow & { transcript: string | null; language: string; segments: CleanSegment[] }>(
-        `SELECT ${RECORDING_COLUMNS}, r.transcript, r.language, r.segments FROM recordings r WHERE r.owner_id = $1 AND r.id = $2`,
+    async getRecording(ownerId, id, includeWords = false) {
+      type Row = RecordingRow & { transcript: string | null; language: string; segments: CleanSegment[]; words: Uint8Array | null; word_count: number; speakers: CleanTranscript['speakers'] };
+      const [row] = await db.query<Row>(
+        `SELECT ${RECORDING_COLUMNS}, r.transcript, r.language, r.segments, ${includeWords ? 'r.words' : 'NULL::bytea AS words'}, r.word_count, r.speakers
+         FROM recordings r WHERE r.owner_id = $1 AND r.id = $2`,
         [ownerId, id],
       );
       if (!row) return null;
@@ -93,7 +95,10 @@ export function postgresRecordingStore(db: Database): RecordingStore {
       );
       return {
         recording: toRecording(row),
-        transcript: row.transcript === null ? null : { text: row.transcript, language: row.language, segments: row.segments },
+        transcript:
+          row.transcript === null
+            ? null
+            : { text: row.transcript, language: row.language, segments: row.segments, words: row.words, wordCount: row.word_count, speakers: row.speakers },
         artifacts: artifacts.map(toArtifact),
       };
     },
@@ -102,12 +107,15 @@ export function postgresRecordingStore(db: Database): RecordingStore {
       const t = input.transcript;
       // One statement: the folder check and the insert cannot be split by a concurrent write.
       const [row] = await db.query<RecordingRow>(
-        `INSERT INTO recordings AS r (id, owner_id, title, folder_id, duration_seconds, created_at, updated_at, transcript, language, segments)
-         SELECT $1, $2, $3, $4::text, $5::float8, $6::timestamptz, $6::timestamptz, $7::text, $8, $9::jsonb
+        `INSERT INTO recordings AS r (id, owner_id, title, folder_id, duration_seconds, created_at, updated_at, transcript, language, segments, words, word_count, speakers)
+         SELECT $1, $2, $3, $4::text, $5::float8, $6::timestamptz, $6::timestamptz, $7::text, $8, $9::jsonb, $10::bytea, $11::int, $12::jsonb
          WHERE $4::text IS NULL OR EXISTS (SELECT 1 FROM folders WHERE owner_id = $2 AND id = $4)
          ON CONFLICT (id) DO NOTHING
          RETURNING ${RECORDING_COLUMNS}`,
-        [input.id, input.ownerId, input.title, input.folderId, input.durationSeconds, input.createdAt, t?.text ?? null, t?.language ?? '', JSON.stringify(t?.segments ?? [])],
+        [
+          input.id, input.ownerId, input.title, input.folderId, input.durationSeconds, input.createdAt, t?.text ?? null, t?.language ?? '', JSON.stringify(t?.segments ?? []),
+          t?.words ? Buffer.from(t.words) : null, t?.wordCount ?? 0, JSON.stringify(t?.speakers ?? []),
+        ],
       );
       if (row) return toRecording(row);
       // Not inserted: the id exists (a retried save, or another owner's) or the folder does not.
@@ -151,10 +159,21 @@ export function postgresRecordingStore(db: Database): RecordingStore {
 
     async attachTranscript(ownerId, id, transcript, now) {
       const [row] = await db.query<RecordingRow>(
-        `UPDATE recordings AS r SET transcript = $3, language = $4, segments = $5::jsonb, updated_at = greatest(r.updated_at, $6)
+        `UPDATE recordings AS r SET transcript = $3, language = $4, segments = $5::jsonb, words = $7::bytea, word_count = $8::int, speakers = $9::jsonb,
+           updated_at = greatest(r.updated_at, $6)
          WHERE r.owner_id = $1 AND r.id = $2
          RETURNING ${RECORDING_COLUMNS}`,
-        [ownerId, id, transcript.text, transcript.language, JSON.stringify(transcript.segments), now],
+        [ownerId, id, transcript.text, transcript.language, JSON.stringify(transcript.segments), now, transcript.words ? Buffer.from(transcript.words) : null, transcript.wordCount, JSON.stringify(transcript.speakers)],
+      );
+      return row ? toRecording(row) : null;
+    },
+
+    async setSpeakers(ownerId, id, speakers, now) {
+      const [row] = await db.query<RecordingRow>(
+        `UPDATE recordings AS r SET speakers = $3::jsonb, updated_at = greatest(r.updated_at, $4)
+         WHERE r.owner_id = $1 AND r.id = $2
+         RETURNING ${RECORDING_COLUMNS}`,
+        [ownerId, id, JSON.stringify(speakers), now],
       );
       return row ? toRecording(row) : null;
     },

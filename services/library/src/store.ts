@@ -98,7 +98,10 @@ export interface NewArtifact {
 
 export interface RecordingStore {
   listRecordings(ownerId: string, filter: RecordingFilter, page: PageQuery): Promise<RecordingRecord[]>;
-  getRecording(ownerId: string, id: string): Promise<RecordingDetail | null>;
+  /** `includeWords`: read the transcript's words too (else `words` is null, `wordCount` still set). */
+  getRecording(ownerId: string, id: string, includeWords?: boolean): Promise<RecordingDetail | null>;
+  /** Replaces the transcript's speakers (names); null when the recording is missing. */
+  setSpeakers(ownerId: string, id: string, speakers: Array<{ id: string; name: string }>, now: Date): Promise<RecordingRecord | null>;
   /**
    * Stores a new recording; with an id that exists already for the same owner, returns that one
    * unchanged (a retried save). `taken`: the id belongs to another owner.

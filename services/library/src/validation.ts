@@ -3,7 +3,8 @@
  * clean value or throw invalid_request naming the offending field. Keeping them here (not in
  * SQL constraints) turns bad input into a 400 with a `param`, never a Postgres error and a 500.
  */
-import { charCount, checkText, isLanguageTag, MAX_LANGUAGE_CHARS, MAX_TITLE_CHARS, MurmurError, requireId, titleOf } from '@murmur/contract';
+import { charCount, checkText, isLanguageTag, MAX_LANGUAGE_CHARS, MAX_TITLE_CHARS, MurmurError, requireId, SPEAKER_ID_PATTERN, speakerNameOf, titleOf } from '@murmur/contract';
+import { timeline, type library } from '@murmur/proto';
 
 // The text rules live in the kit, shared with the gateway's checks before paid work.
 export { charCount, titleOf };
@@ -17,6 +18,11 @@ export const LIMITS = {
   query: 500,
   transcriptText: 5_000_000,
   segments: 500_000,
+  /** Words of one transcript: 100 days of audio would be ~1.4 M; 12 h of fast speech ~150 k. */
+  words: 2_000_000,
+  /** Longest word, in characters (a redaction marker included). */
+  wordChars: 200,
+  speakers: 50,
   language: MAX_LANGUAGE_CHARS,
   artifactContent: 5_000_000,
   itemText: 100_000,
@@ -78,6 +84,8 @@ export interface CleanSegment {
   start: number;
   end: number;
   text: string;
+  /** Absent when unknown. */
+  speaker?: string;
 }
 
 /** A transcript that passed {@link transcriptOf}. */
@@ -85,10 +93,14 @@ export interface CleanTranscript {
   text: string;
   language: string;
   segments: CleanSegment[];
+  /** murmur.timeline.v1.Words as stored (bytes); null when there are none or they were not read. */
+  words: Uint8Array | null;
+  wordCount: number;
+  speakers: Array<{ id: string; name: string }>;
 }
 
 /** A transcript to store: text ≤ 5,000,000 characters, a BCP-47 language or "", sane segments. */
-export function transcriptOf(value: { text: string; language: string; segments: Array<{ startSeconds: number; endSeconds: number; text: string }> }): CleanTranscript {
+export function transcriptOf(value: library.Transcript): CleanTranscript {
   checkText(value.text, 'transcript.text', LIMITS.transcriptText, 'The transcript');
   const language = value.language.trim();
   if (!isLanguageTag(language)) {
@@ -97,6 +109,8 @@ export function transcriptOf(value: { text: string; language: string; segments: 
   if (value.segments.length > LIMITS.segments) {
     throw invalid('transcript.segments', `A transcript can have at most ${LIMITS.segments.toLocaleString('en-US')} segments.`);
   }
+  const speakers = speakersOf(value.timeline?.speakers ?? []);
+  const speakerIds = new Set(speakers.map((s) => s.id));
   let segmentChars = 0;
   const segments = value.segments.map((s) => {
     if (!Number.isFinite(s.startSeconds) || !Number.isFinite(s.endSeconds) || s.startSeconds < 0 || s.endSeconds < s.startSeconds) {
@@ -104,12 +118,44 @@ export function transcriptOf(value: { text: string; language: string; segments: 
     }
     segmentChars += s.text.length;
     if (s.text.includes('\u0000')) throw invalid('transcript.segments', 'Segment text must not contain NUL characters.');
-    return { start: s.startSeconds, end: s.endSeconds, text: s.text };
+    if (s.speaker && !speakerIds.has(s.speaker)) throw invalid('transcript.segments', `A segment names speaker "${s.speaker.slice(0, 10)}", which is not among the transcript's speakers.`);
+    return { start: s.startSeconds, end: s.endSeconds, text: s.text, ...(s.speaker ? { speaker: s.speaker } : {}) };
   });
   if (segmentChars > LIMITS.transcriptText && segments.reduce((n, s) => n + charCount(s.text), 0) > LIMITS.transcriptText) {
     throw invalid('transcript.segments', `The segments' text must be at most ${LIMITS.transcriptText.toLocaleString('en-US')} characters in all.`);
   }
-  return { text: value.text, language, segments };
+  const w = value.timeline?.words;
+  const words = w && w.text.length > 0 ? wordsOf(w, speakers.length) : null;
+  return { text: value.text, language, segments, words, wordCount: w?.text.length ?? 0, speakers };
+}
+
+function speakersOf(value: readonly timeline.Speaker[]): Array<{ id: string; name: string }> {
+  if (value.length > LIMITS.speakers) throw invalid('transcript.speakers', `A transcript can have at most ${LIMITS.speakers} speakers.`);
+  const seen = new Set<string>();
+  return value.map((s) => {
+    if (!SPEAKER_ID_PATTERN.test(s.id) || seen.has(s.id)) throw invalid('transcript.speakers', 'Speaker ids are S1, S2, … each once.');
+    seen.add(s.id);
+    return { id: s.id, name: speakerNameOf(s.name, 'transcript.speakers') };
+  });
+}
+
+/** Checks the columns (one length, times in order, speakers known) and answers the bytes to store. */
+function wordsOf(w: timeline.Words, speakerCount: number): Uint8Array {
+  const n = w.text.length;
+  const bad = (why: string) => invalid('transcript.words', why);
+  if (n > LIMITS.words) throw bad(`A transcript can have at most ${LIMITS.words.toLocaleString('en-US')} words.`);
+  if (w.startMs.length !== n || w.endMs.length !== n) throw bad('Every word needs a start_ms and an end_ms.');
+  if ((w.confidence.length !== 0 && w.confidence.length !== n) || (w.speaker.length !== 0 && w.speaker.length !== n)) {
+    throw bad('confidence and speaker have one entry per word, or none.');
+  }
+  for (let i = 0; i < n; i++) {
+    const text = w.text[i]!;
+    if (text === '' || text.length > LIMITS.wordChars || /[\u0000\n\r]/.test(text)) throw bad(`Word ${i} must be 1–${LIMITS.wordChars} characters without line breaks.`);
+    if (w.endMs[i]! < w.startMs[i]! || (i > 0 && w.startMs[i]! < w.startMs[i - 1]!)) throw bad(`Word ${i}'s times are out of order.`);
+    if (w.confidence.length && !(w.confidence[i]! >= 0 && w.confidence[i]! <= 1)) throw bad(`Word ${i}'s confidence must be 0–1.`);
+    if (w.speaker.length && w.speaker[i]! > speakerCount) throw bad(`Word ${i} names a speaker the transcript does not have.`);
+  }
+  return timeline.Words.encode(w).finish();
 }
 
 /** An artifact kind: lower-case words joined by "_", e.g. "meeting_notes". */

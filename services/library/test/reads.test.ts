@@ -182,6 +182,7 @@ describe('library reads over gRPC', () => {
         h.client.addThreadContextSource({ ownerId, threadId: alice.thread, kind: ContextSourceKind.CONTEXT_SOURCE_KIND_FOLDER, refId: alice.folder }),
         h.client.createKnowledgeBase({ ownerId, name: 'x', description: '', createdAt: undefined }),
         h.client.addKnowledgeBaseRecording({ ownerId, knowledgeBaseId: alice.kb, recordingId: alice.recording }),
+        h.client.setSpeakerNames({ ownerId, recordingId: alice.recording, names: { S1: 'Maria' } }),
       ];
       expect(calls).toHaveLength(Object.keys(library.LibraryServiceService).length);
       for (const err of await Promise.all(calls.map(failure))) expect({ code: err.code, param: err.param }).toEqual({ code: 'invalid_request', param: 'owner_id' });
@@ -484,6 +485,7 @@ describe('library reads over gRPC', () => {
       const got = (await h.client.getRecording({ ownerId: owner, recordingId: rec.id })).recording!;
       expect(got).toMatchObject({ id: rec.id, ownerId: owner, title: 'Planning', folderId: '', durationSeconds: 4.5, preview: 'First part. Second part.' });
       expect(got.transcript).toEqual({
+        timeline: undefined,
         text: 'First part. Second part.',
         language: 'en',
         segments: [

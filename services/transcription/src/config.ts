@@ -18,6 +18,7 @@ import { FileAudioStore, type AudioStore } from './jobs/audio-store';
 import { S3AudioStore } from './jobs/s3-audio-store';
 import type { SpeechEngine } from './engines/engine';
 import { createOpenAiEngine } from './engines/openai';
+import { ENGINE_CAPABILITIES, openAiCapabilities, whisperCapabilities } from './engines/capabilities';
 import { createPocketsphinxEngine, DEBIAN_POCKETSPHINX_MODEL_DIR, DEFAULT_VAD_THRESHOLD, pocketsphinxModelFiles, POCKETSPHINX_MAX_CHUNK_SECONDS, POCKETSPHINX_PACKAGES } from './engines/pocketsphinx';
 import { createWhisperEngine, whisperModelName } from './engines/whisper';
 import { commandExists } from './process';
@@ -50,6 +51,8 @@ export const transcriptionConfigSchema = {
   OPENAI_API_KEY: z.string().optional(),
   MURMUR_OPENAI_TRANSCRIBE_MODEL: z.string().default('whisper-1'),
   MURMUR_OPENAI_TIMEOUT_MS: z.coerce.number().int().positive().default(300_000),
+  /** The OpenAI-compatible server gives word times (`timestamp_granularities[]=word`); false for one that does not. */
+  MURMUR_OPENAI_WORDS: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
   /** Chunks recognised at once across all calls. */
   MURMUR_TRANSCRIBE_CONCURRENCY: z.coerce.number().int().positive().default(os.availableParallelism()),
   /** Parent of the spool: <dir>/murmur-transcription/<instance>/<call>/ (uploads up to 500 MB plus their PCM). */
@@ -170,25 +173,26 @@ export async function probeEngines(cfg: TranscriptionConfig, active: EngineName)
   const pocketsphinx = await (async (): Promise<transcription.Engine> => {
     const model = path.basename(cfg.MURMUR_POCKETSPHINX_MODEL_DIR);
     if (!(await commandExists(cfg.MURMUR_POCKETSPHINX_PATH, []))) {
-      return { name: 'pocketsphinx', model, available: false, detail: `${cfg.MURMUR_POCKETSPHINX_PATH} is not installed: ${POCKETSPHINX_PACKAGES}` };
+      return { name: 'pocketsphinx', model, available: false, detail: `${cfg.MURMUR_POCKETSPHINX_PATH} is not installed: ${POCKETSPHINX_PACKAGES}`, capabilities: ENGINE_CAPABILITIES.pocketsphinx };
     }
     try {
       await pocketsphinxModelFiles(cfg.MURMUR_POCKETSPHINX_MODEL_DIR);
-      return { name: 'pocketsphinx', model, available: true, detail: '' };
+      return { name: 'pocketsphinx', model, available: true, detail: '', capabilities: ENGINE_CAPABILITIES.pocketsphinx };
     } catch (err) {
-      return { name: 'pocketsphinx', model, available: false, detail: (err as Error).message };
+      return { name: 'pocketsphinx', model, available: false, detail: (err as Error).message, capabilities: ENGINE_CAPABILITIES.pocketsphinx };
     }
   })();
   const modelPath = await findWhisperModel(cfg);
   const whisper: transcription.Engine = modelPath
-    ? { name: 'whisper', model: whisperModelName(modelPath), available: true, detail: '' }
-    : { name: 'whisper', model: '', available: false, detail: `no ggml-*.bin model in ${cfg.MURMUR_MODELS_DIR}; fetch one with \`npm run models -- fetch base.en\`` };
+    ? { name: 'whisper', model: whisperModelName(modelPath), available: true, detail: '', capabilities: whisperCapabilities(whisperModelName(modelPath)) }
+    : { name: 'whisper', model: '', available: false, detail: `no ggml-*.bin model in ${cfg.MURMUR_MODELS_DIR}; fetch one with \`npm run models -- fetch base.en\``, capabilities: ENGINE_CAPABILITIES.whisper };
   const openaiReady = !isDefaultOpenAi(cfg) || !!cfg.OPENAI_API_KEY;
   const openai: transcription.Engine = {
     name: 'openai',
     model: cfg.MURMUR_OPENAI_TRANSCRIBE_MODEL,
     available: openaiReady,
     detail: openaiReady ? '' : 'set OPENAI_API_KEY (or OPENAI_BASE_URL for a local OpenAI-compatible server)',
+    capabilities: openAiCapabilities(cfg.MURMUR_OPENAI_WORDS),
   };
   // The active engine passed its start-up checks, whatever the cheap probe says.
   return [pocketsphinx, whisper, openai].map((e) => (e.name === active ? { ...e, available: true, detail: '' } : e));
@@ -247,6 +251,7 @@ export async function createEngineFromConfig(
         baseUrl: cfg.OPENAI_BASE_URL,
         model: cfg.MURMUR_OPENAI_TRANSCRIBE_MODEL,
         timeoutMs: cfg.MURMUR_OPENAI_TIMEOUT_MS,
+        words: cfg.MURMUR_OPENAI_WORDS,
         ...(cfg.OPENAI_API_KEY ? { apiKey: cfg.OPENAI_API_KEY } : {}),
       });
       return { name, engine };

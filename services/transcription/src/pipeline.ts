@@ -54,6 +54,8 @@ export async function decodeAndCut(input: string, dir: string, opts: DecodeOptio
 export interface RecognizeChunksOptions {
   engine: SpeechEngine;
   language: string;
+  /** Passed to the engine (its capabilities say how it uses them). */
+  keyterms?: readonly string[];
   signal: AbortSignal;
   /** Slots shared with every other running call. */
   semaphore: Semaphore;
@@ -79,13 +81,14 @@ export async function recognizeChunks(
     const wav = path.join(dir, `chunk-${index}.wav`);
     await writeWavSlice(pcmFile, chunk.startByte, chunk.endByte, wav);
     try {
-      const recognition = await opts.engine.recognize(wav, { language: opts.language, signal: chunkSignal });
+      const recognition = await opts.engine.recognize(wav, { language: opts.language, signal: chunkSignal, ...(opts.keyterms ? { keyterms: opts.keyterms } : {}) });
       if (!reported && recognition.language) reported = recognition.language;
       const result: ChunkTranscript = {
         offset: chunk.startByte / BYTES_PER_SECOND,
         duration: (chunk.endByte - chunk.startByte) / BYTES_PER_SECOND,
         text: recognition.text,
         segments: recognition.segments,
+        ...(recognition.words ? { words: recognition.words } : {}),
       };
       await opts.onChunk?.(index, result, recognition.language ?? '');
       return result;

@@ -8,7 +8,7 @@
  */
 import { MAX_TITLE_CHARS, MurmurError, titleOf, transcriptionTitle } from '@murmur/contract';
 import { type Logger, type PromiseClient } from '@murmur/kit';
-import type { library } from '@murmur/proto';
+import type { library, transcription } from '@murmur/proto';
 
 /** The library RPCs saving uses: the folder check, the recording, taking it back. */
 export type LibraryPort = Pick<PromiseClient<library.LibraryServiceClient>, 'createRecording' | 'deleteRecording' | 'getFolder'>;
@@ -43,13 +43,8 @@ export function recordingIdOf(transcriptionId: string): string {
   return `rec_${transcriptionId.slice(transcriptionId.indexOf('_') + 1)}`;
 }
 
-/** A transcript as library.CreateRecording takes it. */
-export interface SavedTranscript {
-  text: string;
-  language: string;
-  durationSeconds: number;
-  segments: Array<{ startSeconds: number; endSeconds: number; text: string }>;
-}
+/** A transcript as library.CreateRecording takes it (the words in columns, as Transcribe answers them). */
+export type SavedTranscript = Pick<transcription.TranscribeResponse, 'text' | 'language' | 'segments' | 'words' | 'speakers'> & { durationSeconds: number };
 
 /** Stores the transcript of `transcriptionId` for `ownerId` (idempotent: a retry returns the same recording); answers its id. */
 export async function saveRecording(library: LibraryPort, transcriptionId: string, ownerId: string, o: SaveOptions, transcript: SavedTranscript, madeAt: Date): Promise<string> {
@@ -58,7 +53,12 @@ export async function saveRecording(library: LibraryPort, transcriptionId: strin
     title: o.title || transcriptionTitle(madeAt),
     folderId: o.folderId,
     durationSeconds: transcript.durationSeconds,
-    transcript: { text: transcript.text, language: transcript.language, segments: transcript.segments },
+    transcript: {
+      text: transcript.text,
+      language: transcript.language,
+      segments: transcript.segments,
+      timeline: { words: transcript.words, speakers: transcript.speakers, wordCount: transcript.words?.text.length ?? 0 },
+    },
     createdAt: undefined,
     recordingId: recordingIdOf(transcriptionId),
   });

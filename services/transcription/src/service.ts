@@ -14,7 +14,7 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { isLanguageTag, MAX_AUDIO_BYTES, MurmurError } from '@murmur/contract';
+import { AUTO_LANGUAGE, isLanguageTag, MAX_AUDIO_BYTES, MurmurError, type Timeline } from '@murmur/contract';
 import {
   DEFAULT_HOLD_LEASE_SECONDS,
   holdLapsedError,
@@ -26,7 +26,7 @@ import {
 } from '@murmur/kit';
 import { billing, type transcription } from '@murmur/proto';
 import { spoolUpload, UndecodableAudioError } from './audio-files';
-import type { SpeechEngine } from './engines/engine';
+import { capabilitiesOf, type SpeechEngine } from './engines/engine';
 import { BYTES_PER_SECOND } from './pcm';
 import type { ChunkRange } from './chunker';
 import { decodeAndCut, recognizeChunks, type DecodedAudio, type RecognizeChunksOptions } from './pipeline';
@@ -35,6 +35,8 @@ import { checkSaveOptions, saveRecording, takeBackRecording, type LibraryPort, t
 import { PIECE_SECONDS, planRecognition } from './plan';
 import { Semaphore } from './pool';
 import type { StitchedTranscript } from './stitch';
+import { checkTimelineOptions, type CheckedTimelineOptions, type DiarizationPort } from './timeline-options';
+import { timelineOf, timelineToResponse } from './timeline';
 
 /** The billing RPCs a transcription uses. */
 export type BillingPort = Pick<PromiseClient<billing.BillingServiceClient>, 'reserve' | 'commit' | 'release' | 'renewReservation' | 'extendReservation'>;
@@ -62,6 +64,8 @@ export interface TranscriptionServiceOptions {
   leaseSeconds?: number;
   /** Where `save: true` stores a transcript (saving.ts); without it such a call is refused. */
   library?: LibraryPort;
+  /** Who finds speakers (`diarize`); without it such a call is refused, naming what is missing. */
+  diarization?: DiarizationPort;
 }
 
 /** Saving options that followed the audio (TranscribeLateOptions): their final values. */
@@ -88,7 +92,7 @@ export class TranscriptionService {
 
   listEngines(): transcription.ListEnginesResponse {
     const { engine } = this.opts;
-    const engines = this.opts.engines ?? [{ name: engine.name, model: engine.model, available: true, detail: '' }];
+    const engines = this.opts.engines ?? [{ name: engine.name, model: engine.model, available: true, detail: '', capabilities: capabilitiesOf(engine) }];
     return { engines, active: engine.name };
   }
 
@@ -112,9 +116,21 @@ export class TranscriptionService {
     chunks: ReadonlyArray<Pick<ChunkRange, 'startByte' | 'endByte'>>,
     pcmFile: string,
     dir: string,
-    opts: { language: string; signal: AbortSignal } & Pick<RecognizeChunksOptions, 'done' | 'onChunk'>,
+    opts: { language: string; signal: AbortSignal } & Pick<RecognizeChunksOptions, 'done' | 'onChunk' | 'keyterms'>,
   ): Promise<{ transcript: StitchedTranscript; language: string }> {
-    return recognizeChunks(chunks, pcmFile, dir, { engine: this.opts.engine, semaphore: this.semaphore, limit: this.concurrency, ...opts });
+    // "auto" is the engine's to decide: it gets no hint.
+    const language = opts.language === AUTO_LANGUAGE ? '' : opts.language;
+    return recognizeChunks(chunks, pcmFile, dir, { engine: this.opts.engine, semaphore: this.semaphore, limit: this.concurrency, ...opts, language });
+  }
+
+  /** The timeline options of a call, checked before anything is read or held (timeline-options.ts). */
+  checkTimeline(config: Pick<TranscribeConfig, 'timeline' | 'language'>): Promise<CheckedTimelineOptions> {
+    return checkTimelineOptions(this.opts.engine, config.timeline, config.language, this.opts.diarization);
+  }
+
+  /** A recognised transcript as the timeline a call answers and stores. */
+  finishTimeline(transcript: StitchedTranscript): Timeline {
+    return timelineOf(transcript);
   }
 
   tooLong(): MurmurError {
@@ -140,12 +156,12 @@ export class TranscriptionService {
   validate(config: Pick<TranscribeConfig, 'userId' | 'maxBytes' | 'language'>): void {
     if (!config.userId) throw new MurmurError('invalid_request', 'user_id is required.', { param: 'user_id' });
     if (config.maxBytes < 0) throw new MurmurError('invalid_request', 'max_bytes must not be negative.', { param: 'max_bytes' });
-    // Kit's rule: the one the gateway checks and the library stores by.
-    if (!isLanguageTag(config.language)) {
-      throw new MurmurError('invalid_request', 'language must be a language code such as "en" or "en-US".', { param: 'language' });
+    // Kit's rule: the one the gateway checks and the library stores by; "auto" detects.
+    if (config.language !== AUTO_LANGUAGE && !isLanguageTag(config.language)) {
+      throw new MurmurError('invalid_request', 'language must be a language code such as "en" or "en-US", or "auto".', { param: 'language' });
     }
     const { engine } = this.opts;
-    if (config.language && engine.supportsLanguage && !engine.supportsLanguage(config.language)) {
+    if (config.language && config.language !== AUTO_LANGUAGE && engine.supportsLanguage && !engine.supportsLanguage(config.language)) {
       throw new MurmurError('invalid_request', `The ${engine.name} engine does not recognise language "${config.language}". Omit language or send "en".`, {
         param: 'language',
       });
@@ -163,6 +179,7 @@ export class TranscriptionService {
     lateOptions: () => TranscribeLateOptions | undefined = () => undefined,
   ): Promise<transcription.TranscribeResponse> {
     this.validate(config);
+    const timelineOptions = await this.checkTimeline(config);
     // What is known now is refused now, before the upload is read.
     await this.checkSaving(config, 'partial');
     const { log, engine } = this.opts;
@@ -182,7 +199,7 @@ export class TranscriptionService {
       // minute, extended as the decoded audio grows (paid-audio.ts), so a file whose header lies,
       // or hours of silence, is decoded only as far as the caller can pay for.
       const leaseSeconds = this.opts.leaseSeconds ?? DEFAULT_HOLD_LEASE_SECONDS;
-      const fingerprint = transcriptionFingerprint(config, saving, audioHash.digest('hex'));
+      const fingerprint = transcriptionFingerprint(config, saving, audioHash.digest('hex'), timelineOptions);
       let reservation: billing.Reservation | undefined;
       let lease: HoldLease | undefined;
       const leaseLost = new AbortController();
@@ -224,6 +241,7 @@ export class TranscriptionService {
       let chunks: ChunkRange[] = [];
       let decodedAt = started;
       let recognized: { transcript: StitchedTranscript; language: string };
+      let timeline: Timeline;
       let charged: number;
       let recognizedAt = decodedAt;
       try {
@@ -237,7 +255,8 @@ export class TranscriptionService {
             { transcription_id: id, upload_bytes: uploadBytes, duration_seconds: duration, pieces: decoded.pieces.length, chunks: chunks.length, decode_ms: decodedAt - started },
             'audio decoded',
           );
-          recognized = await this.recognize(chunks, decoded.pcmFile, dir, { language: config.language, signal });
+          recognized = await this.recognize(chunks, decoded.pcmFile, dir, { language: config.language, signal, keyterms: timelineOptions.keyterms });
+          timeline = this.finishTimeline(recognized.transcript);
           recognizedAt = Date.now();
         } catch (err) {
           if (call.signal.aborted) {
@@ -261,7 +280,7 @@ export class TranscriptionService {
         if (saving.save) {
           try {
             // Stored before the charge: a saved transcript is always a charged one (saving.ts).
-            recordingId = await saveRecording(this.library(), id, config.userId, saving, { ...this.response(id, recognized, config.language, duration, 0), durationSeconds: duration }, new Date());
+            recordingId = await saveRecording(this.library(), id, config.userId, saving, { ...this.response(id, timeline, recognized.language, config.language, duration, 0), durationSeconds: duration }, new Date());
           } catch (err) {
             await release('recording_not_stored');
             throw err;
@@ -286,15 +305,15 @@ export class TranscriptionService {
         lease?.stop();
       }
 
-      const { transcript } = recognized;
       log.info(
         {
           transcription_id: id,
           reservation_id: reservation?.id,
           duration_seconds: duration,
           chunks: chunks.length,
-          segments: transcript.segments.length,
-          characters: transcript.text.length,
+          segments: timeline.segments.length,
+          words: timeline.words.length,
+          characters: timeline.text.length,
           credits: charged,
           recognize_ms: recognizedAt - decodedAt,
           total_ms: Date.now() - started,
@@ -302,7 +321,7 @@ export class TranscriptionService {
         },
         'transcribed',
       );
-      return this.response(id, recognized, config.language, duration, charged, recordingId);
+      return this.response(id, timeline, recognized.language, config.language, duration, charged, recordingId);
     } catch (err) {
       if (call.signal.aborted && !(err instanceof MurmurError)) {
         log.info({ transcription_id: id }, 'cancelled by the client');
@@ -314,15 +333,16 @@ export class TranscriptionService {
     }
   }
 
-  /** Transcribe's answer for a recognised transcript (a job's result is the same). */
-  response(id: string, recognized: { transcript: StitchedTranscript; language: string }, requestedLanguage: string, duration: number, charged: number, recordingId = ''): transcription.TranscribeResponse {
-    const { transcript, language } = recognized;
+  /**
+   * Transcribe's answer for a recognised transcript (a job's result is the same). `reported`: the
+   * language the engine recognised ("" when it says none); `requested`: the one asked for.
+   */
+  response(id: string, timeline: Timeline, reported: string, requested: string, duration: number, charged: number, recordingId = ''): transcription.TranscribeResponse {
     return {
       id,
-      text: transcript.text,
-      language: language || normalizeLanguage(requestedLanguage),
+      ...timelineToResponse(timeline),
+      language: reported || normalizeLanguage(requested === AUTO_LANGUAGE ? '' : requested),
       durationSeconds: Math.round(duration * 1000) / 1000,
-      segments: transcript.segments.map((s) => ({ startSeconds: s.start, endSeconds: s.end, text: s.text })),
       model: this.model,
       creditsCharged: charged,
       recordingId,
@@ -372,8 +392,8 @@ const MIN_PRICED_SECONDS = 0.001;
  * for and where it is saved. Billing binds the idempotency key to it, so the key replays only this request —
  * never other audio, and never a conversion or a job.
  */
-export function transcriptionFingerprint(config: Pick<TranscribeConfig, 'language'>, saving: SaveOptions, audioSha256: string): string {
-  const parts = ['transcribe/1', config.language, saving.save, saving.title, saving.folderId, audioSha256];
+export function transcriptionFingerprint(config: Pick<TranscribeConfig, 'language'>, saving: SaveOptions, audioSha256: string, options: CheckedTimelineOptions): string {
+  const parts = ['transcribe/2', config.language, saving.save, saving.title, saving.folderId, audioSha256, options.words, options.diarize, options.speakersExpected, options.keyterms];
   return `sha256:${createHash('sha256').update(JSON.stringify(parts)).digest('hex')}`;
 }
 

@@ -11,6 +11,14 @@ export interface TimedSegment {
   text: string;
 }
 
+/** A recognised word, in seconds; confidence 0–1 or null. */
+export interface TimedWord {
+  text: string;
+  start: number;
+  end: number;
+  confidence: number | null;
+}
+
 /** What one chunk produced, with times relative to the chunk's start. */
 export interface ChunkTranscript {
   /** Where the chunk starts in the whole audio, in seconds. */
@@ -19,11 +27,15 @@ export interface ChunkTranscript {
   duration: number;
   text: string;
   segments: TimedSegment[];
+  /** Absent when the engine knows no word times. */
+  words?: TimedWord[];
 }
 
 export interface StitchedTranscript {
   text: string;
   segments: TimedSegment[];
+  /** Every chunk's words with absolute times, in order; empty when the engine knows none. */
+  words: TimedWord[];
 }
 
 /** Collapses whitespace and trims. */
@@ -37,7 +49,9 @@ const ms = (seconds: number): number => Math.round(seconds * 1000) / 1000;
 export function stitchChunks(chunks: readonly ChunkTranscript[]): StitchedTranscript {
   const texts: string[] = [];
   const segments: TimedSegment[] = [];
+  const words: TimedWord[] = [];
   let cursor = 0;
+  let wordCursor = 0;
   for (const chunk of chunks) {
     const chunkEnd = chunk.offset + chunk.duration;
     const text = cleanText(chunk.text);
@@ -56,6 +70,16 @@ export function stitchChunks(chunks: readonly ChunkTranscript[]): StitchedTransc
       cursor = ms(end);
     }
     cursor = Math.max(cursor, chunk.offset);
+    // Words likewise: absolute, clamped into the chunk, in order and never overlapping.
+    for (const w of chunk.words ?? []) {
+      const text = cleanText(w.text);
+      if (!text) continue;
+      const lo = Math.max(wordCursor, chunk.offset);
+      const start = Math.min(Math.max(chunk.offset + (Number.isFinite(w.start) ? w.start : 0), lo), chunkEnd);
+      const end = Math.min(Math.max(chunk.offset + (Number.isFinite(w.end) ? w.end : 0), start), chunkEnd);
+      words.push({ text, start: ms(start), end: ms(end), confidence: w.confidence === null || !Number.isFinite(w.confidence) ? null : Math.min(1, Math.max(0, w.confidence)) });
+      wordCursor = ms(end);
+    }
   }
-  return { text: texts.join(' '), segments };
+  return { text: texts.join(' '), segments, words };
 }

@@ -113,7 +113,7 @@ export async function startStack(opts: { engine: SpeechEngine; concurrency?: num
 export const newUser = (): string => newId('usr');
 
 export function config(userId: string, overrides: Partial<transcription.TranscribeConfig> = {}): transcription.TranscribeConfig {
-  return { userId, language: '', idempotencyKey: newId('idem'), maxBytes: 0, filename: '', contentType: '', admissionId: '', save: false, title: '', folderId: '', ...overrides };
+  return { userId, language: '', idempotencyKey: newId('idem'), maxBytes: 0, filename: '', contentType: '', admissionId: '', save: false, title: '', folderId: '', timeline: undefined, ...overrides };
 }
 
 const configMessage = (cfg: transcription.TranscribeConfig): transcription.TranscribeRequest => ({ payload: { $case: 'config', value: cfg } });

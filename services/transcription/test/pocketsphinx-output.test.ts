@@ -18,14 +18,14 @@ might 8.380 8.620 0.995609
 `;
 
 describe('parsePocketsphinxWords', () => {
-  it('keeps words with their times, drops fillers and pronunciation variants', () => {
+  it('keeps words with their times and posterior probabilities, drops fillers and pronunciation variants', () => {
     expect(parsePocketsphinxWords(OUTPUT)).toEqual([
-      { word: 'he', start: 0.21, end: 0.32 },
-      { word: 'was', start: 0.33, end: 0.54 },
-      { word: 'not', start: 0.55, end: 0.97 },
-      { word: 'an', start: 1.11, end: 1.29 },
-      { word: 'he', start: 8.21, end: 8.37 },
-      { word: 'might', start: 8.38, end: 8.62 },
+      { word: 'he', start: 0.21, end: 0.32, confidence: 0.998701 },
+      { word: 'was', start: 0.33, end: 0.54, confidence: 0.9998 },
+      { word: 'not', start: 0.55, end: 0.97, confidence: 0.998701 },
+      { word: 'an', start: 1.11, end: 1.29, confidence: 0.47294 },
+      { word: 'he', start: 8.21, end: 8.37, confidence: 0.997303 },
+      { word: 'might', start: 8.38, end: 8.62, confidence: 0.995609 },
     ]);
   });
 
@@ -36,7 +36,7 @@ describe('parsePocketsphinxWords', () => {
   ])('finds no words in %s', (_name, out) => expect(parsePocketsphinxWords(out)).toEqual([]));
 });
 
-const w = (word: string, start: number, end: number): TimedWord => ({ word, start, end });
+const w = (word: string, start: number, end: number): TimedWord => ({ word, start, end, confidence: 1 });
 
 describe('groupWords', () => {
   it.each<[string, TimedWord[], Array<[number, number, string]>]>([

@@ -9,16 +9,49 @@ import type { TimedSegment } from '../stitch';
 export interface RecognizeOptions {
   /** BCP-47 hint ("en", "de-AT"); empty to let the engine decide. */
   language: string;
+  /** Terms to recognise (checked by the service against {@link EngineCapabilities.keyterms}). */
+  keyterms?: readonly string[];
   /** Aborted when the caller cancels or another chunk failed: stop work and reject. */
   signal: AbortSignal;
+}
+
+/** One recognised word, times relative to the start of the chunk, in seconds. */
+export interface EngineWord {
+  text: string;
+  start: number;
+  end: number;
+  /** 0–1, or null when the engine reports none. */
+  confidence: number | null;
 }
 
 /** One chunk's transcript; segment times are relative to the start of the chunk, in seconds. */
 export interface Recognition {
   text: string;
   segments: TimedSegment[];
-  /** The language the engine recognised, when it reports one (ISO 639-1). */
+  /** The words with their times, from an engine whose capabilities say `words`. */
+  words?: EngineWord[];
+  /**
+   * The language the engine recognised, when it reports one (ISO 639-1). No engine here reports
+   * how sure it is (whisper.cpp's binding and verbose_json give no probability), so results
+   * carry `language_confidence: null` (docs/timelines.md).
+   */
   language?: string;
+}
+
+/**
+ * What an engine can do beyond text (docs/timelines.md, "Engines"): the service refuses a call
+ * that asks for more before anything is held.
+ */
+export interface EngineCapabilities {
+  /** Word times (and, where the engine has them, confidences). */
+  words: boolean;
+  /** `language: "auto"` finds the language (else the engine is single-language). */
+  languageDetection: boolean;
+  /**
+   * How key terms are used: `prompt` (given to the model as context, any term), `dictionary`
+   * (only terms whose every word is in the engine's dictionary; the others are refused).
+   */
+  keyterms: 'prompt' | 'dictionary';
 }
 
 export interface SpeechEngine {
@@ -32,12 +65,24 @@ export interface SpeechEngine {
    * sets more: the service then joins silence-cut pieces up to this length.
    */
   readonly maxChunkSeconds?: number;
+  /** Absent: none beyond text ({@link capabilitiesOf}). */
+  readonly capabilities?: EngineCapabilities;
+  /**
+   * The words of `terms` this engine cannot recognise (a `dictionary` engine); empty when all
+   * are known. Checked before any audio is read.
+   */
+  unknownWords?(terms: readonly string[]): Promise<string[]>;
   /** Recognises one WAV chunk. Failures reject with any Error (the service maps them). */
   recognize(wavPath: string, opts: RecognizeOptions): Promise<Recognition>;
   /** False for a language the engine cannot recognise (checked before any audio is read). */
   supportsLanguage?(language: string): boolean;
   /** Frees native resources (whisper's model). */
   close?(): Promise<void>;
+}
+
+/** What `engine` can do; an engine that does not say knows no words and detects no language. */
+export function capabilitiesOf(engine: Pick<SpeechEngine, 'capabilities'>): EngineCapabilities {
+  return engine.capabilities ?? { words: false, languageDetection: false, keyterms: 'prompt' };
 }
 
 /**

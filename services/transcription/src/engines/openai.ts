@@ -8,6 +8,7 @@
 import { openAsBlob } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { TimedSegment } from '../stitch';
+import { openAiCapabilities } from './capabilities';
 import { EngineError, type Recognition, type RecognizeOptions, type SpeechEngine } from './engine';
 
 export interface OpenAiEngineOptions {
@@ -23,6 +24,11 @@ export interface OpenAiEngineOptions {
   retries?: number;
   /** Pause before a retry in milliseconds (default 500). */
   retryDelayMs?: number;
+  /**
+   * The server gives word times (`timestamp_granularities[]=word`, as whisper-1 does; default
+   * true). Set false for a server without them: asking for words is then refused up front.
+   */
+  words?: boolean;
 }
 
 /** The endpoint for `baseUrl`, accepting bases with or without the trailing `/v1`. */
@@ -50,9 +56,22 @@ export function languageCode(reported: string): string | undefined {
   return namesToCodes.get(value);
 }
 
+/** verbose_json's `words` ([{word, start, end}]), checked; absent → undefined. */
+function parseWords(words: unknown): Recognition['words'] {
+  if (words === undefined || words === null) return undefined;
+  if (!Array.isArray(words)) throw new EngineError('the transcription endpoint answered "words" that is not a list');
+  return (words as Array<{ word?: unknown; start?: unknown; end?: unknown }>).flatMap((w) => {
+    if (!w || typeof w.word !== 'string' || typeof w.start !== 'number' || typeof w.end !== 'number') {
+      throw new EngineError('the transcription endpoint answered a word without a string and numeric start/end');
+    }
+    const text = w.word.trim();
+    return text ? [{ text, start: w.start, end: Math.max(w.start, w.end), confidence: null }] : [];
+  });
+}
+
 /** Checks the verbose_json body; anything else is an engine failure. */
 export function parseVerboseJson(body: unknown): Recognition {
-  const b = body as { text?: unknown; language?: unknown; segments?: unknown };
+  const b = body as { text?: unknown; language?: unknown; segments?: unknown; words?: unknown };
   if (!b || typeof b !== 'object' || typeof b.text !== 'string') throw new EngineError('the transcription endpoint answered JSON without a "text" string');
   const segments: TimedSegment[] = [];
   if (b.segments !== undefined && b.segments !== null) {
@@ -65,7 +84,8 @@ export function parseVerboseJson(body: unknown): Recognition {
     }
   }
   const language = typeof b.language === 'string' ? languageCode(b.language) : undefined;
-  return { text: b.text.trim(), segments, ...(language ? { language } : {}) };
+  const words = parseWords(b.words);
+  return { text: b.text.trim(), segments, ...(words ? { words } : {}), ...(language ? { language } : {}) };
 }
 
 const retryable = (status: number) => status === 429 || status >= 500;
@@ -77,12 +97,18 @@ export function createOpenAiEngine(opts: OpenAiEngineOptions): SpeechEngine {
   const retries = opts.retries ?? 1;
   const retryDelayMs = opts.retryDelayMs ?? 500;
 
-  const attempt = async (wavPath: string, { language, signal }: RecognizeOptions): Promise<{ retry: boolean; error?: EngineError; value?: Recognition }> => {
+  const wantWords = opts.words ?? true;
+  const attempt = async (wavPath: string, { language, signal, keyterms }: RecognizeOptions): Promise<{ retry: boolean; error?: EngineError; value?: Recognition }> => {
     const form = new FormData();
     form.append('file', await openAsBlob(wavPath, { type: 'audio/wav' }), 'audio.wav');
     form.append('model', opts.model);
     form.append('response_format', 'verbose_json');
     if (language) form.append('language', (language.split(/[-_]/)[0] ?? language).toLowerCase());
+    if (wantWords) {
+      form.append('timestamp_granularities[]', 'word');
+      form.append('timestamp_granularities[]', 'segment');
+    }
+    if (keyterms && keyterms.length > 0) form.append('prompt', keyterms.join(', '));
     const timeout = AbortSignal.timeout(timeoutMs);
     let res: Response;
     try {
@@ -120,6 +146,7 @@ export function createOpenAiEngine(opts: OpenAiEngineOptions): SpeechEngine {
   return {
     name: 'openai',
     model: opts.model,
+    capabilities: openAiCapabilities(wantWords),
     async recognize(wavPath, options) {
       for (let n = 0; ; n++) {
         options.signal.throwIfAborted();

@@ -22,10 +22,11 @@
  *   4.0 → 0.39 / 0.76 / 0.39 / 0.32–0.35 / 0.65   (starts dropping speech in noise)
  * `-remove_noise` stays on: off wins on clean speech (0.30) but loses badly in noise (0.47).
  */
-import { access } from 'node:fs/promises';
+import { access, readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { TimedSegment } from '../stitch';
 import { spawnProcess } from '../process';
+import { ENGINE_CAPABILITIES } from './capabilities';
 import { EngineError, isEnglish, type Recognition, type RecognizeOptions, type SpeechEngine } from './engine';
 
 /** Where Debian's pocketsphinx-en-us installs the US English model. */
@@ -53,11 +54,12 @@ export interface PocketsphinxOptions {
   maxChunkSeconds?: number;
 }
 
-/** One recognised word with its times in seconds. */
+/** One recognised word with its times in seconds and its posterior probability (0–1). */
 export interface TimedWord {
   word: string;
   start: number;
   end: number;
+  confidence: number;
 }
 
 const WORD_LINE = /^(\S+) (\d+(?:\.\d+)?) (\d+(?:\.\d+)?) (-?\d+(?:\.\d+)?(?:e[-+]?\d+)?)$/i;
@@ -75,7 +77,8 @@ export function parsePocketsphinxWords(stdout: string): TimedWord[] {
     if (!m) continue;
     const word = m[1]!.replace(/\(\d+\)$/, '');
     if (isFiller(word)) continue;
-    words.push({ word, start: Number(m[2]), end: Number(m[3]) });
+    const p = Number(m[4]);
+    words.push({ word, start: Number(m[2]), end: Number(m[3]), confidence: Number.isFinite(p) ? Math.min(1, Math.max(0, p)) : 0 });
   }
   return words;
 }
@@ -117,6 +120,43 @@ export async function pocketsphinxModelFiles(modelDir: string): Promise<{ hmm: s
   return files;
 }
 
+/** The dictionary's words, read once per file (cmudict-en-us: ~135,000 entries, ~40 ms). */
+const dictionaries = new Map<string, Promise<Set<string>>>();
+
+function dictionaryWords(dictFile: string): Promise<Set<string>> {
+  let words = dictionaries.get(dictFile);
+  if (!words) {
+    words = readFile(dictFile, 'utf8').then((text) => {
+      const set = new Set<string>();
+      for (const line of text.split('\n')) {
+        const head = line.slice(0, line.indexOf(' ')).replace(/\(\d+\)$/, '');
+        if (head) set.add(head.toLowerCase());
+      }
+      return set;
+    });
+    words.catch(() => dictionaries.delete(dictFile));
+    dictionaries.set(dictFile, words);
+  }
+  return words;
+}
+
+/**
+ * The words of `terms` that `dictFile` lacks. PocketSphinx recognises only words its
+ * dictionary and language model know; adding a pronunciation (espeak-ng could make one) would
+ * still leave the word out of the n-gram model, so it would never be chosen: such terms are
+ * refused rather than silently ignored (docs/timelines.md, "Key terms").
+ */
+export async function wordsMissingFrom(dictFile: string, terms: readonly string[]): Promise<string[]> {
+  const known = await dictionaryWords(dictFile);
+  const missing = new Set<string>();
+  for (const term of terms) {
+    for (const word of term.toLowerCase().split(/[\s-]+/)) {
+      if (word && !known.has(word)) missing.add(word);
+    }
+  }
+  return [...missing];
+}
+
 /** Creates the pocketsphinx engine (it checks nothing; main's preflight checks the install). */
 export function createPocketsphinxEngine(opts: PocketsphinxOptions = {}): SpeechEngine {
   const binary = opts.binary ?? 'pocketsphinx_continuous';
@@ -126,7 +166,12 @@ export function createPocketsphinxEngine(opts: PocketsphinxOptions = {}): Speech
     name: 'pocketsphinx',
     model: path.basename(modelDir) || 'en-us',
     maxChunkSeconds: opts.maxChunkSeconds ?? POCKETSPHINX_MAX_CHUNK_SECONDS,
+    capabilities: ENGINE_CAPABILITIES.pocketsphinx,
     supportsLanguage: isEnglish,
+    async unknownWords(terms) {
+      const { dict } = await pocketsphinxModelFiles(modelDir);
+      return wordsMissingFrom(dict, terms);
+    },
     async recognize(wavPath: string, { signal }: RecognizeOptions): Promise<Recognition> {
       signal.throwIfAborted();
       const model = await pocketsphinxModelFiles(modelDir);
@@ -148,7 +193,12 @@ export function createPocketsphinxEngine(opts: PocketsphinxOptions = {}): Speech
         throw new EngineError(`${binary} exited with ${result.signal ?? `code ${result.code}`}: ${result.stderrTail.join(' | ') || 'no error output'}`);
       }
       const words = parsePocketsphinxWords(stdout);
-      return { text: words.map((w) => w.word).join(' '), segments: groupWords(words), language: 'en' };
+      return {
+        text: words.map((w) => w.word).join(' '),
+        segments: groupWords(words),
+        words: words.map((w) => ({ text: w.word, start: w.start, end: w.end, confidence: w.confidence })),
+        language: 'en',
+      };
     },
   };
 }

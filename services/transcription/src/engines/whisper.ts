@@ -13,6 +13,8 @@ import { access, readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { WAV_HEADER_BYTES } from '../pcm';
 import { EngineError, type Recognition, type RecognizeOptions, type SpeechEngine } from './engine';
+import { segmentsFromWords, wordsFromPieces } from './words';
+import { whisperCapabilities } from './capabilities';
 
 export interface WhisperOptions {
   /** Path of a ggml model file (ggml-base.en.bin, …). */
@@ -75,23 +77,35 @@ export async function createWhisperEngine(opts: WhisperOptions): Promise<SpeechE
   const threads = opts.threads ?? 4;
   let queue: Promise<unknown> = Promise.resolve();
 
-  const run = async (wavPath: string, { language, signal }: RecognizeOptions): Promise<Recognition> => {
+  const run = async (wavPath: string, { language, signal, keyterms }: RecognizeOptions): Promise<Recognition> => {
     signal.throwIfAborted();
     // The chunk (≤ ~1 MB) goes in as PCM: transcribeFile would decode it again and print its
     // path on stderr from native code.
     const wav = await readFile(wavPath);
     const pcm = wav.subarray(WAV_HEADER_BYTES);
     const data = pcm.buffer.slice(pcm.byteOffset, pcm.byteOffset + pcm.byteLength);
-    const { stop, promise } = ctx.transcribeData(data, { language: whisperLanguage(model, language), maxThreads: threads, temperature: 0 });
+    // Token mode (maxLen 1 with token timestamps, whisper.cpp's own word-timestamp recipe): one
+    // segment per token, joined into words here and grouped into segments again. Key terms go
+    // in as the prompt (the text the model takes as what came before).
+    const { stop, promise } = ctx.transcribeData(data, {
+      language: whisperLanguage(model, language),
+      maxThreads: threads,
+      temperature: 0,
+      tokenTimestamps: true,
+      maxLen: 1,
+      ...(keyterms && keyterms.length > 0 ? { prompt: keyterms.join(', ') } : {}),
+    });
     const onAbort = () => void stop().catch(() => undefined);
     signal.addEventListener('abort', onAbort, { once: true });
     try {
       const result = await promise;
       signal.throwIfAborted();
       if (result.isAborted) throw new EngineError('whisper stopped before the end of the chunk');
+      const words = wordsFromPieces(result.segments.map((s) => ({ text: s.text, start: s.t0 / 1000, end: s.t1 / 1000 })));
       return {
-        text: result.result.trim(),
-        segments: result.segments.map((s) => ({ start: s.t0 / 1000, end: s.t1 / 1000, text: s.text.trim() })),
+        text: words.map((w) => w.text).join(' '),
+        segments: segmentsFromWords(words),
+        words,
         ...(result.language && result.language !== 'auto' ? { language: result.language } : {}),
       };
     } catch (err) {
@@ -105,6 +119,7 @@ export async function createWhisperEngine(opts: WhisperOptions): Promise<SpeechE
   return {
     name: 'whisper',
     model,
+    capabilities: whisperCapabilities(model),
     recognize(wavPath, opts) {
       const next = queue.then(() => run(wavPath, opts));
       queue = next.catch(() => undefined);

@@ -4,6 +4,7 @@
  * queued never needed: a retried job stays processing); every terminal move is one guarded
  * UPDATE, so a cancel and a completion racing each other cannot both win.
  */
+import type { ChunkWordTuple } from './job-words';
 import type { PoolClient } from 'pg';
 import type { JobStatusName } from '@murmur/contract';
 import type { Database, PagePosition } from '@murmur/kit';
@@ -14,6 +15,8 @@ export interface JobSegment {
   start: number;
   end: number;
   text: string;
+  /** A speaker id (diarization); absent otherwise. */
+  speaker?: string;
 }
 
 /** A completed job's result: what Transcribe answers. */
@@ -25,6 +28,17 @@ export interface JobResult {
   segments: JobSegment[];
   model: string;
   credits_charged: number;
+  /** base64 of murmur.timeline.v1.Words (absent in results stored before issue 32). */
+  words?: string;
+  speakers?: Array<{ id: string; name: string }>;
+}
+
+/** What a job was asked for beyond its text (TimelineOptions as the worker needs them). */
+export interface JobTimelineOptions {
+  words?: boolean;
+  diarize?: boolean;
+  speakers_expected?: number;
+  keyterms?: string[];
 }
 
 export interface JobErrorBody {
@@ -64,6 +78,7 @@ export interface JobRow {
   webhook_url: string;
   /** What its submission looked like (jobFingerprint); null for jobs older than fingerprints. */
   request_fingerprint: string | null;
+  timeline_options: JobTimelineOptions;
   /** The delivery of its end, once it ended with an endpoint (webhooks/delivery-store.ts). */
   webhook: DeliveryRow | null;
 }
@@ -98,6 +113,7 @@ export type NewJob = Pick<
   | 'credits_reserved'
   | 'webhook_url'
   | 'request_fingerprint'
+  | 'timeline_options'
 >;
 
 /** One chunk of a job's recognition plan, with its transcript once recognised. */
@@ -105,12 +121,12 @@ export interface ChunkRow {
   index: number;
   start_byte: number;
   end_byte: number;
-  result: { text: string; segments: JobSegment[]; language: string } | null;
+  result: { text: string; segments: JobSegment[]; language: string; words?: ChunkWordTuple[] } | null;
 }
 
 const COLUMNS = `id, owner_id, idempotency_key, status, language, filename, content_type, save, title, folder_id, audio_key,
   upload_bytes::float8 AS upload_bytes, duration_seconds, processed_seconds, reservation_id, queue_job_id, credits_reserved::float8 AS credits_reserved,
-  hold_open, attempts, result, recording_id, error, created_at, started_at, finished_at, updated_at, webhook_url, request_fingerprint,
+  hold_open, attempts, result, recording_id, error, created_at, started_at, finished_at, updated_at, webhook_url, request_fingerprint, timeline_options,
   (SELECT jsonb_build_object('id', d.id, 'event', d.event, 'state', d.state, 'attempts', d.attempts, 'last_status_code', d.last_status_code,
      'last_error', d.last_error, 'next_attempt_at', d.next_attempt_at, 'delivered_at', d.delivered_at)
    FROM webhook_deliveries d WHERE d.job_id = jobs.id) AS webhook`;
@@ -137,12 +153,12 @@ export class JobStore {
   async insert(tx: Queryable, job: NewJob): Promise<{ row: JobRow; created: boolean }> {
     const inserted = await tx.query<JobRow>(
       `INSERT INTO jobs (id, owner_id, idempotency_key, status, language, filename, content_type, save, title, folder_id, audio_key,
-         upload_bytes, duration_seconds, reservation_id, credits_reserved, webhook_url, request_fingerprint)
-       VALUES ($1, $2, $3, 'queued', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+         upload_bytes, duration_seconds, reservation_id, credits_reserved, webhook_url, request_fingerprint, timeline_options)
+       VALUES ($1, $2, $3, 'queued', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
        ON CONFLICT (owner_id, idempotency_key) DO NOTHING
        RETURNING ${COLUMNS}`,
       [job.id, job.owner_id, job.idempotency_key, job.language, job.filename, job.content_type, job.save, job.title, job.folder_id, job.audio_key,
-        job.upload_bytes, job.duration_seconds, job.reservation_id, job.credits_reserved, job.webhook_url, job.request_fingerprint],
+        job.upload_bytes, job.duration_seconds, job.reservation_id, job.credits_reserved, job.webhook_url, job.request_fingerprint, JSON.stringify(job.timeline_options)],
     );
     if (inserted.rows[0]) return { row: inserted.rows[0], created: true };
     const existing = await tx.query<JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE owner_id = $1 AND idempotency_key = $2`, [job.owner_id, job.idempotency_key]);

@@ -22,7 +22,7 @@ import { checkSaveCombination, checkSaveOptions } from '../saving';
 import { FIRST_HOLD_SECONDS } from '../paid-audio';
 import { audioLimitOf, safeExtension } from '../service';
 import { dropAudio, dropRecording, HELD, JOB_HOLD_SECONDS, releaseHold, type JobDeps } from './deps';
-import type { JobRow } from './job-store';
+import type { JobRow, JobTimelineOptions } from './job-store';
 import { presentJob } from './present';
 import { probeDuration, UnreadableAudio } from './probe';
 import type { CallerLimits } from '../caller-limits';
@@ -40,8 +40,8 @@ export type SubmitConfig = transcription.SubmitTranscriptionConfig;
  * its endpoint) and its audio's bytes. A repeated Idempotency-Key answers the job it made only for
  * the same request.
  */
-export function jobFingerprint(config: Pick<SubmitConfig, 'language' | 'save' | 'title' | 'folderId'>, webhookUrl: string, audioSha256: string): string {
-  const parts = ['transcription-job/1', config.language, config.save, config.title, config.folderId, webhookUrl, audioSha256];
+export function jobFingerprint(config: Pick<SubmitConfig, 'language' | 'save' | 'title' | 'folderId'>, webhookUrl: string, audioSha256: string, options: JobTimelineOptions = {}): string {
+  const parts = ['transcription-job/2', config.language, config.save, config.title, config.folderId, webhookUrl, audioSha256, options];
   return `sha256:${createHash('sha256').update(JSON.stringify(parts)).digest('hex')}`;
 }
 
@@ -78,10 +78,12 @@ export class TranscriptionJobs {
    * it (late options), so each value is checked but not how they combine; `full` once they are
    * all in, before anything is stored, held or charged.
    */
-  async validate(config: SubmitConfig, mode: 'full' | 'partial' = 'full'): Promise<void> {
+  async validate(config: SubmitConfig, mode: 'full' | 'partial' = 'full'): Promise<JobTimelineOptions> {
     this.deps.transcriber.validate(config);
+    const o = await this.deps.transcriber.checkTimeline(config);
     if (config.idempotencyKey) checkIdempotencyKey(config.idempotencyKey, 'idempotency_key');
     await checkSaveOptions(this.deps.library, config.userId, config, mode);
+    return { words: o.words, diarize: o.diarize, speakers_expected: o.speakersExpected, keyterms: o.keyterms };
   }
 
   /** The config with the options that followed the audio, all checked again (nothing is stored or held yet). */
@@ -102,7 +104,7 @@ export class TranscriptionJobs {
   async submit(config: SubmitConfig, audio: AsyncIterable<Uint8Array>, signal: AbortSignal, lateOptions: () => LateOptions | undefined = () => undefined): Promise<transcription.TranscriptionJob> {
     const { deps } = this;
     // What is known now is refused now, before the upload is read.
-    await this.validate(config, 'partial');
+    const timelineOptions = await this.validate(config, 'partial');
     let webhookUrl = await deps.webhooks.endpointFor(config.userId, config.webhookUrl);
     const id = newId('trn');
     const started = Date.now();
@@ -115,7 +117,7 @@ export class TranscriptionJobs {
       const bytes = await spoolUpload(audio, file, audioLimitOf(config), audioHash);
       ({ config, webhookUrl } = await this.withLateOptions(config, webhookUrl, lateOptions()));
       signal.throwIfAborted();
-      const fingerprint = jobFingerprint(config, webhookUrl, audioHash.digest('hex'));
+      const fingerprint = jobFingerprint(config, webhookUrl, audioHash.digest('hex'), timelineOptions);
       // The same key again: the job it made, for the same request only (nothing is held or stored for it).
       if (config.idempotencyKey) {
         const existing = await deps.store.byIdempotencyKey(config.userId, config.idempotencyKey);
@@ -159,6 +161,7 @@ export class TranscriptionJobs {
           credits_reserved: held.credits,
           webhook_url: webhookUrl,
           request_fingerprint: fingerprint,
+          timeline_options: timelineOptions,
         });
         if (out.created) await deps.store.setQueueJob(tx, id, await deps.queue.send(tx, id));
         return out;

@@ -2,6 +2,7 @@
 import { JOB_STATUSES, WEBHOOK_STATES } from '@murmur/contract';
 import type { transcription } from '@murmur/proto';
 import type { JobRow } from './job-store';
+import { wireWordsFromBase64 } from './job-words';
 
 export function presentJob(row: JobRow): transcription.TranscriptionJob {
   const duration = row.duration_seconds;
@@ -24,10 +25,12 @@ export function presentJob(row: JobRow): transcription.TranscriptionJob {
           text: r.text,
           language: r.language,
           durationSeconds: r.duration_seconds,
-          segments: r.segments.map((s) => ({ startSeconds: s.start, endSeconds: s.end, text: s.text })),
+          segments: r.segments.map((s) => ({ startSeconds: s.start, endSeconds: s.end, text: s.text, speaker: s.speaker ?? '' })),
           model: r.model,
           creditsCharged: r.credits_charged,
           recordingId: row.recording_id,
+          words: wireWordsFromBase64(r.words),
+          speakers: r.speakers ?? [],
         }
       : undefined,
     recordingId: row.recording_id,

@@ -25,6 +25,7 @@ import { MurmurError, transcriptionTitle } from '@murmur/contract';
 import { keepReservationHeld, type Logger } from '@murmur/kit';
 import { BYTES_PER_SECOND } from '../pcm';
 import type { ChunkTranscript } from '../stitch';
+import { wireWordsFromBase64, wireWordsToBase64, wordsFromTuples, wordsToTuples } from './job-words';
 import { PaidAudio } from '../paid-audio';
 import { saveRecording } from '../saving';
 import { COMMITTED, dropAudio, dropRecording, HELD, JOB_HOLD_SECONDS, releaseHold, type JobDeps } from './deps';
@@ -118,7 +119,15 @@ export class JobWorker {
       let doneBytes = 0;
       for (const c of plan) {
         if (!c.result) continue;
-        done.set(c.index, { offset: c.start_byte / BYTES_PER_SECOND, duration: (c.end_byte - c.start_byte) / BYTES_PER_SECOND, text: c.result.text, segments: c.result.segments, language: c.result.language });
+        const words = wordsFromTuples(c.result.words);
+        done.set(c.index, {
+          offset: c.start_byte / BYTES_PER_SECOND,
+          duration: (c.end_byte - c.start_byte) / BYTES_PER_SECOND,
+          text: c.result.text,
+          segments: c.result.segments,
+          ...(words ? { words } : {}),
+          language: c.result.language,
+        });
         doneBytes += c.end_byte - c.start_byte;
       }
       if (done.size > 0) this.log.info({ job_id: row.id, chunks_done: done.size, chunks: plan.length }, 'transcription job resumed');
@@ -126,23 +135,29 @@ export class JobWorker {
         language: row.language,
         signal,
         done,
+        keyterms: row.timeline_options.keyterms ?? [],
         onChunk: async (index, chunk, language) => {
           doneBytes += plan[index]!.end_byte - plan[index]!.start_byte;
           const processed = total > 0 ? (doneBytes / total) * decoded.durationSeconds : 0;
-          const live = await deps.store.saveChunk(row.id, index, { text: chunk.text, segments: chunk.segments, language }, processed);
+          const words = chunk.words ? { words: wordsToTuples(chunk.words) } : {};
+          const live = await deps.store.saveChunk(row.id, index, { text: chunk.text, segments: chunk.segments, language, ...words }, processed);
           if (!live) canceled.abort(new Canceled());
         },
       });
       if (canceled.signal.aborted) throw new Canceled();
-      const response = deps.transcriber.response(row.id, recognized, row.language, decoded.durationSeconds, 0);
+      const timeline = deps.transcriber.finishTimeline(recognized.transcript);
+      const response = deps.transcriber.response(row.id, timeline, recognized.language, row.language, decoded.durationSeconds, 0);
+      const words = wireWordsToBase64(response.words);
       const result: JobResult = {
         id: row.id,
         text: response.text,
         language: response.language,
         duration_seconds: response.durationSeconds,
-        segments: response.segments.map((s) => ({ start: s.startSeconds, end: s.endSeconds, text: s.text })),
+        segments: response.segments.map((s) => ({ start: s.startSeconds, end: s.endSeconds, text: s.text, ...(s.speaker ? { speaker: s.speaker } : {}) })),
         model: response.model,
         credits_charged: response.creditsCharged,
+        ...(words ? { words } : {}),
+        ...(response.speakers.length > 0 ? { speakers: response.speakers } : {}),
       };
       // One step under the job's lock (see the file comment): the recording first — a failure
       // there (the folder was deleted) ends the attempt before anything is charged — then the
@@ -168,8 +183,9 @@ export class JobWorker {
   }
 
   private saveRecording(job: JobRow, result: JobResult): Promise<string> {
-    const segments = result.segments.map((s) => ({ startSeconds: s.start, endSeconds: s.end, text: s.text }));
-    const transcript = { text: result.text, language: result.language, durationSeconds: result.duration_seconds, segments };
+    const segments = result.segments.map((s) => ({ startSeconds: s.start, endSeconds: s.end, text: s.text, speaker: s.speaker ?? '' }));
+    const words = wireWordsFromBase64(result.words);
+    const transcript = { text: result.text, language: result.language, durationSeconds: result.duration_seconds, segments, words, speakers: result.speakers ?? [] };
     return saveRecording(this.deps.library, job.id, job.owner_id, { save: job.save, title: job.title, folderId: job.folder_id }, transcript, job.created_at);
   }
 }

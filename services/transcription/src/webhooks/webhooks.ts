@@ -218,13 +218,14 @@ export class Webhooks {
   }
 
   private event(type: string, job: JobRow) {
-    const { webhook: _delivery, ...data } = presentJobJson(presentJob({ ...job, webhook: null }));
-    const transcriptBytes = Buffer.byteLength(JSON.stringify([data.text, data.segments]));
+    const { webhook: _delivery, ...data } = presentJobJson(presentJob({ ...job, webhook: null }), { words: job.timeline_options.words ?? false });
+    const words = 'words' in data ? data.words : undefined;
+    const transcriptBytes = Buffer.byteLength(JSON.stringify([data.text, data.segments, words ?? null]));
     const truncated = transcriptBytes > MAX_INLINE_TRANSCRIPT_BYTES;
     return {
       type,
       timestamp: (job.finished_at ?? new Date()).toISOString(),
-      data: truncated ? { ...data, text: null, segments: null } : data,
+      data: truncated ? { ...data, text: null, segments: null, ...(words !== undefined ? { words: null } : {}) } : data,
       ...(truncated ? { data_truncated: true } : {}),
     };
   }

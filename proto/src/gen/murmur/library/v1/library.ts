@@ -20,6 +20,7 @@ import {
 } from "@grpc/grpc-js";
 import { Struct } from "../../../google/protobuf/struct";
 import { Timestamp } from "../../../google/protobuf/timestamp";
+import { TranscriptTimeline } from "../../timeline/v1/timeline";
 
 /** ArtifactFormat is how an artifact's content is written. */
 export enum ArtifactFormat {
@@ -53,6 +54,8 @@ export interface Segment {
   startSeconds: number;
   endSeconds: number;
   text: string;
+  /** A speaker id of the transcript's speakers (absent or "" when unknown). */
+  speaker?: string | undefined;
 }
 
 export interface Transcript {
@@ -60,6 +63,8 @@ export interface Transcript {
   /** BCP-47, e.g. "en" */
   language: string;
   segments: Segment[];
+  /** The words and speakers (absent for a transcript without them). */
+  timeline?: TranscriptTimeline | undefined;
 }
 
 export interface Artifact {
@@ -188,6 +193,11 @@ export interface ListRecordingsResponse {
 export interface GetRecordingRequest {
   ownerId: string;
   recordingId: string;
+  /**
+   * Read the transcript's words too (they are not read otherwise: a two-hour recording holds
+   * ~20,000).
+   */
+  includeWords?: boolean | undefined;
 }
 
 export interface GetRecordingResponse {
@@ -303,6 +313,21 @@ export interface UpdateRecordingResponse {
   recording: Recording | undefined;
 }
 
+export interface SetSpeakerNamesRequest {
+  ownerId: string;
+  recordingId: string;
+  names: { [key: string]: string };
+}
+
+export interface SetSpeakerNamesRequest_NamesEntry {
+  key: string;
+  value: string;
+}
+
+export interface SetSpeakerNamesResponse {
+  recording: Recording | undefined;
+}
+
 export interface AttachTranscriptRequest {
   ownerId: string;
   recordingId: string;
@@ -398,7 +423,7 @@ export interface AddKnowledgeBaseRecordingResponse {
 }
 
 function createBaseSegment(): Segment {
-  return { startSeconds: 0, endSeconds: 0, text: "" };
+  return { startSeconds: 0, endSeconds: 0, text: "", speaker: undefined };
 }
 
 export const Segment: MessageFns<Segment> = {
@@ -411,6 +436,9 @@ export const Segment: MessageFns<Segment> = {
     }
     if (message.text !== "") {
       writer.uint32(26).string(message.text);
+    }
+    if (message.speaker !== undefined) {
+      writer.uint32(34).string(message.speaker);
     }
     return writer;
   },
@@ -452,6 +480,14 @@ export const Segment: MessageFns<Segment> = {
             message.text = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.speaker = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -472,12 +508,13 @@ export const Segment: MessageFns<Segment> = {
     message.startSeconds = object.startSeconds ?? 0;
     message.endSeconds = object.endSeconds ?? 0;
     message.text = object.text ?? "";
+    message.speaker = object.speaker ?? undefined;
     return message;
   },
 };
 
 function createBaseTranscript(): Transcript {
-  return { text: "", language: "", segments: [] };
+  return { text: "", language: "", segments: [], timeline: undefined };
 }
 
 export const Transcript: MessageFns<Transcript> = {
@@ -490,6 +527,9 @@ export const Transcript: MessageFns<Transcript> = {
     }
     for (const v of message.segments) {
       Segment.encode(v!, writer.uint32(26).fork()).join();
+    }
+    if (message.timeline !== undefined) {
+      TranscriptTimeline.encode(message.timeline, writer.uint32(34).fork()).join();
     }
     return writer;
   },
@@ -531,6 +571,14 @@ export const Transcript: MessageFns<Transcript> = {
             message.segments.push(Segment.decode(reader, reader.uint32()));
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.timeline = TranscriptTimeline.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -551,6 +599,9 @@ export const Transcript: MessageFns<Transcript> = {
     message.text = object.text ?? "";
     message.language = object.language ?? "";
     message.segments = object.segments?.map((e) => Segment.fromPartial(e)) || [];
+    message.timeline = (object.timeline !== undefined && object.timeline !== null)
+      ? TranscriptTimeline.fromPartial(object.timeline)
+      : undefined;
     return message;
   },
 };
@@ -1802,7 +1853,7 @@ export const ListRecordingsResponse: MessageFns<ListRecordingsResponse> = {
 };
 
 function createBaseGetRecordingRequest(): GetRecordingRequest {
-  return { ownerId: "", recordingId: "" };
+  return { ownerId: "", recordingId: "", includeWords: undefined };
 }
 
 export const GetRecordingRequest: MessageFns<GetRecordingRequest> = {
@@ -1812,6 +1863,9 @@ export const GetRecordingRequest: MessageFns<GetRecordingRequest> = {
     }
     if (message.recordingId !== "") {
       writer.uint32(18).string(message.recordingId);
+    }
+    if (message.includeWords !== undefined) {
+      writer.uint32(24).bool(message.includeWords);
     }
     return writer;
   },
@@ -1845,6 +1899,14 @@ export const GetRecordingRequest: MessageFns<GetRecordingRequest> = {
             message.recordingId = reader.string();
             continue;
           }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.includeWords = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1864,6 +1926,7 @@ export const GetRecordingRequest: MessageFns<GetRecordingRequest> = {
     const message = createBaseGetRecordingRequest();
     message.ownerId = object.ownerId ?? "";
     message.recordingId = object.recordingId ?? "";
+    message.includeWords = object.includeWords ?? undefined;
     return message;
   },
 };
@@ -3196,6 +3259,224 @@ export const UpdateRecordingResponse: MessageFns<UpdateRecordingResponse> = {
   },
   fromPartial<I extends Exact<DeepPartial<UpdateRecordingResponse>, I>>(object: I): UpdateRecordingResponse {
     const message = createBaseUpdateRecordingResponse();
+    message.recording = (object.recording !== undefined && object.recording !== null)
+      ? Recording.fromPartial(object.recording)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseSetSpeakerNamesRequest(): SetSpeakerNamesRequest {
+  return { ownerId: "", recordingId: "", names: {} };
+}
+
+export const SetSpeakerNamesRequest: MessageFns<SetSpeakerNamesRequest> = {
+  encode(message: SetSpeakerNamesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.ownerId !== "") {
+      writer.uint32(10).string(message.ownerId);
+    }
+    if (message.recordingId !== "") {
+      writer.uint32(18).string(message.recordingId);
+    }
+    globalThis.Object.entries(message.names).forEach(([key, value]: [string, string]) => {
+      SetSpeakerNamesRequest_NamesEntry.encode({ key: key as any, value }, writer.uint32(26).fork()).join();
+    });
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetSpeakerNamesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetSpeakerNamesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.ownerId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.recordingId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            const entry3 = SetSpeakerNamesRequest_NamesEntry.decode(reader, reader.uint32());
+            if (entry3.value !== undefined) {
+              message.names[entry3.key] = entry3.value;
+            }
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<SetSpeakerNamesRequest>, I>>(base?: I): SetSpeakerNamesRequest {
+    return SetSpeakerNamesRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SetSpeakerNamesRequest>, I>>(object: I): SetSpeakerNamesRequest {
+    const message = createBaseSetSpeakerNamesRequest();
+    message.ownerId = object.ownerId ?? "";
+    message.recordingId = object.recordingId ?? "";
+    message.names = (globalThis.Object.entries(object.names ?? {}) as [string, string][]).reduce(
+      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.String(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    return message;
+  },
+};
+
+function createBaseSetSpeakerNamesRequest_NamesEntry(): SetSpeakerNamesRequest_NamesEntry {
+  return { key: "", value: "" };
+}
+
+export const SetSpeakerNamesRequest_NamesEntry: MessageFns<SetSpeakerNamesRequest_NamesEntry> = {
+  encode(message: SetSpeakerNamesRequest_NamesEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetSpeakerNamesRequest_NamesEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetSpeakerNamesRequest_NamesEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<SetSpeakerNamesRequest_NamesEntry>, I>>(
+    base?: I,
+  ): SetSpeakerNamesRequest_NamesEntry {
+    return SetSpeakerNamesRequest_NamesEntry.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SetSpeakerNamesRequest_NamesEntry>, I>>(
+    object: I,
+  ): SetSpeakerNamesRequest_NamesEntry {
+    const message = createBaseSetSpeakerNamesRequest_NamesEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseSetSpeakerNamesResponse(): SetSpeakerNamesResponse {
+  return { recording: undefined };
+}
+
+export const SetSpeakerNamesResponse: MessageFns<SetSpeakerNamesResponse> = {
+  encode(message: SetSpeakerNamesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.recording !== undefined) {
+      Recording.encode(message.recording, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetSpeakerNamesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetSpeakerNamesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.recording = Recording.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<SetSpeakerNamesResponse>, I>>(base?: I): SetSpeakerNamesResponse {
+    return SetSpeakerNamesResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SetSpeakerNamesResponse>, I>>(object: I): SetSpeakerNamesResponse {
+    const message = createBaseSetSpeakerNamesResponse();
     message.recording = (object.recording !== undefined && object.recording !== null)
       ? Recording.fromPartial(object.recording)
       : undefined;
@@ -4543,6 +4824,21 @@ export const LibraryServiceService = {
       Buffer.from(UpdateRecordingResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): UpdateRecordingResponse => UpdateRecordingResponse.decode(value),
   },
+  /**
+   * SetSpeakerNames names the speakers of a recording's transcript (id → name; "" clears a
+   * name). An id the transcript does not have is invalid_request.
+   */
+  setSpeakerNames: {
+    path: "/murmur.library.v1.LibraryService/SetSpeakerNames" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SetSpeakerNamesRequest): Buffer =>
+      Buffer.from(SetSpeakerNamesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SetSpeakerNamesRequest => SetSpeakerNamesRequest.decode(value),
+    responseSerialize: (value: SetSpeakerNamesResponse): Buffer =>
+      Buffer.from(SetSpeakerNamesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SetSpeakerNamesResponse => SetSpeakerNamesResponse.decode(value),
+  },
   /** AttachTranscript sets or replaces a recording's transcript (internal). */
   attachTranscript: {
     path: "/murmur.library.v1.LibraryService/AttachTranscript" as const,
@@ -4671,6 +4967,11 @@ export interface LibraryServiceServer extends UntypedServiceImplementation {
   deleteRecording: handleUnaryCall<DeleteRecordingRequest, DeleteRecordingResponse>;
   /** UpdateRecording renames or moves a recording (internal). */
   updateRecording: handleUnaryCall<UpdateRecordingRequest, UpdateRecordingResponse>;
+  /**
+   * SetSpeakerNames names the speakers of a recording's transcript (id → name; "" clears a
+   * name). An id the transcript does not have is invalid_request.
+   */
+  setSpeakerNames: handleUnaryCall<SetSpeakerNamesRequest, SetSpeakerNamesResponse>;
   /** AttachTranscript sets or replaces a recording's transcript (internal). */
   attachTranscript: handleUnaryCall<AttachTranscriptRequest, AttachTranscriptResponse>;
   /** AddArtifact stores a conversion result on a recording (internal). */
@@ -4873,6 +5174,25 @@ export interface LibraryServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: UpdateRecordingResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * SetSpeakerNames names the speakers of a recording's transcript (id → name; "" clears a
+   * name). An id the transcript does not have is invalid_request.
+   */
+  setSpeakerNames(
+    request: SetSpeakerNamesRequest,
+    callback: (error: ServiceError | null, response: SetSpeakerNamesResponse) => void,
+  ): ClientUnaryCall;
+  setSpeakerNames(
+    request: SetSpeakerNamesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SetSpeakerNamesResponse) => void,
+  ): ClientUnaryCall;
+  setSpeakerNames(
+    request: SetSpeakerNamesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SetSpeakerNamesResponse) => void,
   ): ClientUnaryCall;
   /** AttachTranscript sets or replaces a recording's transcript (internal). */
   attachTranscript(

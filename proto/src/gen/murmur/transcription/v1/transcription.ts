@@ -23,6 +23,7 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import { Timestamp } from "../../../google/protobuf/timestamp";
+import { Speaker, TimelineOptions, Words } from "../../timeline/v1/timeline";
 
 export enum JobStatus {
   JOB_STATUS_UNSPECIFIED = 0,
@@ -70,6 +71,8 @@ export interface TranscribeConfig {
   save: boolean;
   title: string;
   folderId: string;
+  /** Words, speakers, key terms, redaction (murmur.timeline.v1.TimelineOptions). */
+  timeline: TimelineOptions | undefined;
 }
 
 /**
@@ -93,6 +96,8 @@ export interface Segment {
   startSeconds: number;
   endSeconds: number;
   text: string;
+  /** A speaker id of the response's speakers (absent or "" without diarization). */
+  speaker?: string | undefined;
 }
 
 export interface TranscribeResponse {
@@ -107,6 +112,20 @@ export interface TranscribeResponse {
   creditsCharged: number;
   /** The recording the transcript was saved as (save: true); "" otherwise. */
   recordingId: string;
+  /**
+   * The words with their times, when the engine knows them (every engine's capability is in
+   * ListEngines); empty columns otherwise.
+   */
+  words:
+    | Words
+    | undefined;
+  /** Found by diarization (timeline.diarize); empty otherwise. */
+  speakers: Speaker[];
+  /**
+   * How sure the engine is of `language` when it detected it (language "auto"); absent when it
+   * reports no confidence or was told the language.
+   */
+  languageConfidence?: number | undefined;
 }
 
 export interface ListEnginesRequest {
@@ -119,6 +138,15 @@ export interface Engine {
   available: boolean;
   /** why it is unavailable */
   detail: string;
+  /** What it can do (docs/timelines.md, the capability table). */
+  capabilities: EngineCapabilities | undefined;
+}
+
+export interface EngineCapabilities {
+  words: boolean;
+  languageDetection: boolean;
+  /** "prompt" (whisper, OpenAI), "dictionary" (pocketsphinx: terms its dictionary knows). */
+  keyterms: string;
 }
 
 export interface ListEnginesResponse {
@@ -146,6 +174,8 @@ export interface SubmitTranscriptionConfig {
   folderId: string;
   /** Where the job's end is delivered ("" = the owner's default endpoint, if any). */
   webhookUrl: string;
+  /** As in TranscribeConfig; `timeline.words` also puts the words in the webhook's payload. */
+  timeline: TimelineOptions | undefined;
 }
 
 /**
@@ -328,6 +358,7 @@ function createBaseTranscribeConfig(): TranscribeConfig {
     save: false,
     title: "",
     folderId: "",
+    timeline: undefined,
   };
 }
 
@@ -362,6 +393,9 @@ export const TranscribeConfig: MessageFns<TranscribeConfig> = {
     }
     if (message.folderId !== "") {
       writer.uint32(82).string(message.folderId);
+    }
+    if (message.timeline !== undefined) {
+      TimelineOptions.encode(message.timeline, writer.uint32(90).fork()).join();
     }
     return writer;
   },
@@ -459,6 +493,14 @@ export const TranscribeConfig: MessageFns<TranscribeConfig> = {
             message.folderId = reader.string();
             continue;
           }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.timeline = TimelineOptions.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -486,6 +528,9 @@ export const TranscribeConfig: MessageFns<TranscribeConfig> = {
     message.save = object.save ?? false;
     message.title = object.title ?? "";
     message.folderId = object.folderId ?? "";
+    message.timeline = (object.timeline !== undefined && object.timeline !== null)
+      ? TimelineOptions.fromPartial(object.timeline)
+      : undefined;
     return message;
   },
 };
@@ -668,7 +713,7 @@ export const TranscribeRequest: MessageFns<TranscribeRequest> = {
 };
 
 function createBaseSegment(): Segment {
-  return { startSeconds: 0, endSeconds: 0, text: "" };
+  return { startSeconds: 0, endSeconds: 0, text: "", speaker: undefined };
 }
 
 export const Segment: MessageFns<Segment> = {
@@ -681,6 +726,9 @@ export const Segment: MessageFns<Segment> = {
     }
     if (message.text !== "") {
       writer.uint32(26).string(message.text);
+    }
+    if (message.speaker !== undefined) {
+      writer.uint32(34).string(message.speaker);
     }
     return writer;
   },
@@ -722,6 +770,14 @@ export const Segment: MessageFns<Segment> = {
             message.text = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.speaker = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -742,6 +798,7 @@ export const Segment: MessageFns<Segment> = {
     message.startSeconds = object.startSeconds ?? 0;
     message.endSeconds = object.endSeconds ?? 0;
     message.text = object.text ?? "";
+    message.speaker = object.speaker ?? undefined;
     return message;
   },
 };
@@ -756,6 +813,9 @@ function createBaseTranscribeResponse(): TranscribeResponse {
     model: "",
     creditsCharged: 0,
     recordingId: "",
+    words: undefined,
+    speakers: [],
+    languageConfidence: undefined,
   };
 }
 
@@ -784,6 +844,15 @@ export const TranscribeResponse: MessageFns<TranscribeResponse> = {
     }
     if (message.recordingId !== "") {
       writer.uint32(66).string(message.recordingId);
+    }
+    if (message.words !== undefined) {
+      Words.encode(message.words, writer.uint32(74).fork()).join();
+    }
+    for (const v of message.speakers) {
+      Speaker.encode(v!, writer.uint32(82).fork()).join();
+    }
+    if (message.languageConfidence !== undefined) {
+      writer.uint32(89).double(message.languageConfidence);
     }
     return writer;
   },
@@ -865,6 +934,30 @@ export const TranscribeResponse: MessageFns<TranscribeResponse> = {
             message.recordingId = reader.string();
             continue;
           }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.words = Words.decode(reader, reader.uint32());
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.speakers.push(Speaker.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 11: {
+            if (tag !== 89) {
+              break;
+            }
+
+            message.languageConfidence = reader.double();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -890,6 +983,9 @@ export const TranscribeResponse: MessageFns<TranscribeResponse> = {
     message.model = object.model ?? "";
     message.creditsCharged = object.creditsCharged ?? 0;
     message.recordingId = object.recordingId ?? "";
+    message.words = (object.words !== undefined && object.words !== null) ? Words.fromPartial(object.words) : undefined;
+    message.speakers = object.speakers?.map((e) => Speaker.fromPartial(e)) || [];
+    message.languageConfidence = object.languageConfidence ?? undefined;
     return message;
   },
 };
@@ -938,7 +1034,7 @@ export const ListEnginesRequest: MessageFns<ListEnginesRequest> = {
 };
 
 function createBaseEngine(): Engine {
-  return { name: "", model: "", available: false, detail: "" };
+  return { name: "", model: "", available: false, detail: "", capabilities: undefined };
 }
 
 export const Engine: MessageFns<Engine> = {
@@ -954,6 +1050,9 @@ export const Engine: MessageFns<Engine> = {
     }
     if (message.detail !== "") {
       writer.uint32(34).string(message.detail);
+    }
+    if (message.capabilities !== undefined) {
+      EngineCapabilities.encode(message.capabilities, writer.uint32(42).fork()).join();
     }
     return writer;
   },
@@ -1003,6 +1102,14 @@ export const Engine: MessageFns<Engine> = {
             message.detail = reader.string();
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.capabilities = EngineCapabilities.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1024,6 +1131,88 @@ export const Engine: MessageFns<Engine> = {
     message.model = object.model ?? "";
     message.available = object.available ?? false;
     message.detail = object.detail ?? "";
+    message.capabilities = (object.capabilities !== undefined && object.capabilities !== null)
+      ? EngineCapabilities.fromPartial(object.capabilities)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseEngineCapabilities(): EngineCapabilities {
+  return { words: false, languageDetection: false, keyterms: "" };
+}
+
+export const EngineCapabilities: MessageFns<EngineCapabilities> = {
+  encode(message: EngineCapabilities, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.words !== false) {
+      writer.uint32(8).bool(message.words);
+    }
+    if (message.languageDetection !== false) {
+      writer.uint32(16).bool(message.languageDetection);
+    }
+    if (message.keyterms !== "") {
+      writer.uint32(26).string(message.keyterms);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EngineCapabilities {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEngineCapabilities();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.words = reader.bool();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.languageDetection = reader.bool();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.keyterms = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<EngineCapabilities>, I>>(base?: I): EngineCapabilities {
+    return EngineCapabilities.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<EngineCapabilities>, I>>(object: I): EngineCapabilities {
+    const message = createBaseEngineCapabilities();
+    message.words = object.words ?? false;
+    message.languageDetection = object.languageDetection ?? false;
+    message.keyterms = object.keyterms ?? "";
     return message;
   },
 };
@@ -1108,6 +1297,7 @@ function createBaseSubmitTranscriptionConfig(): SubmitTranscriptionConfig {
     title: "",
     folderId: "",
     webhookUrl: "",
+    timeline: undefined,
   };
 }
 
@@ -1145,6 +1335,9 @@ export const SubmitTranscriptionConfig: MessageFns<SubmitTranscriptionConfig> = 
     }
     if (message.webhookUrl !== "") {
       writer.uint32(90).string(message.webhookUrl);
+    }
+    if (message.timeline !== undefined) {
+      TimelineOptions.encode(message.timeline, writer.uint32(98).fork()).join();
     }
     return writer;
   },
@@ -1250,6 +1443,14 @@ export const SubmitTranscriptionConfig: MessageFns<SubmitTranscriptionConfig> = 
             message.webhookUrl = reader.string();
             continue;
           }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.timeline = TimelineOptions.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1278,6 +1479,9 @@ export const SubmitTranscriptionConfig: MessageFns<SubmitTranscriptionConfig> = 
     message.title = object.title ?? "";
     message.folderId = object.folderId ?? "";
     message.webhookUrl = object.webhookUrl ?? "";
+    message.timeline = (object.timeline !== undefined && object.timeline !== null)
+      ? TimelineOptions.fromPartial(object.timeline)
+      : undefined;
     return message;
   },
 };
