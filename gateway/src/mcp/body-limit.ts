@@ -13,7 +13,7 @@
  */
 import { MurmurError } from '@murmur/contract';
 
-/** The largest /mcp request body, in bytes (decimal, as docs/decisions.md counts sizes). */
+/** The largest /mcp request body, in bytes (decimal, as docs/decisions/0009-transcription-uploads.md counts sizes). */
 export const MCP_MAX_BODY_BYTES = 100_000_000;
 
 /** The largest /mcp body read before its method, scope and billing are checked: ample for any message but audio and long transcripts. */
