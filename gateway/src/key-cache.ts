@@ -10,7 +10,7 @@
  * before a revocation that happened during the break (and reached nobody) is never cached.
  *
  * Auth keeps a cache of its own behind this one (services/auth/src/verification-cache.ts) with
- * another invalidation, on purpose: docs/decisions.md, "Verified-key caches".
+ * another invalidation, on purpose: docs/decisions/0015-verified-key-caches.md.
  */
 import { createHash } from 'node:crypto';
 import type { auth } from '@murmur/proto';

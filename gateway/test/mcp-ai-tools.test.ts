@@ -144,15 +144,18 @@ describe('MCP AI tools end to end', () => {
   };
 
   describe('the /mcp body limit', () => {
-    it('states the audio limit derived from the body limit in the transcribe description and the README', async () => {
+    it('states the audio limit derived from the body limit in the transcribe description and docs/mcp.md', async () => {
       const { client } = await newClient('mcp-limit-doc@example.com');
       const tool = (await client.listTools()).tools.find((t) => t.name === 'transcribe')!;
       expect(tool.description).toContain(`up to ${formatMegabytes(MCP_MAX_AUDIO_BYTES)} of audio`);
       expect(tool.description).toContain(formatMegabytes(MCP_MAX_BODY_BYTES));
-      const readme = readFileSync(path.resolve(__dirname, '../../README.md'), 'utf8').replace(/\s+/g, ' ');
-      const mcpSection = readme.slice(readme.indexOf('## MCP server'), readme.indexOf('## Admin CLI'));
-      expect(mcpSection).toContain(`up to ${formatMegabytes(MCP_MAX_AUDIO_BYTES)} of audio`);
-      expect(mcpSection).toContain(`at most ${formatMegabytes(MCP_MAX_BODY_BYTES)}`);
+      const doc = readFileSync(path.resolve(__dirname, '../../docs/mcp.md'), 'utf8').replace(/\s+/g, ' ');
+      const [start, end] = [doc.indexOf('## Tools'), doc.indexOf('## Large bodies')];
+      expect(start).toBeGreaterThan(-1);
+      expect(end).toBeGreaterThan(start);
+      const tools = doc.slice(start, end);
+      expect(tools).toContain(`up to ${formatMegabytes(MCP_MAX_AUDIO_BYTES)} of audio`);
+      expect(tools).toContain(`at most ${formatMegabytes(MCP_MAX_BODY_BYTES)}`);
     });
 
     /** The JSON-RPC text around `audio_base64` of a transcribe tools/call. */

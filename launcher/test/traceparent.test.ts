@@ -108,7 +108,7 @@ describe('traceparent with no exporter configured', () => {
     expect(parentId).toMatch(/^[0-9a-f]{16}$/);
     expect(parentId).not.toBe(INCOMING_PARENT);
     expect(parentId).not.toMatch(/^0+$/);
-    // Nothing exports, so nothing is recorded, and the flag says so (docs/decisions.md).
+    // Nothing exports, so nothing is recorded, and the flag says so (docs/decisions/0012-tracing.md).
     expect(flags).toBe('00');
   });
 });

@@ -2,7 +2,7 @@
  * How large a /mcp body may be. MCP has no file upload: the transcribe tool's audio travels as
  * base64 inside one JSON-RPC body, so the body limit is the one real limit and the audio limit
  * is derived from it (base64 is 4 characters per 3 bytes). The tool's description, its refusals
- * and the README all state these numbers; larger files go through REST, which streams up to
+ * and docs/mcp.md all state these numbers; larger files go through REST, which streams up to
  * 500 MB.
  *
  * Only the audio (and a long transcript to convert) needs a large body. Anything up to
@@ -13,7 +13,7 @@
  */
 import { MurmurError } from '@murmur/contract';
 
-/** The largest /mcp request body, in bytes (decimal, as docs/decisions.md counts sizes). */
+/** The largest /mcp request body, in bytes (decimal, as docs/decisions/0009-transcription-uploads.md counts sizes). */
 export const MCP_MAX_BODY_BYTES = 100_000_000;
 
 /** The largest /mcp body read before its method, scope and billing are checked: ample for any message but audio and long transcripts. */

@@ -15,8 +15,8 @@
  * so the caller retries it.
  *
  * The gateways cache verifications too, in memory, told of revocations over Redis pub/sub
- * (gateway/src/key-cache.ts); why both, and why two protocols: docs/decisions.md,
- * "Verified-key caches".
+ * (gateway/src/key-cache.ts); why both, and why two protocols:
+ * docs/decisions/0015-verified-key-caches.md.
  */
 import { MurmurError } from '@murmur/contract';
 import { withDeadline, type KeyValueCache, type Logger } from '@murmur/kit';

@@ -10,7 +10,7 @@ import { invalidParam } from './errors';
 
 /**
  * Largest audio upload (DESIGN.md §3: "audio over 500 MB"). Decimal, as users read sizes and as
- * docs/decisions.md states it: 500 MB = 500,000,000 bytes, counted on the decoded bytes.
+ * docs/decisions/0009-transcription-uploads.md states it: 500 MB = 500,000,000 bytes, counted on the decoded bytes.
  */
 export const MAX_AUDIO_BYTES = 500_000_000;
 
@@ -40,7 +40,7 @@ export function pageSizeOf(value: number | undefined, param: string, options: { 
  * Longest page cursor a list accepts. The cursors we issue are under 200 characters (a signed
  * list name, position and filter digest); anything longer is not ours. Every front end states
  * the same number: the kit's cursor codec, REST's query rules, the MCP schemas and the OpenAPI
- * document (docs/decisions.md, "One cursor length").
+ * document (docs/decisions/0032-contract-package.md, "One cursor length").
  */
 export const MAX_CURSOR_CHARS = 512;
 

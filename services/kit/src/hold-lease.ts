@@ -3,7 +3,7 @@
  * hold (MURMUR_HOLD_LEASE_SECONDS) and renews it every third of that while its work runs. A
  * process killed mid-call stops renewing, and billing returns the credits one lease later —
  * correct with any number of replicas, since no replica ever releases another's holds, and
- * with no restart needed at all. docs/decisions.md ("Credit holds are leases") says why.
+ * with no restart needed at all. docs/decisions/0014-credit-holds-are-leases.md says why.
  */
 import { billing } from '@murmur/proto';
 import { z } from './config';

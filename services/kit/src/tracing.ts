@@ -10,7 +10,7 @@
  * still runs but samples nothing: every call gets a valid trace context (trace ids for logs, the
  * response's `traceparent`, propagation over gRPC, an incoming trace id kept) at the price of
  * two random ids per span, while recording spans nobody exports cost a quarter of the
- * gateway's CPU (docs/decisions.md).
+ * gateway's CPU (docs/decisions/0012-tracing.md).
  *
  * Nothing secret reaches a span: no HTTP or gRPC headers or metadata are recorded, pg records
  * statements without their parameters, and redis records the command name only (its arguments

@@ -1,6 +1,6 @@
 /**
  * The two signed tokens that travel in gRPC metadata between our processes (JWTs, made and
- * checked with `jose`; see docs/decisions.md "Workload identity"):
+ * checked with `jose`; see docs/decisions/0017-workload-identity.md):
  *
  * - a workload token (`x-murmur-workload`, typ `murmur-workload+jwt`): "I am workload W, calling
  *   workload A" — iss = kid = W, aud = A, optional `roles`, 5 minutes;
