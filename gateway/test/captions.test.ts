@@ -54,7 +54,7 @@ function ruleBreaches(t: Timeline, cues: Cue[], rules: CaptionRules, timed: bool
   const out: string[] = [];
   cues.forEach((c, i) => {
     const next = cues[i + 1];
-    const at = `cue ${i} ${JSON.stringify(c)}`;
+    const at = { toString: () => `cue ${i} ${JSON.stringify(c)}` }; // written out only for a breach
     const label = labelOf(t, c.speaker, rules);
     if (c.lines.length < 1 || c.lines.length > rules.maxLines) out.push(`${at}: ${c.lines.length} lines`);
     c.lines.forEach((line, l) => {
