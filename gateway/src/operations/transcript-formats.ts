@@ -3,6 +3,7 @@
  * JSON: plain text, SubRip (SRT) and WebVTT, built from the segments. Pure; table-tested.
  */
 import { invalidParam } from '@murmur/contract';
+import { srtFile, vttFile } from './caption-files';
 
 export interface TimedSegment {
   start: number;
@@ -25,32 +26,21 @@ export function transcriptFormatOf(value: string | undefined): TranscriptFormat 
   return value as TranscriptFormat;
 }
 
-function clock(seconds: number, separator: ',' | '.'): string {
-  const ms = Math.max(0, Math.round(seconds * 1000));
-  const h = Math.floor(ms / 3_600_000);
-  const m = Math.floor((ms % 3_600_000) / 60_000);
-  const s = Math.floor((ms % 60_000) / 1000);
-  const frac = ms % 1000;
-  const pad = (n: number, w = 2) => String(n).padStart(w, '0');
-  return `${pad(h)}:${pad(m)}:${pad(s)}${separator}${pad(frac, 3)}`;
-}
-
 /** Cue text may not contain a blank line (it would end the cue) nor, in VTT, the "-->" marker. */
 function cueText(text: string, vtt: boolean): string {
   const oneBlock = text.trim().replace(/\r\n?/g, '\n').replace(/\n{2,}/g, '\n');
   return vtt ? oneBlock.replace(/-->/g, '->') : oneBlock;
 }
 
+/**
+ * One cue per segment, as the segments are. Captions cut by the broadcast rules come from
+ * {@link toSrtFromTimeline}; `timelineFromSegments` turns these segments into its input.
+ */
 export function toSrt(segments: TimedSegment[]): string {
-  return segments
-    .filter((s) => s.text.trim() !== '')
-    .map((s, i) => `${i + 1}\n${clock(s.start, ',')} --> ${clock(s.end, ',')}\n${cueText(s.text, false)}\n`)
-    .join('\n');
+  return srtFile(segments.filter((s) => s.text.trim() !== '').map((s) => ({ start: s.start, end: s.end, text: cueText(s.text, false) })));
 }
 
+/** One cue per segment, as the segments are; see {@link toVttFromTimeline} for cut captions. */
 export function toVtt(segments: TimedSegment[]): string {
-  const cues = segments
-    .filter((s) => s.text.trim() !== '')
-    .map((s) => `${clock(s.start, '.')} --> ${clock(s.end, '.')}\n${cueText(s.text, true)}\n`);
-  return ['WEBVTT\n', ...cues].join('\n');
+  return vttFile(segments.filter((s) => s.text.trim() !== '').map((s) => ({ start: s.start, end: s.end, text: cueText(s.text, true) })));
 }
