@@ -10,15 +10,13 @@ import {
   CAPTION_RULES,
   captionCues,
   timelineFromSegments,
-  toSrt,
   toSrtFromTimeline,
-  toVtt,
   toVttFromTimeline,
   type CaptionRules,
   type Cue,
-} from '../src/operations';
-import { breakCosts } from '../src/operations/caption-breaks';
-import { captionTokens } from '../src/operations/caption-tokens';
+} from '../src/captions/captions';
+import { breakCosts } from '../src/captions/caption-breaks';
+import { captionTokens } from '../src/captions/caption-tokens';
 import { readSrt, readVtt } from './support/caption-parsers';
 import { generatedTimeline, type TimelineShape } from './support/generated-timelines';
 
@@ -449,13 +447,12 @@ describe('captions from segments, for engines without word times', () => {
     }
   });
 
-  it('leaves the segment renderers as they were: one cue per segment', () => {
+  it('cuts segments without words into cues too, escaping what VTT would read as markup', () => {
     const segments = [
       { start: 0, end: 2.5, text: 'Hello there.' },
-      { start: 2.5, end: 20, text: 'A long one <b> & more.' },
+      { start: 2.5, end: 20, text: 'A long one <b> & more, which goes on well past what a single caption may hold on screen.' },
     ];
-    expect(toSrt(segments)).toBe('1\n00:00:00,000 --> 00:00:02,500\nHello there.\n\n2\n00:00:02,500 --> 00:00:20,000\nA long one <b> & more.\n');
-    expect(toVtt(segments)).toMatch(/^WEBVTT\n\n00:00:00.000 --> 00:00:02.500\nHello there.\n/);
     expect(readSrt(toSrtFromTimeline(timelineFromSegments(segments))).length).toBeGreaterThan(2);
+    expect(toVttFromTimeline(timelineFromSegments(segments))).toContain('&lt;b&gt; &amp; more');
   });
 });

@@ -10,7 +10,6 @@ export * from './thought-threads';
 export * from './convert';
 export * from './schemas';
 export * from './transcript-formats';
-export * from './captions';
 export * from './transcribe';
 export * from './transcriptions';
 export * from './shapes';

@@ -198,5 +198,7 @@ export async function transcribe(
     (chunk) => ({ payload: { $case: 'audioChunk', value: chunk } }),
     lateOptions,
   );
-  return presentTranscription(t, t.recordingId || null, { words: options.timeline.words });
+  // Captions are cut on the words, so srt and vtt read them too (they are not in those bodies).
+  const words = options.timeline.words || options.responseFormat === 'srt' || options.responseFormat === 'vtt';
+  return presentTranscription(t, t.recordingId || null, { words });
 }

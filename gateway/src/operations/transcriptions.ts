@@ -115,7 +115,15 @@ export function completedResult(job: ReturnType<typeof presentJob>) {
   if (job.status !== 'completed' || job.text === null) {
     throw new MurmurError('transcription_not_ready', undefined, { param: 'response_format' });
   }
-  return { id: job.id, text: job.text, segments: job.segments ?? [], credits_charged: job.credits_charged ?? 0, recording_id: job.recording_id };
+  return {
+    id: job.id,
+    text: job.text,
+    segments: job.segments ?? [],
+    speakers: job.speakers ?? [],
+    words: 'words' in job ? job.words : null,
+    credits_charged: job.credits_charged ?? 0,
+    recording_id: job.recording_id,
+  };
 }
 
 /**

@@ -1,15 +1,31 @@
 /**
  * A transcript as a REST response in the format asked for (`response_format`): the JSON object,
  * or text/SRT/VTT with its ids in headers. POST /transcribe answers with it, and GET
- * /transcriptions/{id} for a completed job.
+ * /transcriptions/{id} for a completed job. Captions are cut on the words when the result has
+ * them (the captions room), with the speakers' names as labels.
  */
+import type { Timeline, TimelineSpeaker, TimelineWord } from '@murmur/contract';
 import * as ops from '../operations';
+import { toSrtFromTimeline, toVttFromTimeline } from '../captions/captions';
 import type { StoredResponse } from '../idempotency/store';
 
-export function render(
-  result: Pick<Awaited<ReturnType<typeof ops.transcribe>>, 'id' | 'text' | 'segments' | 'credits_charged' | 'recording_id'>,
-  format: ops.TranscriptFormat,
-): StoredResponse {
+/** What rendering needs of a presented transcription (POST /transcribe's answer or a completed job's). */
+export interface RenderedResult {
+  id: string;
+  text: string;
+  segments: Array<{ start: number; end: number; text: string; speaker: string | null }>;
+  speakers?: TimelineSpeaker[];
+  words?: TimelineWord[] | null;
+  credits_charged: number;
+  recording_id: string | null;
+}
+
+/** The presented result as the timeline captions are cut from. */
+export function timelineOfResult(r: RenderedResult): Timeline {
+  return { text: r.text, segments: r.segments, words: r.words ?? [], speakers: r.speakers ?? [] };
+}
+
+export function render(result: RenderedResult, format: ops.TranscriptFormat): StoredResponse {
   if (format === 'json') {
     return { status: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify(result) };
   }
@@ -18,7 +34,7 @@ export function render(
     'x-credits-charged': String(result.credits_charged),
     ...(result.recording_id ? { 'x-recording-id': result.recording_id } : {}),
   };
-  if (format === 'srt') return { status: 200, headers: { ...headers, 'content-type': 'application/x-subrip; charset=utf-8' }, body: ops.toSrt(result.segments) };
-  if (format === 'vtt') return { status: 200, headers: { ...headers, 'content-type': 'text/vtt; charset=utf-8' }, body: ops.toVtt(result.segments) };
+  if (format === 'srt') return { status: 200, headers: { ...headers, 'content-type': 'application/x-subrip; charset=utf-8' }, body: toSrtFromTimeline(timelineOfResult(result)) };
+  if (format === 'vtt') return { status: 200, headers: { ...headers, 'content-type': 'text/vtt; charset=utf-8' }, body: toVttFromTimeline(timelineOfResult(result)) };
   return { status: 200, headers: { ...headers, 'content-type': 'text/plain; charset=utf-8' }, body: result.text };
 }

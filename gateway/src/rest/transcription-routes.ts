@@ -23,7 +23,8 @@ export function transcriptionRoute(clients: ServiceClients) {
   return async (req: Request, res: Response, query: ParsedQuery<RouteOf<'getTranscription'>['query']>): Promise<void> => {
     const ctx: ops.OperationContext = { principal: req.principal!, clients };
     const format = ops.transcriptFormatOf(query.response_format);
-    const job = await ops.getTranscription(ctx, String(req.params.id));
+    // Captions are cut on the words: read them for srt and vtt too.
+    const job = await ops.getTranscription(ctx, String(req.params.id), { words: (query.words ?? false) || format === 'srt' || format === 'vtt' });
     if (format === 'json') {
       res.json(job);
       return;
