@@ -76,6 +76,8 @@ async function startChild(models: DiarizationModels, opts: Required<Omit<Diarize
     stdio: ['pipe', 'ignore', 'pipe', 'ipc'],
     serialization: 'json',
     execArgv: [],
+    // The service's secrets stay out of a process that needs none of them.
+    env: process.env.LD_LIBRARY_PATH ? { LD_LIBRARY_PATH: process.env.LD_LIBRARY_PATH } : {},
   });
   const tail: string[] = [];
   let partial = '';
