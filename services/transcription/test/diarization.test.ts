@@ -111,6 +111,10 @@ describe('diarizer (stand-in segmentation and embedding models)', () => {
     expectTheConversation(await diarizer.diarize(conversation.samples, { signal: signal() }), conversation);
   });
 
+  it.each([0, 1.5, -2])('refuses speakersExpected %p', async (n) => {
+    await expect(diarizer.diarize(conversation.samples, { speakersExpected: n, signal: signal() })).rejects.toThrow(RangeError);
+  });
+
   it('answers no turns for silence and for no samples', async () => {
     expect(await diarizer.diarize(new Float32Array(12 * 16_000), { signal: signal() })).toEqual([]);
     expect(await diarizer.diarize(new Float32Array(0), { signal: signal() })).toEqual([]);

@@ -149,10 +149,14 @@ export async function createDiarizer(models: DiarizationModels, options: Diarize
   const run = async (samples: Float32Array, opts: DiarizeOptions): Promise<SpeakerTurn[]> => {
     opts.signal.throwIfAborted();
     if (closed) throw new DiarizationError('the diarizer is closed');
+    const expected = opts.speakersExpected;
+    if (expected !== undefined && !(Number.isInteger(expected) && expected >= 1)) throw new RangeError(`speakersExpected must be a whole number ≥ 1, not ${expected}`);
     if (samples.length === 0) return [];
     const c = child ?? (child = await startChild(models, childOpts));
+    // Aborted while a new child loaded its models: the call never starts.
+    opts.signal.throwIfAborted();
     const id = nextId++;
-    const message: ToChild = { type: 'diarize', id, samples: samples.length, numClusters: opts.speakersExpected ?? 0, threshold };
+    const message: ToChild = { type: 'diarize', id, samples: samples.length, numClusters: expected ?? 0, threshold };
     const onAbort = () => kill(c);
     opts.signal.addEventListener('abort', onAbort, { once: true });
     try {
