@@ -80,6 +80,8 @@ if (process.argv.includes('--test')) {
     // The speech test set: recordings with their texts, and a speech synthesizer.
     ['pocketsphinx-testdata', () => fs.existsSync('/usr/share/pocketsphinx/test/data/librivox'), 'the speech tests'],
     ['espeak-ng', () => has('espeak-ng'), 'the speech tests'],
+    // tar -cjf makes the release archive the diarization model tests serve.
+    ['bzip2', () => has('bzip2'), 'the diarization model tests'],
     // The app's page tests run in Debian's Chromium (playwright-core drives it; nothing downloaded).
     ['chromium', () => has('chromium'), 'the page tests'],
     // A redis-server of a test's own where REDIS_URL is unset (caches, revocation, rate limits, fault tests).

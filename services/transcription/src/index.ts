@@ -176,6 +176,20 @@ export { SilenceChunker, planChunks, type ChunkRange, type ChunkerOptions } from
 export { stitchChunks, type TimedSegment, type ChunkTranscript } from './stitch';
 export { wordErrorRate, normalizeWords, type WerResult } from './wer';
 export { fetchModel, KNOWN_MODELS, type FetchModelOptions } from './models';
+export {
+  assignSpeakers,
+  createDiarizer,
+  DiarizationError,
+  diarizationModelsOf,
+  DIARIZATION_FETCH_COMMAND,
+  DIARIZATION_SAMPLE_RATE,
+  type DiarizationModels,
+  type Diarizer,
+  type DiarizerOptions,
+  type DiarizeOptions,
+  type SpeakerTurn,
+} from './diarization';
+export { fetchDiarizationModels } from './diarization/fetch-models';
 export { BYTES_PER_SECOND, SAMPLE_RATE, wavHeader } from './pcm';
 export { decodeToPcm, spoolUpload, writeWavSlice, UndecodableAudioError, FFMPEG_FORMAT_WHITELIST } from './audio-files';
 export { mapInOrder, Semaphore } from './pool';

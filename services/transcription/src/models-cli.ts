@@ -2,20 +2,30 @@
  * `npm run models -- fetch base.en [--sha256 <hex>] [--force]` and `npm run models -- list`:
  * downloads whisper.cpp models into MURMUR_MODELS_DIR (default ./models) from
  * MURMUR_MODELS_BASE_URL, with progress on stderr and checksums verified (see models.ts).
+ * `npm run models -- fetch diarization [--force]` fetches the pinned speaker-diarization
+ * files from sherpa-onnx's releases (MURMUR_SHERPA_RELEASES_URL; diarization/fetch-models.ts).
  */
 import { readdir, stat } from 'node:fs/promises';
 import * as path from 'node:path';
 import { loadConfig, z } from '@murmur/kit';
 import { DEFAULT_MODELS_BASE_URL, fetchModel, KNOWN_MODELS } from './models';
+import { fetchDiarizationModels, SHERPA_RELEASES_URL } from './diarization/fetch-models';
+import { DIARIZATION_DOWNLOADS, diarizationModelsOf } from './diarization/models';
 
 const schema = {
   MURMUR_MODELS_DIR: z.string().default('./models'),
   MURMUR_MODELS_BASE_URL: z.string().url().default(DEFAULT_MODELS_BASE_URL),
+  /** sherpa-onnx's GitHub releases, or a mirror laid out the same way. */
+  MURMUR_SHERPA_RELEASES_URL: z.string().url().default(SHERPA_RELEASES_URL),
 };
 
+/** The name that fetches the speaker-diarization models instead of a whisper model. */
+const DIARIZATION = 'diarization';
+
 const USAGE = `usage: npm run models -- fetch <name> [--sha256 <hex>] [--force]
+       npm run models -- fetch diarization [--force]
        npm run models -- list
-names: ${Object.keys(KNOWN_MODELS).join(', ')} (or any ggml-<name>.bin on the server, with --sha256)`;
+names: ${Object.keys(KNOWN_MODELS).join(', ')} (or any ggml-<name>.bin on the server, with --sha256); diarization`;
 
 const mib = (n: number) => (n / (1024 * 1024)).toFixed(1);
 
@@ -58,6 +68,8 @@ export async function runModelsCli(argv: string[], env: NodeJS.ProcessEnv = proc
       for (const n of names) stderr.write(`  ${n}  ${mib((await stat(path.join(cfg.MURMUR_MODELS_DIR, n))).size)} MiB\n`);
       if (names.length === 0) stderr.write('  (none)\n');
       stderr.write(`fetchable: ${Object.entries(KNOWN_MODELS).map(([n, m]) => `${n} (${m.size})`).join(', ')}\n`);
+      const diarization = diarizationModelsOf(cfg.MURMUR_MODELS_DIR);
+      stderr.write(`diarization: ${'missing' in diarization ? `missing ${diarization.missing.join(', ')} (fetch diarization, ${mib(DIARIZATION_DOWNLOADS.reduce((n, d) => n + d.bytes, 0))} MiB)` : 'installed'}\n`);
       return 0;
     }
     if (command !== 'fetch') {
@@ -81,6 +93,27 @@ export async function runModelsCli(argv: string[], env: NodeJS.ProcessEnv = proc
     if (!name) {
       stderr.write(`${USAGE}\n`);
       return 2;
+    }
+    if (name === DIARIZATION) {
+      if (sha256 !== undefined) {
+        stderr.write(`--sha256 does not apply to diarization: its files are pinned (src/diarization/models.ts)\n`);
+        return 2;
+      }
+      stderr.write(`fetching the diarization models from ${cfg.MURMUR_SHERPA_RELEASES_URL} into ${path.resolve(cfg.MURMUR_MODELS_DIR)}\n`);
+      const printers = new Map<string, ReturnType<typeof progressPrinter>>();
+      const files = await fetchDiarizationModels({
+        dir: cfg.MURMUR_MODELS_DIR,
+        releasesUrl: cfg.MURMUR_SHERPA_RELEASES_URL,
+        force,
+        onProgress: (file, received, total) => {
+          if (!printers.has(file)) printers.set(file, progressPrinter(file, stderr));
+          printers.get(file)!(received, total);
+        },
+      });
+      for (const f of files) {
+        stderr.write(f.alreadyPresent ? `${f.file} is already there (use --force to download it again)\n` : `saved ${f.file} (${mib(f.bytes)} MiB; checksums verified)\n`);
+      }
+      return 0;
     }
     const file = name.startsWith('ggml-') ? name : `ggml-${name}.bin`;
     stderr.write(`fetching ${file} from ${cfg.MURMUR_MODELS_BASE_URL} into ${path.resolve(cfg.MURMUR_MODELS_DIR)}\n`);
