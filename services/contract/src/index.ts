@@ -16,3 +16,4 @@ export * from './job-json';
 export * from './workloads';
 export * from './rpc-policy';
 export * from './timeline';
+export * from './redaction-rules';
