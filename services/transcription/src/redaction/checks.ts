@@ -63,7 +63,8 @@ export function ipv4Valid(octets: readonly string[]): boolean {
 }
 
 /**
- * The normalised phone number in `digits` (with `plus` when said or written with "+"), or null:
+ * The normalised phone number in `digits` (with `plus` when said or written with "+"), or null
+ * (NANP numbers as their ten digits, other international ones as +digits):
  * - E.164: "+" then a country code (1–9…) and 8–15 digits in all;
  * - international from Europe: "00" then the same;
  * - NANP: NXX-XXX-XXXX (area code starting 2–9), optionally after 1 — the exchange's own
@@ -72,10 +73,11 @@ export function ipv4Valid(octets: readonly string[]): boolean {
  * - a 7-digit local NANP number NXX-XXXX, only when `local` (written so, or said after a cue).
  */
 export function phoneValue(digits: string, plus: boolean, local: boolean): string | null {
+  const nanp = /^1?([2-9][0-9]{9})$/.exec(digits);
+  // +1 555 123 4567 and (555) 123-4567 are the same number.
+  if (nanp && (!plus || digits.length === 11)) return nanp[1]!;
   if (plus) return /^[1-9][0-9]{7,14}$/.test(digits) ? `+${digits}` : null;
   if (/^00[1-9][0-9]{7,14}$/.test(digits)) return `+${digits.slice(2)}`;
-  const nanp = /^1?([2-9][0-9]{9})$/.exec(digits);
-  if (nanp) return `+1${nanp[1]!}`;
   if (/^0[1-9][0-9]{8,9}$/.test(digits)) return digits;
   if (local && /^[2-9][0-9]{6}$/.test(digits)) return digits;
   return null;

@@ -8,7 +8,8 @@ import { dateValid } from './checks';
 import type { Found, Scan } from './scan';
 import { spokenNumberAt, spokenOrdinalAt } from './spoken-numbers';
 
-const CUES = ['born', 'birth', 'birthday', 'birthdate', 'dob', 'd o b'];
+/** Words just before a date that make it a date of birth (and the spelled "d o b"). */
+const CUE_WORDS = new Set(['born', 'birth', 'birthday', 'birthdate', 'dob']);
 /** Words allowed between the cue and the date ("date of birth is the …", "born on …"). */
 const FILLERS = new Set(['is', 'was', 'on', 'it', "it's", 'its', 'date', 'being', 'as', 'of', 'my', 'the', 'be', 'would', 'will']);
 const MONTHS: Readonly<Record<string, number>> = {
@@ -82,8 +83,9 @@ function dateAt(scan: Scan, i: number): ParsedDate | null {
 
 export function findDatesOfBirth(scan: Scan): Found[] {
   const found: Found[] = [];
-  for (let c = 0; c < scan.tokens.length; c++) {
-    if (!scan.cueBefore(c, CUES, 1) && !scan.cueBefore(c, ['d o b'], 3)) continue;
+  for (let c = 1; c < scan.tokens.length; c++) {
+    const before = scan.words[c - 1]!;
+    if (!CUE_WORDS.has(before) && !(before === 'b' && scan.cueBefore(c, ['d o b'], 3))) continue;
     for (let i = c; i < Math.min(c + REACH, scan.tokens.length); i++) {
       const d = dateAt(scan, i);
       const year = d && d.yearDigits === 4 ? d.year : null;

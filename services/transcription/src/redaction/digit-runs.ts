@@ -113,9 +113,10 @@ function candidateOf(run: Run, from: number, to: number): RunCandidate {
 
 /**
  * The values `accept` finds in the number runs of `scan`: it returns the normalised value of a
- * candidate it takes, or null.
+ * candidate it takes, or null. Only stretches of `digits[0]`–`digits[1]` digits are judged.
  */
-export function findInDigitRuns(scan: Scan, policy: RedactionPolicy, minDigits: number, accept: (c: RunCandidate) => string | null): Found[] {
+export function findInDigitRuns(scan: Scan, policy: RedactionPolicy, digits: readonly [number, number], accept: (c: RunCandidate) => string | null): Found[] {
+  const [minDigits, maxDigits] = digits;
   const found: Found[] = [];
   const inIban = ibanShapedTokens(scan);
   for (const run of runsOf(scan)) {
@@ -126,15 +127,20 @@ export function findInDigitRuns(scan: Scan, policy: RedactionPolicy, minDigits: 
     if (total < minDigits) continue;
     const inRun: Found[] = [];
     let matched = 0;
+    // Digits before each number of the run, to size a stretch without building it.
+    const before = [0];
+    for (const num of run.nums) before.push(before[before.length - 1]! + num.digits.length);
     for (let from = 0; from < n; ) {
       let taken = 0;
       for (let to = n; to > from && taken === 0; to--) {
+        const size = before[to]! - before[from]!;
+        if (size < minDigits) break;
+        if (size > maxDigits) continue;
         const candidate = candidateOf(run, from, to);
-        if (candidate.digits.length < minDigits) break;
         const value = accept(candidate);
         if (value !== null) {
           inRun.push(scan.found(policy, candidate.first, run.nums[to - 1]!.last, value));
-          matched += candidate.digits.length;
+          matched += size;
           taken = to;
         }
       }

@@ -49,7 +49,7 @@ export interface WordLexeme extends Span {
 export type Lexeme = NumLexeme | LetterLexeme | SymbolLexeme | WordLexeme;
 
 const SPOKEN_SYMBOLS: Readonly<Record<string, SymbolChar>> = {
-  at: '@', '@': '@', dot: '.', underscore: '_', _: '_', dash: '-', hyphen: '-', '-': '-', plus: '+', '+': '+',
+  at: '@', '@': '@', dot: '.', '.': '.', underscore: '_', _: '_', dash: '-', hyphen: '-', '-': '-', plus: '+', '+': '+',
 };
 /** Digits as written: 5551234567, 555-123-4567, (555) 123-4567, +44 20 7946 0958, 555.123.4567. */
 const WRITTEN_NUMBER = /^\+?(?:\(\d{1,4}\)|\d+)(?:-?(?:\(\d{1,4}\)|\d+))*$/;
@@ -66,6 +66,7 @@ function writtenNumber(core: string, at: number): NumLexeme | null {
 }
 
 function codeOf(core: string): string | null {
+  if (core === core.toLowerCase() && !/[0-9]/.test(core)) return null;
   if (!/^[A-Za-z0-9]+$/.test(core)) return null;
   const mixed = /[0-9]/.test(core) && /[A-Za-z]/.test(core);
   return mixed || (core.length >= 2 && /^[A-Z]+$/.test(core)) ? core.toUpperCase() : null;
@@ -75,6 +76,7 @@ function codeOf(core: string): string | null {
 export function lexemesOf(tokens: readonly Token[]): Lexeme[] {
   const words = tokens.map((t) => t.norm);
   const out: Lexeme[] = [];
+  let written: NumLexeme | null;
   for (let i = 0; i < tokens.length; ) {
     const token = tokens[i]!;
     const w = token.norm;
@@ -91,8 +93,8 @@ export function lexemesOf(tokens: readonly Token[]): Lexeme[] {
     const homophone = DIGIT_HOMOPHONES[w];
     if (homophone !== undefined && (words[i - 1] ?? '') in UNITS && (words[i + 1] ?? '') in UNITS && !tokens[i - 1]!.endsSentence && !token.endsSentence) {
       out.push({ kind: 'num', first: i, last: i, digits: String(homophone), value: homophone, groups: null, plus: false });
-    } else if (/^[0-9+(]/.test(w) && writtenNumber(token.core, i)) {
-      out.push(writtenNumber(token.core, i)!);
+    } else if (/^[0-9+(]/.test(w) && (written = writtenNumber(token.core, i)) !== null) {
+      out.push(written);
     } else if (/^[a-z]$/.test(w) || w in LETTER_NAMES) {
       out.push({ kind: 'letter', first: i, last: i, char: LETTER_NAMES[w] ?? w });
     } else if (SPOKEN_SYMBOLS[w] !== undefined) {

@@ -17,10 +17,10 @@ const shapedAs = (groups: readonly number[], lengths: readonly number[]): boolea
 const shaped = (c: RunCandidate, ...lengths: number[]): boolean => c.groups !== null && shapedAs(c.groups, lengths);
 
 export function findPhoneNumbers(scan: Scan): Found[] {
-  return findInDigitRuns(scan, 'phone_number', 7, (c) => {
-    const cued = scan.cueBefore(c.first, PHONE_CUES, 6);
-    if (c.counting && !cued) return null;
-    const local = c.digits.length === 7 && (shaped(c, 3, 4) || (c.groups === null && cued));
+  return findInDigitRuns(scan, 'phone_number', [7, 17], (c) => {
+    const cued = (): boolean => scan.cueBefore(c.first, PHONE_CUES, 6);
+    if (c.counting && !cued()) return null;
+    const local = c.digits.length === 7 && (shaped(c, 3, 4) || (c.groups === null && cued()));
     return phoneValue(c.digits, c.plus, local);
   });
 }
@@ -39,7 +39,7 @@ function cardGrouping(groups: readonly number[] | null): boolean {
 }
 
 export function findCardNumbers(scan: Scan): Found[] {
-  return findInDigitRuns(scan, 'credit_card_number', 13, (c) =>
+  return findInDigitRuns(scan, 'credit_card_number', [13, 19], (c) =>
     !c.plus && !c.counting && cardGrouping(c.groups) && cardNumberValid(c.digits) ? c.digits : null,
   );
 }
@@ -49,7 +49,7 @@ export function findCardNumbers(scan: Scan): Found[] {
  * a cue, and with one even "one two three four five six seven eight nine" is taken.
  */
 export function findSocialSecurityNumbers(scan: Scan): Found[] {
-  return findInDigitRuns(scan, 'us_social_security_number', 9, (c) =>
+  return findInDigitRuns(scan, 'us_social_security_number', [9, 9], (c) =>
     !c.plus && ssnValid(c.digits) && (shaped(c, 3, 2, 4) || scan.cueBefore(c.first, SSN_CUES, 8)) ? c.digits : null,
   );
 }

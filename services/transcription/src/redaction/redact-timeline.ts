@@ -1,14 +1,16 @@
 /**
- * PII redaction of a timeline (issue 32, item 7). `text`, every segment's text and the words
- * are each scanned by the detectors of the asked policies, and each value found is replaced
- * the same way in all three: a value spread over several words (or segments) becomes one word
- * (segment) carrying the substitution, from the start of the first to the end of the last, with
- * the first one's speaker. Its confidence is the lowest of theirs (null if none had one): how
- * sure the recogniser was of what was redacted, which is all a reviewer needs to doubt a
- * redaction. Punctuation around a value stays ("[PHONE_NUMBER]."). Pure: the input is not
- * changed, and nothing of a value found survives in the result.
+ * PII redaction of a timeline (issue 32, item 7). `text` is scanned by the detectors of the
+ * asked policies; what they find is carried over to the segments and the words by their shared
+ * letters and digits (alignment.ts), or found in them afresh where those differ. Each value is
+ * replaced the same way in all three: a value spread over several words (or segments) becomes
+ * one word (segment) carrying the substitution, from the start of the first to the end of the
+ * last, with the first one's speaker. Its confidence is the lowest of theirs (null if none had
+ * one): how sure the recogniser was of what was redacted, which is all a reviewer needs to
+ * doubt a redaction. Punctuation around a value stays ("[PHONE_NUMBER]."). Pure: the input is
+ * not changed, and nothing of a value found survives in the result.
  */
 import { REDACTION_POLICIES, type RedactionOptions, type RedactionPolicy, type Timeline, type TimelineSegment, type TimelineWord } from '@murmur/contract';
+import { carryOver, lettersOf, type Letters } from './alignment';
 import { DETECTORS } from './detectors';
 import { Scan, type Found } from './scan';
 import { substitutionOf, type Substitute } from './substitution';
@@ -43,12 +45,13 @@ function replaced(text: string, found: readonly Found[], offset: number, substit
 }
 
 /**
- * Pieces of one string (segment or word texts, joined by single spaces): each finding merges
- * the pieces it touches into one group carrying the substitution.
+ * Pieces of one string (segment or word texts, joined by single spaces) with what was found in
+ * `text` carried over, or found afresh when they do not hold the same letters and digits: each
+ * finding merges the pieces it touches into one group carrying the substitution.
  */
-function redactPieces(texts: readonly string[], policies: readonly RedactionPolicy[], substitute: Substitute): { groups: Array<{ from: number; to: number; text: string }>; found: Found[] } {
+function redactPieces(texts: readonly string[], source: Source, policies: readonly RedactionPolicy[], substitute: Substitute): { groups: Array<{ from: number; to: number; text: string }>; found: Found[] } {
   const joined = texts.join(' ');
-  const found = findPii(joined, policies);
+  const found = carryOver(source.found, source.text, source.letters, joined, lettersOf(joined)) ?? findPii(joined, policies);
   const starts: number[] = [];
   let at = 0;
   for (const t of texts) { starts.push(at); at += t.length + 1; }
@@ -77,6 +80,13 @@ function redactPieces(texts: readonly string[], policies: readonly RedactionPoli
   return { groups, found };
 }
 
+/** What was found in `text`, to carry over to the segments and words. */
+interface Source {
+  text: string;
+  letters: Letters;
+  found: Found[];
+}
+
 function lowestConfidence(words: readonly TimelineWord[]): number | null {
   const known = words.map((w) => w.confidence).filter((c): c is number => c !== null);
   return known.length === 0 ? null : Math.min(...known);
@@ -92,14 +102,15 @@ export function redactTimeline(t: Timeline, opts: RedactionOptions): RedactionRe
   const substitute = substitutionOf(opts.style);
   const textFound = findPii(t.text, opts.policies);
   const text = replaced(t.text, textFound, 0, substitute);
+  const source: Source = { text: t.text, letters: lettersOf(t.text), found: textFound };
 
-  const seg = redactPieces(t.segments.map((s) => s.text), opts.policies, substitute);
+  const seg = redactPieces(t.segments.map((s) => s.text), source, opts.policies, substitute);
   const segments: TimelineSegment[] = seg.groups.map((g) => {
     const first = t.segments[g.from]!;
     return { start: first.start, end: t.segments[g.to]!.end, text: g.text, speaker: first.speaker };
   });
 
-  const wd = redactPieces(t.words.map((w) => w.text), opts.policies, substitute);
+  const wd = redactPieces(t.words.map((w) => w.text), source, opts.policies, substitute);
   const words: TimelineWord[] = wd.groups.map((g) => {
     const first = t.words[g.from]!;
     if (g.from === g.to && g.text === first.text) return { ...first };

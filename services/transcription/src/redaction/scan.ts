@@ -16,6 +16,13 @@ export interface Found {
   value: string;
 }
 
+const CUE_WORDS = new Map<string, string[]>();
+function cueWords(cue: string): string[] {
+  let words = CUE_WORDS.get(cue);
+  if (!words) CUE_WORDS.set(cue, (words = cue.split(' ')));
+  return words;
+}
+
 export class Scan {
   readonly tokens: Token[];
   readonly lexemes: Lexeme[];
@@ -43,7 +50,12 @@ export class Scan {
   /** Whether one of `cues` (words or phrases, lower case) ends within `window` tokens before token `at`. */
   cueBefore(at: number, cues: readonly string[], window: number): boolean {
     const from = Math.max(0, at - window);
-    const before = ` ${this.tokens.slice(from, at).map((t) => t.norm).join(' ')} `;
-    return cues.some((cue) => before.includes(` ${cue} `));
+    return cues.some((cue) => {
+      const words = cueWords(cue);
+      for (let end = at; end - words.length >= from; end--) {
+        if (words.every((w, k) => this.words[end - words.length + k] === w)) return true;
+      }
+      return false;
+    });
   }
 }

@@ -31,19 +31,26 @@ export function tokenize(text: string, splittable: (part: string) => boolean): T
     const raw = m[0];
     let start = m.index;
     let end = start + raw.length;
-    const lead = LEADING.exec(raw)?.[0].length ?? 0;
-    const trail = TRAILING.exec(raw.slice(lead))?.[0] ?? '';
+    // Most tokens are plain words: no punctuation to look for.
+    const plain = /^[A-Za-z0-9]/.test(raw) && /[A-Za-z0-9]$/.test(raw);
+    const lead = plain ? 0 : (LEADING.exec(raw)?.[0].length ?? 0);
+    const trail = plain ? '' : (TRAILING.exec(raw.slice(lead))?.[0] ?? '');
     start += lead;
     end -= trail.length;
     let core = text.slice(start, end);
     // Brackets that do not pair inside the token belong to the sentence, not to the value.
     if (core.startsWith('(') && !core.includes(')')) { core = core.slice(1); start += 1; }
     if (core.endsWith(')') && !core.includes('(')) { core = core.slice(0, -1); end -= 1; }
-    if (core.length === 0) continue;
+    if (core.length === 0) {
+      // A lone "." is a word token of its own in some engines' words ("john", "@", "example", ".", "com").
+      if (raw !== '.') continue;
+      tokens.push({ start: m.index, end: m.index + 1, core: '.', norm: '.', endsSentence: true });
+      continue;
+    }
     const norm = core.toLowerCase();
     // A spelled letter ("b.") is not the end of a sentence.
     const endsSentence = /[.;!?]/.test(trail) && !(norm.length === 1 && /^\.$/.test(trail));
-    if (HYPHENATED_WORDS.test(norm) && norm.split('-').every(splittable)) {
+    if (norm.includes('-') && HYPHENATED_WORDS.test(norm) && norm.split('-').every(splittable)) {
       let at = start;
       const parts = norm.split('-');
       parts.forEach((part, i) => {
