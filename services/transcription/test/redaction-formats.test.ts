@@ -53,6 +53,7 @@ const TABLE: Record<RedactionPolicy, { redacted: Row[]; kept: string[] }> = {
       ['my number is five five five one two three four five six seven eight', 'my number is [PHONE_NUMBER] eight'],
       ['plus four four seven nine one one one two three four five six', '[PHONE_NUMBER]'],
       ['call five five five one two three four', 'call [PHONE_NUMBER]'],
+      ['Five-five-five, one-two-three, four-five-six-seven.', '[PHONE_NUMBER].'],
       ['five five five dash one two three dash four five six seven', '[PHONE_NUMBER]'],
       ['five five five one to three four five six seven', '[PHONE_NUMBER]'],
     ],
@@ -156,6 +157,8 @@ const TABLE: Record<RedactionPolicy, { redacted: Row[]; kept: string[] }> = {
       ['my birthday is february twenty ninth two thousand', 'my birthday is [DATE_OF_BIRTH]'],
       ['date of birth is june first', 'date of birth is [DATE_OF_BIRTH]'],
       ['d o b october the third nineteen ninety', 'd o b [DATE_OF_BIRTH]'],
+      ['D.O.B. 1 May 1990', 'D.O.B. [DATE_OF_BIRTH]'],
+      ['born on the twenty-first of June, 2001.', 'born on the [DATE_OF_BIRTH].'],
     ],
     kept: [
       'the meeting is on March 15th, 1985',

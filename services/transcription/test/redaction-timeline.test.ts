@@ -186,3 +186,47 @@ describe('words cut differently from the text', () => {
     expect(timeline.words.map((w) => w.text)).toEqual(['my', 'number', 'is', '[PHONE_NUMBER]']);
   });
 });
+
+describe('any timeline', () => {
+  /** A small deterministic generator (mulberry32), so a failure names its seed. */
+  function random(seed: number): () => number {
+    let a = seed;
+    return () => {
+      a = (a + 0x6d2b79f5) | 0;
+      let t = Math.imul(a ^ (a >>> 15), 1 | a);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+  }
+  const VOCABULARY = ('five five five one two three four six seven eight nine oh zero double twenty ninety hundred thousand plus at dot '
+    + 'john example com g b a c born on march fifteenth nineteen my number is social 555-123-4567 4111 1111 192.168.1.1 ann@example.org '
+    + 'GB82 WEST 1234 5698 7654 32 AB 12 34 56 C ( ) . , and the call').split(' ');
+
+  it.each(Array.from({ length: 40 }, (_, seed) => [seed]))('keeps text, segments and words in step (seed %i)', (seed) => {
+    const next = random(seed);
+    const words: TimelineWord[] = Array.from({ length: 20 + Math.floor(next() * 60) }, (_, i) => ({
+      text: VOCABULARY[Math.floor(next() * VOCABULARY.length)]!, start: i, end: i + 0.9, confidence: next() < 0.2 ? null : next(), speaker: next() < 0.5 ? 'S1' : 'S2',
+    }));
+    const segments: Timeline['segments'] = [];
+    for (let i = 0; i < words.length; ) {
+      const n = 1 + Math.floor(next() * 9);
+      const part = words.slice(i, i + n);
+      segments.push({ start: part[0]!.start, end: part[part.length - 1]!.end, text: part.map((w) => w.text).join(' '), speaker: part[0]!.speaker });
+      i += n;
+    }
+    const input: Timeline = { text: words.map((w) => w.text).join(' '), segments, words, speakers: [] };
+    for (const style of ['entity_name', 'numbered_entity_name', 'mask'] as const) {
+      const { timeline, found } = redactTimeline(input, { ...ALL, style });
+      expect(joinedTexts(timeline)).toEqual({ segments: timeline.text, words: timeline.text });
+      for (const w of timeline.words) expect(w.text).toMatch(/^\S+$/);
+      for (const list of [timeline.words, timeline.segments]) {
+        list.forEach((x, i) => {
+          expect(x.end).toBeGreaterThan(x.start);
+          if (i > 0) expect(x.start).toBeGreaterThanOrEqual(list[i - 1]!.end);
+        });
+      }
+      const redactions = (timeline.text.match(/\[[A-Z_0-9]+\]|#+/g) ?? []).length;
+      expect(redactions).toBe(Object.values(found).reduce((a, b) => a + b, 0));
+    }
+  });
+});

@@ -9,7 +9,7 @@ import type { Found, Scan } from './scan';
 import { spokenNumberAt, spokenOrdinalAt } from './spoken-numbers';
 
 /** Words just before a date that make it a date of birth (and the spelled "d o b"). */
-const CUE_WORDS = new Set(['born', 'birth', 'birthday', 'birthdate', 'dob']);
+const CUE_WORDS = new Set(['born', 'birth', 'birthday', 'birthdate', 'dob', 'd.o.b']);
 /** Words allowed between the cue and the date ("date of birth is the …", "born on …"). */
 const FILLERS = new Set(['is', 'was', 'on', 'it', "it's", 'its', 'date', 'being', 'as', 'of', 'my', 'the', 'be', 'would', 'will']);
 const MONTHS: Readonly<Record<string, number>> = {

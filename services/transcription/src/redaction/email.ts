@@ -65,11 +65,13 @@ function hostAt(scan: Scan, k: number): { end: number; host: string } | null {
       label = scan.tokens[l.first]!.norm;
       at += 1;
     } else {
-      while (lex[at]?.kind === 'letter') label += (lex[at++] as { char: string }).char;
+      for (let c = lex[at]; c?.kind === 'letter'; c = lex[++at]) label += c.char;
     }
     if (label === '' || !label.split('.').every((p) => LABEL.test(p))) return null;
     labels.push(...label.split('.'));
-    if (lex[at]?.kind === 'sym' && (lex[at] as { char: string }).char === '.' && lex[at + 1] && lex[at + 1]!.kind !== 'sym') at += 1;
+    const dot = lex[at];
+    const next = lex[at + 1];
+    if (dot?.kind === 'sym' && dot.char === '.' && next !== undefined && next.kind !== 'sym') at += 1;
     else break;
   }
   if (labels.length < 2 || NOT_HOST.has(labels[0]!) || !SPOKEN_TLDS.has(labels[labels.length - 1]!)) return null;

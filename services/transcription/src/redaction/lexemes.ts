@@ -85,7 +85,7 @@ export function lexemesOf(tokens: readonly Token[]): Lexeme[] {
       // A number never runs past the end of a sentence.
       let end = spoken.end;
       for (let k = i; k < end - 1; k++) if (tokens[k]!.endsSentence) { end = k + 1; break; }
-      const digits = end === spoken.end ? spoken.digits : spokenNumberAt(words.slice(0, end), i)!.digits;
+      const digits = end === spoken.end ? spoken.digits : spokenNumberAt(words.slice(i, end), 0)!.digits;
       out.push({ kind: 'num', first: i, last: end - 1, digits, value: digits.length <= 4 ? Number(digits) : NaN, groups: null, plus: false });
       i = end;
       continue;
