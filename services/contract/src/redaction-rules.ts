@@ -30,8 +30,10 @@ export type RedactionPolicy = (typeof REDACTION_POLICIES)[number];
  * - `numbered_entity_name`: the same with a number per distinct value in the transcript,
  *   `[PHONE_NUMBER_1]`, `[PHONE_NUMBER_2]`: a reader can tell that the same number was said twice,
  *   and nothing else about it.
- * - `mask`: one `#` per character of the value in its written, normalised form (a phone number's
- *   digits, an e-mail address as typed), whether it was spoken or written: `##########`.
+ * - `mask`: one `#` per character of the value in its normalised written form, whether it was
+ *   spoken or written: a phone number's digits (with its `+` when international), a card's
+ *   digits, an e-mail address as typed — `(555) 123-4567` and "five five five …" both become
+ *   `##########`.
  * No hash style: the values are short and guessable (an SSN has under 10⁹ forms), so an unkeyed
  * hash would reveal them.
  */

@@ -206,3 +206,5 @@ export { newSecretKeyEntry, parseSecretKeys, SecretSealer, type SecretKey } from
 export { sealStoredSecrets } from './webhooks/webhooks';
 export { CallerLimits, MemoryLeaseSet, RedisLeaseSet, WATCH_LEASE_MS, type LeaseSet } from './caller-limits';
 export { isSilent, planRecognition, PIECE_SECONDS, SILENT_PEAK_RMS, type PlanOptions } from './plan';
+export { redactTimeline, findPii, type RedactionResult } from './redaction/redact-timeline';
+export { DETECTORS, type Detector } from './redaction/detectors';
