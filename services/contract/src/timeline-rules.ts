@@ -16,6 +16,13 @@ export const KEYTERM_PATTERN = /^[\p{L}\p{M}\p{N}][\p{L}\p{M}\p{N} '’.&-]*$/u;
 /** The same rule as a JSON Schema / OpenAPI pattern (ECMA-262 with the `u` flag). */
 export const KEYTERM_PATTERN_SOURCE = KEYTERM_PATTERN.source;
 
+/**
+ * Longest audio diarized in one call: the diarizer holds about four times the audio's samples
+ * (measured: ~1 GiB for an hour), so two hours stay near 2 GiB. Longer audio with `diarize` is
+ * audio_too_large naming `diarize`, released before anything is charged.
+ */
+export const MAX_DIARIZED_SECONDS = 2 * 60 * 60;
+
 /** Most speakers a call may say to expect. */
 export const MAX_SPEAKERS_EXPECTED = 10;
 

@@ -5,6 +5,7 @@
  * the gateway's integration tests and the benchmark start it in-process with
  * {@link startTranscriptionService}.
  */
+import type { DiarizationPort } from './diarization/port';
 import { DEFAULT_OUTBOUND_POLICY, startGrpcServer, untracedUnlessInCall, type Database, type Logger, type PromiseClient, type AccessControl } from '@murmur/kit';
 import { sealStoredSecrets, Webhooks, type WebhookOptions } from './webhooks/webhooks';
 import type { SecretSealer } from './webhooks/secret-keys';
@@ -59,6 +60,8 @@ export interface TranscriptionServiceDeps {
   jobs?: JobsDeps;
   /** Where transcripts are saved (save: true on Transcribe); default the jobs' library client. */
   library?: LibraryPort;
+  /** Who finds speakers (`diarize`); without it `diarize` is refused naming the missing models. */
+  diarization?: DiarizationPort;
 }
 
 /** What the job RPCs and this replica's worker need. */
@@ -103,6 +106,7 @@ export async function startTranscriptionService(deps: TranscriptionServiceDeps):
     ...(deps.maxAudioSeconds ? { maxAudioSeconds: deps.maxAudioSeconds } : {}),
     ...(deps.leaseSeconds ? { leaseSeconds: deps.leaseSeconds } : {}),
     ...((deps.library ?? deps.jobs?.library) ? { library: deps.library ?? deps.jobs!.library } : {}),
+    ...(deps.diarization ? { diarization: deps.diarization } : {}),
   });
   const jobs = deps.jobs ? await startJobs(service, deps, deps.jobs) : undefined;
   const server = await startGrpcServer(

@@ -21,6 +21,7 @@ import { createEngineFromConfig, openAudioStore, probeEngines, transcriptionConf
 import { RedisLeaseSet } from './caller-limits';
 import { startTranscriptionService, TRANSCRIPTION_MIGRATIONS_DIR } from './index';
 import { openInstanceSpool } from './spool';
+import { diarizationPort } from './diarization/port';
 
 runServiceProcess({
   name: 'transcription',
@@ -37,6 +38,7 @@ runServiceProcess({
     // Billing calls are short; the audio work itself is bounded by the client's deadline.
     const { billing: billingClient, library: libraryClient } = createServiceClients(cfg, { deadlineMs: cfg.GRPC_DEADLINE_MS, identity: identity.minter }, ['billing', 'library']);
     const audio = await openAudioStore(own, cfg.MURMUR_DATA_DIR);
+    const diarization = diarizationPort(own.MURMUR_MODELS_DIR, { onLog: (line) => log.warn({ component: 'diarizer' }, line) });
     const server = await startTranscriptionService({
       access,
       log,
@@ -50,6 +52,9 @@ runServiceProcess({
       maxAudioSeconds: own.MURMUR_TRANSCRIBE_MAX_AUDIO_SECONDS,
       tmpDir: spool.dir,
       leaseSeconds: own.MURMUR_HOLD_LEASE_SECONDS,
+      // Speakers from MURMUR_MODELS_DIR (`npm run models -- fetch diarization`); checked per call,
+      // the diarizer process starts with the first call that needs it.
+      diarization,
       jobs: {
         db,
         audio,
@@ -77,6 +82,7 @@ runServiceProcess({
         billingClient.close();
         libraryClient.close();
         await engine.close?.();
+        await diarization.close();
         await spool.close();
         audio.close?.();
       },

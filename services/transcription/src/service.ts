@@ -14,7 +14,7 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { AUTO_LANGUAGE, isLanguageTag, MAX_AUDIO_BYTES, MurmurError, type Timeline } from '@murmur/contract';
+import { AUTO_LANGUAGE, isLanguageTag, MAX_AUDIO_BYTES, MAX_DIARIZED_SECONDS, MurmurError, type Timeline } from '@murmur/contract';
 import {
   DEFAULT_HOLD_LEASE_SECONDS,
   holdLapsedError,
@@ -37,6 +37,8 @@ import { Semaphore } from './pool';
 import type { StitchedTranscript } from './stitch';
 import { checkTimelineOptions, type CheckedTimelineOptions, type DiarizationPort } from './timeline-options';
 import { timelineOf, timelineToResponse } from './timeline';
+import { assignSpeakers } from './diarization/assign-speakers';
+import { redactTimeline } from './redaction/redact-timeline';
 
 /** The billing RPCs a transcription uses. */
 export type BillingPort = Pick<PromiseClient<billing.BillingServiceClient>, 'reserve' | 'commit' | 'release' | 'renewReservation' | 'extendReservation'>;
@@ -128,9 +130,28 @@ export class TranscriptionService {
     return checkTimelineOptions(this.opts.engine, config.timeline, config.language, this.opts.diarization);
   }
 
-  /** A recognised transcript as the timeline a call answers and stores. */
-  finishTimeline(transcript: StitchedTranscript): Timeline {
-    return timelineOf(transcript);
+  /**
+   * A recognised transcript as the timeline a call answers and stores: with `diarize`, who
+   * speaks when (in the decoded PCM) put on its words and segments.
+   */
+  async finishTimeline(transcript: StitchedTranscript, options: CheckedTimelineOptions, pcmFile: string, signal: AbortSignal): Promise<Timeline> {
+    let timeline = timelineOf(transcript);
+    if (options.diarize) {
+      if (!this.opts.diarization) throw new Error('diarize was accepted without a diarizer');
+      const turns = await this.opts.diarization.diarize(pcmFile, { speakersExpected: options.speakersExpected, signal });
+      timeline = assignSpeakers(timeline, turns);
+    }
+    // Last, on the whole transcript (the numbered style counts values across all of it); what
+    // leaves this function — answered, stored, captioned — is the redacted timeline only.
+    if (options.redaction) timeline = redactTimeline(timeline, options.redaction).timeline;
+    return timeline;
+  }
+
+  /** `diarize` on audio longer than {@link MAX_DIARIZED_SECONDS}: refused once its length is known (the hold is released). */
+  checkDiarizedLength(options: CheckedTimelineOptions, durationSeconds: number): void {
+    if (options.diarize && durationSeconds > MAX_DIARIZED_SECONDS) {
+      throw new MurmurError('audio_too_large', `Speaker diarization takes at most ${MAX_DIARIZED_SECONDS / 3600} hours of audio; this is longer. Send it without \`diarize\`, or in parts.`, { param: 'diarize' });
+    }
   }
 
   tooLong(): MurmurError {
@@ -249,6 +270,7 @@ export class TranscriptionService {
         try {
           const decoded = await this.decode(uploadFile, dir, signal, id, paid);
           duration = decoded.durationSeconds;
+          this.checkDiarizedLength(timelineOptions, duration);
           chunks = this.plan(decoded.pieces);
           decodedAt = Date.now();
           log.info(
@@ -256,7 +278,7 @@ export class TranscriptionService {
             'audio decoded',
           );
           recognized = await this.recognize(chunks, decoded.pcmFile, dir, { language: config.language, signal, keyterms: timelineOptions.keyterms });
-          timeline = this.finishTimeline(recognized.transcript);
+          timeline = await this.finishTimeline(recognized.transcript, timelineOptions, decoded.pcmFile, signal);
           recognizedAt = Date.now();
         } catch (err) {
           if (call.signal.aborted) {
@@ -393,7 +415,7 @@ const MIN_PRICED_SECONDS = 0.001;
  * never other audio, and never a conversion or a job.
  */
 export function transcriptionFingerprint(config: Pick<TranscribeConfig, 'language'>, saving: SaveOptions, audioSha256: string, options: CheckedTimelineOptions): string {
-  const parts = ['transcribe/2', config.language, saving.save, saving.title, saving.folderId, audioSha256, options.words, options.diarize, options.speakersExpected, options.keyterms];
+  const parts = ['transcribe/2', config.language, saving.save, saving.title, saving.folderId, audioSha256, options.words, options.diarize, options.speakersExpected, options.keyterms, options.redaction];
   return `sha256:${createHash('sha256').update(JSON.stringify(parts)).digest('hex')}`;
 }
 

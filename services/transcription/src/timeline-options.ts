@@ -4,26 +4,27 @@
  * and this process can do (word times, a dictionary, the diarization models). Every refusal is
  * invalid_request naming the option and, where it is the cause, the engine.
  */
-import { AUTO_LANGUAGE, invalidParam, keytermsOf, speakersExpectedOf } from '@murmur/contract';
+import { AUTO_LANGUAGE, invalidParam, keytermsOf, redactionOptionsOf, speakersExpectedOf, type RedactionOptions } from '@murmur/contract';
 import type { timeline } from '@murmur/proto';
 import { capabilitiesOf, type SpeechEngine } from './engines/engine';
+import type { DiarizationPort } from './diarization/port';
+import { DIARIZATION_FETCH_COMMAND } from './diarization/models';
 
 /** Who finds speakers; absent or with missing models, `diarize` is refused. */
-export interface DiarizationPort {
-  /** The model files that are missing (empty when diarization can run). */
-  missing(): string[];
-}
+export type { DiarizationPort } from './diarization/port';
 
 export interface CheckedTimelineOptions {
   words: boolean;
   diarize: boolean;
   speakersExpected: number;
   keyterms: string[];
+  /** What to redact and how; null: nothing. */
+  redaction: RedactionOptions | null;
   /** `language: "auto"`: the engine detects it (and says how sure it is, where it can). */
   detectLanguage: boolean;
 }
 
-export const NO_TIMELINE_OPTIONS: CheckedTimelineOptions = { words: false, diarize: false, speakersExpected: 0, keyterms: [], detectLanguage: false };
+export const NO_TIMELINE_OPTIONS: CheckedTimelineOptions = { words: false, diarize: false, speakersExpected: 0, keyterms: [], redaction: null, detectLanguage: false };
 
 export async function checkTimelineOptions(
   engine: SpeechEngine,
@@ -41,7 +42,7 @@ export async function checkTimelineOptions(
   if (o.diarize) {
     const missing = diarization ? diarization.missing() : ['the speaker diarization models (none configured)'];
     if (missing.length > 0) {
-      throw invalidParam('diarize', `Speaker diarization is not available here: missing ${missing.join(', ')}. An operator installs them with \`npm run models -- diarization\`; until then send the request without \`diarize\`.`);
+      throw invalidParam('diarize', `Speaker diarization is not available on this server: missing ${missing.join(', ')} (an operator installs them with \`${DIARIZATION_FETCH_COMMAND}\`). Send the request without \`diarize\`.`);
     }
   }
   const keyterms = keytermsOf(o.keyterms);
@@ -55,8 +56,11 @@ export async function checkTimelineOptions(
       );
     }
   }
-  if (o.redactPii || o.redactPiiPolicies.length > 0 || o.redactPiiSub) {
-    throw invalidParam('redact_pii', 'PII redaction is not available on this replica yet.');
-  }
-  return { words: o.words, diarize: o.diarize, speakersExpected, keyterms, detectLanguage };
+  // The wire cannot tell "absent" from empty: an empty list or style is "not given".
+  const redaction = redactionOptionsOf({
+    redact_pii: o.redactPii,
+    redact_pii_policies: o.redactPiiPolicies.length > 0 ? o.redactPiiPolicies : undefined,
+    redact_pii_sub: o.redactPiiSub || undefined,
+  });
+  return { words: o.words, diarize: o.diarize, speakersExpected, keyterms, redaction, detectLanguage };
 }

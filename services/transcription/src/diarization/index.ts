@@ -2,3 +2,4 @@
 export { createDiarizer, DiarizationError, DIARIZATION_SAMPLE_RATE, type Diarizer, type DiarizerOptions, type DiarizeOptions, type SpeakerTurn } from './diarizer';
 export { diarizationModelsOf, DIARIZATION_DOWNLOADS, DIARIZATION_FETCH_COMMAND, EMBEDDING_FILE, SEGMENTATION_FILES, type DiarizationModels, type PinnedDownload } from './models';
 export { assignSpeakers } from './assign-speakers';
+export { diarizationPort, pcmToFloat, type DiarizationPort } from './port';

@@ -5,6 +5,7 @@
  * UPDATE, so a cancel and a completion racing each other cannot both win.
  */
 import type { ChunkWordTuple } from './job-words';
+import type { RedactionOptions } from '@murmur/contract';
 import type { PoolClient } from 'pg';
 import type { JobStatusName } from '@murmur/contract';
 import type { Database, PagePosition } from '@murmur/kit';
@@ -39,6 +40,8 @@ export interface JobTimelineOptions {
   diarize?: boolean;
   speakers_expected?: number;
   keyterms?: string[];
+  /** What to redact and how (absent: nothing). Such a job keeps no chunk's transcript (see worker.ts). */
+  redaction?: RedactionOptions;
 }
 
 export interface JobErrorBody {
@@ -221,14 +224,19 @@ export class JobStore {
   }
 
   /** Records one recognised chunk and the job's progress; false when the job is no longer processing (canceled). */
-  async saveChunk(id: string, index: number, result: NonNullable<ChunkRow['result']>, processedSeconds: number): Promise<boolean> {
+  /**
+   * Records a recognised chunk: the job's progress, and the chunk's transcript so a resumed
+   * attempt skips it — `null` keeps no transcript (a job whose transcript is redacted stores no
+   * original text, so it recognises all of it again after a crash).
+   */
+  async saveChunk(id: string, index: number, result: ChunkRow['result'], processedSeconds: number): Promise<boolean> {
     return this.db.transaction(async (tx) => {
       const job = await tx.query<{ status: string }>(`UPDATE jobs SET processed_seconds = greatest(processed_seconds, $2), updated_at = now() WHERE id = $1 AND status = 'processing' RETURNING status`, [
         id,
         processedSeconds,
       ]);
       if (!job.rows[0]) return false;
-      await tx.query(`UPDATE job_chunks SET result = $3 WHERE job_id = $1 AND index = $2`, [id, index, JSON.stringify(result)]);
+      if (result) await tx.query(`UPDATE job_chunks SET result = $3 WHERE job_id = $1 AND index = $2`, [id, index, JSON.stringify(result)]);
       return true;
     });
   }

@@ -83,7 +83,7 @@ export class TranscriptionJobs {
     const o = await this.deps.transcriber.checkTimeline(config);
     if (config.idempotencyKey) checkIdempotencyKey(config.idempotencyKey, 'idempotency_key');
     await checkSaveOptions(this.deps.library, config.userId, config, mode);
-    return { words: o.words, diarize: o.diarize, speakers_expected: o.speakersExpected, keyterms: o.keyterms };
+    return { words: o.words, diarize: o.diarize, speakers_expected: o.speakersExpected, keyterms: o.keyterms, ...(o.redaction ? { redaction: o.redaction } : {}) };
   }
 
   /** The config with the options that followed the audio, all checked again (nothing is stored or held yet). */

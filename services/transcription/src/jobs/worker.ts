@@ -21,10 +21,11 @@
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import * as path from 'node:path';
-import { MurmurError, transcriptionTitle } from '@murmur/contract';
+import { AUTO_LANGUAGE, MurmurError, transcriptionTitle } from '@murmur/contract';
 import { keepReservationHeld, type Logger } from '@murmur/kit';
 import { BYTES_PER_SECOND } from '../pcm';
 import type { ChunkTranscript } from '../stitch';
+import type { CheckedTimelineOptions } from '../timeline-options';
 import { wireWordsFromBase64, wireWordsToBase64, wordsFromTuples, wordsToTuples } from './job-words';
 import { PaidAudio } from '../paid-audio';
 import { saveRecording } from '../saving';
@@ -108,6 +109,8 @@ export class JobWorker {
       // A hold committed already (an attempt that charged, then died before the job ended) pays for all of it.
       const paid = reservation.state === HELD ? PaidAudio.holding(deps.billing, row.owner_id, deps.transcriber.maxAudioSeconds, reservation) : undefined;
       const decoded = await deps.transcriber.decode(audio, dir, signal, row.id, paid);
+      const options = timelineOptionsOfJob(row);
+      deps.transcriber.checkDiarizedLength(options, decoded.durationSeconds);
       const creditsHeld = paid?.creditsHeld ?? reservation.credits;
       if (decoded.durationSeconds !== row.duration_seconds || creditsHeld !== row.credits_reserved) {
         await deps.store.setDecoded(row.id, decoded.durationSeconds, creditsHeld);
@@ -140,12 +143,14 @@ export class JobWorker {
           doneBytes += plan[index]!.end_byte - plan[index]!.start_byte;
           const processed = total > 0 ? (doneBytes / total) * decoded.durationSeconds : 0;
           const words = chunk.words ? { words: wordsToTuples(chunk.words) } : {};
-          const live = await deps.store.saveChunk(row.id, index, { text: chunk.text, segments: chunk.segments, language, ...words }, processed);
+          // A redacted job never stores its original words, not even for a while (job-store.ts saveChunk).
+          const kept = options.redaction ? null : { text: chunk.text, segments: chunk.segments, language, ...words };
+          const live = await deps.store.saveChunk(row.id, index, kept, processed);
           if (!live) canceled.abort(new Canceled());
         },
       });
       if (canceled.signal.aborted) throw new Canceled();
-      const timeline = deps.transcriber.finishTimeline(recognized.transcript);
+      const timeline = await deps.transcriber.finishTimeline(recognized.transcript, options, decoded.pcmFile, signal);
       const response = deps.transcriber.response(row.id, timeline, recognized.language, row.language, decoded.durationSeconds, 0);
       const words = wireWordsToBase64(response.words);
       const result: JobResult = {
@@ -188,4 +193,17 @@ export class JobWorker {
     const transcript = { text: result.text, language: result.language, durationSeconds: result.duration_seconds, segments, words, speakers: result.speakers ?? [] };
     return saveRecording(this.deps.library, job.id, job.owner_id, { save: job.save, title: job.title, folderId: job.folder_id }, transcript, job.created_at);
   }
+}
+
+/** A job's stored timeline options as the service checked them at submission. */
+function timelineOptionsOfJob(row: JobRow): CheckedTimelineOptions {
+  const o = row.timeline_options;
+  return {
+    words: o.words ?? false,
+    diarize: o.diarize ?? false,
+    speakersExpected: o.speakers_expected ?? 0,
+    keyterms: o.keyterms ?? [],
+    redaction: o.redaction ?? null,
+    detectLanguage: row.language === AUTO_LANGUAGE,
+  };
 }
