@@ -3,6 +3,7 @@
  * PGlite otherwise) and a real transcription service on 127.0.0.1:0, with gRPC clients, plus
  * helpers to stream a file into Transcribe the way the gateway does.
  */
+import type { DiarizationPort } from '../src/diarization/port';
 import { once } from 'node:events';
 import { createReadStream } from 'node:fs';
 import { readdir } from 'node:fs/promises';
@@ -36,7 +37,7 @@ export interface Stack {
   stop(): Promise<void>;
 }
 
-export async function startStack(opts: { engine: SpeechEngine; concurrency?: number; maxAudioSeconds?: number }): Promise<Stack> {
+export async function startStack(opts: { engine: SpeechEngine; concurrency?: number; maxAudioSeconds?: number; diarization?: DiarizationPort }): Promise<Stack> {
   const log = createLogger('transcription-test', process.env.TEST_LOG_LEVEL ?? 'silent');
   const db = await openTestDatabase('billing', BILLING_MIGRATIONS_DIR);
   const libraryDb = await openTestDatabase('library', LIBRARY_MIGRATIONS_DIR);
@@ -81,6 +82,7 @@ export async function startStack(opts: { engine: SpeechEngine; concurrency?: num
     concurrency: opts.concurrency ?? 2,
     maxAudioSeconds: opts.maxAudioSeconds ?? 600,
     library: ownLibrary,
+    ...(opts.diarization ? { diarization: opts.diarization } : {}),
   });
   const client = createPolicyClient(transcription.TranscriptionServiceClient, `127.0.0.1:${server.port}`, { deadlineMs: 120_000 });
   return {
