@@ -42,7 +42,16 @@ import { AUTH_MIGRATIONS_DIR, startAuthService } from '@murmur/auth';
 import { BILLING_MIGRATIONS_DIR, RedisRateLimiter, startBillingService } from '@murmur/billing';
 import { LIBRARY_MIGRATIONS_DIR, startLibraryService } from '@murmur/library';
 import { LocalEngine, startConversionService } from '@murmur/conversion';
-import { createPocketsphinxEngine, FileAudioStore, startTranscriptionService, TRANSCRIPTION_MIGRATIONS_DIR, type JobsDeps, type LibraryPort, type SpeechEngine } from '@murmur/transcription';
+import {
+  createPocketsphinxEngine,
+  FileAudioStore,
+  startTranscriptionService,
+  TRANSCRIPTION_MIGRATIONS_DIR,
+  type DiarizationPort,
+  type JobsDeps,
+  type LibraryPort,
+  type SpeechEngine,
+} from '@murmur/transcription';
 import { auth as authProto, billing as billingProto, library as libraryProto } from '@murmur/proto';
 import { type Workload } from '@murmur/contract';
 import { createClient, keyVerifierVia } from '@murmur/kit';
@@ -215,6 +224,8 @@ export interface SystemOptions {
   engine?: (engine: SpeechEngine) => SpeechEngine;
   /** Where an `audio_url` may point (the gateway's MURMUR_AUDIO_URL_*); default the production policy. */
   audioUrlPolicy?: AudioUrlPolicy;
+  /** Who finds speakers (with `ai`); without it `diarize` is refused naming the missing models. */
+  diarization?: DiarizationPort;
 }
 
 export async function startSystem(opts: SystemOptions = {}): Promise<TestSystem> {
@@ -291,6 +302,7 @@ export async function startSystem(opts: SystemOptions = {}): Promise<TestSystem>
         billing: transcriptionClients.billing,
         engine: opts.engine ? opts.engine(createPocketsphinxEngine()) : createPocketsphinxEngine(),
         tmpDir: opts.tmpDir,
+        ...(opts.diarization ? { diarization: opts.diarization } : {}),
         jobs: {
           db: transcriptionDb!,
           audio: await FileAudioStore.open(audioDir),

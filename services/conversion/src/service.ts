@@ -135,10 +135,35 @@ function withoutControls(text: string): string {
  * at pauses: one paragraph per segment gives the engine those boundaries instead.
  */
 export function recordingText(transcript: library.Transcript): string {
+  const turns = speakerTurns(transcript);
+  if (turns) return turns;
   const words = transcript.text.split(/\s+/).length;
   const ends = (transcript.text.match(/[.!?](?=\s|$)/g) ?? []).length;
   if (transcript.segments.length < 2 || words <= 60 || ends * 60 >= words) return transcript.text;
   return transcript.segments.map((s) => s.text.trim()).filter(Boolean).join('\n\n');
+}
+
+/**
+ * A diarized transcript as the labelled lines a meeting transcript has ("Maria: …"), one per
+ * speaker turn, so the engines see who said what: the owner of "I will send it" is the speaker's
+ * name (issue 32). A speaker not yet named is "Speaker 1", "Speaker 2", …. Null without speakers.
+ */
+export function speakerTurns(transcript: library.Transcript): string | null {
+  const speakers = transcript.timeline?.speakers ?? [];
+  if (speakers.length === 0 || !transcript.segments.some((s) => s.speaker)) return null;
+  const label = (id: string): string => {
+    const named = speakers.find((s) => s.id === id)?.name.replace(/[:\n\r]+/g, ' ').trim();
+    return named || `Speaker ${id.replace(/^S/, '')}`;
+  };
+  const lines: Array<{ speaker: string; text: string }> = [];
+  for (const s of transcript.segments) {
+    const text = s.text.trim();
+    if (!text) continue;
+    const last = lines[lines.length - 1];
+    if (last && last.speaker === (s.speaker ?? '')) last.text += ` ${text}`;
+    else lines.push({ speaker: s.speaker ?? '', text });
+  }
+  return lines.map((l) => (l.speaker ? `${label(l.speaker)}: ${l.text}` : l.text)).join('\n');
 }
 
 /**

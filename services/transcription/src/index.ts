@@ -192,6 +192,8 @@ export {
   type DiarizerOptions,
   type DiarizeOptions,
   type SpeakerTurn,
+  diarizationPort,
+  type DiarizationPort,
 } from './diarization';
 export { fetchDiarizationModels } from './diarization/fetch-models';
 export { BYTES_PER_SECOND, SAMPLE_RATE, wavHeader } from './pcm';
