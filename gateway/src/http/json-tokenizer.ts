@@ -275,9 +275,10 @@ export class JsonTokenizer {
           }
           if (c === 0x7b || c === 0x5b) {
             if (this.stack.length >= this.depthAllowed()) {
-              throw new MurmurError('invalid_request', `\`${clip(this.key)}\` must be a single value, not an object or array.`, {
-                param: clip(this.key),
-              });
+              // Named by the outermost member it is in: `keyterms`, not the index of its entry.
+              const member = clip(this.path[0] ?? this.key);
+              const what = this.stack.length > 1 ? 'must hold single values' : 'must be a single value';
+              throw new MurmurError('invalid_request', `\`${member}\` ${what}, not objects or arrays.`, { param: member });
             }
             this.open(c === 0x5b);
             break;
