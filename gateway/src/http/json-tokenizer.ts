@@ -43,6 +43,8 @@ export interface JsonTokenizerOptions {
   maxHeldChars: number;
   /** How deep objects and arrays may nest: 1 (the default) is one flat object. */
   maxDepth?: number;
+  /** The body must be an object (default: an array is accepted too where `maxDepth` allows nesting). */
+  objectRoot?: boolean;
   /** Keep the source text outside streamed strings (`kept`), each streamed string left as `""`. */
   keepText?: boolean;
   /** The refusal of a body over `maxHeldChars` (default: `invalid_request` naming the member being read). */
@@ -227,7 +229,7 @@ export class JsonTokenizer {
         case 'before-root':
           if (isWhitespace(c)) break;
           if (c === 0x7b) this.open(false);
-          else if (c === 0x5b && this.depthAllowed() > 1) this.open(true);
+          else if (c === 0x5b && this.depthAllowed() > 1 && !this.options.objectRoot) this.open(true);
           else throw syntax('The body must be a JSON object.');
           break;
         case 'object-start':
@@ -275,10 +277,10 @@ export class JsonTokenizer {
           }
           if (c === 0x7b || c === 0x5b) {
             if (this.stack.length >= this.depthAllowed()) {
-              // Named by the outermost member it is in: `keyterms`, not the index of its entry.
-              const member = clip(this.path[0] ?? this.key);
-              const what = this.stack.length > 1 ? 'must hold single values' : 'must be a single value';
-              throw new MurmurError('invalid_request', `\`${member}\` ${what}, not objects or arrays.`, { param: member });
+              // An entry of a list is named by the list (`keyterms`, not `0`).
+              const named = [...this.path].reverse().find((k) => !/^\d+$/.test(k));
+              const member = clip(this.path.length > 1 && /^\d+$/.test(this.key) && named ? named : this.key);
+              throw new MurmurError('invalid_request', `\`${member}\` must be a single value, not an object or array.`, { param: member });
             }
             this.open(c === 0x5b);
             break;

@@ -42,7 +42,7 @@ export class JsonAudioParser {
         streamEnd: () => this.audio(this.decoderOf().end()),
       },
       // Depth 2: the list options are arrays of strings (anything else nested is refused in member).
-      { streams: (path) => path.length === 1 && path[0] === AUDIO_BASE64, maxHeldChars: MAX_JSON_OPTIONS_CHARS, maxDepth: 2 },
+      { streams: (path) => path.length === 1 && path[0] === AUDIO_BASE64, maxHeldChars: MAX_JSON_OPTIONS_CHARS, maxDepth: 2, objectRoot: true },
     );
   }
 
