@@ -69,6 +69,7 @@ const AI_RPCS = new Set([
   '/murmur.transcription.v1.TranscriptionService/CancelTranscription',
   '/murmur.transcription.v1.TranscriptionService/RetryWebhook',
   '/murmur.conversion.v1.ConversionService/Convert',
+  '/murmur.library.v1.LibraryService/SetSpeakerNames',
 ]);
 const INSUFFICIENT_SCOPE: Outcome = { status: grpc.status.PERMISSION_DENIED, reason: 'insufficient_scope' };
 

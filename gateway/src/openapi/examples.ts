@@ -4,6 +4,7 @@
  * schema, and the unit test does again with ajv, so an example cannot drift from its shape.
  */
 import { ERROR_CODES, MAX_PAGE_LIMIT, MurmurError, pageSizeOf, type ErrorCode } from '@murmur/contract';
+import { timelineFromSegments, toSrtFromTimeline, toVttFromTimeline } from '../captions/captions';
 
 const REC_ID = 'rec_61mb5jml9kgtidvfgnuapl09';
 const REC_ID_2 = 'rec_gbaeaeoncfardmed562e4ulj';
@@ -100,8 +101,13 @@ export const recordingExample = {
     text: 'Priya opened the planning meeting for the checkout redesign. We agreed to ship the new payment page in March.',
     language: 'en',
     segments: [
-      { start: 0, end: 4.2, text: 'Priya opened the planning meeting for the checkout redesign.' },
-      { start: 4.2, end: 7.9, text: 'We agreed to ship the new payment page in March.' },
+      { start: 0, end: 4.2, text: 'Priya opened the planning meeting for the checkout redesign.', speaker: 'S1' },
+      { start: 4.2, end: 7.9, text: 'We agreed to ship the new payment page in March.', speaker: 'S2' },
+    ],
+    word_count: 19,
+    speakers: [
+      { id: 'S1', name: 'Priya' },
+      { id: 'S2', name: null },
     ],
   },
   artifacts: [artifactExample],
@@ -165,11 +171,13 @@ export const transcriptionExample = {
   object: 'transcription',
   text: 'and mister john dashwood had then leisure to consider how much there might be prudently in his power to do for them',
   language: 'en',
+  language_confidence: null,
   duration_seconds: 8.45,
   segments: [
-    { start: 0.31, end: 4.12, text: 'and mister john dashwood had then leisure to consider' },
-    { start: 4.12, end: 8.2, text: 'how much there might be prudently in his power to do for them' },
+    { start: 0.31, end: 4.12, text: 'and mister john dashwood had then leisure to consider', speaker: null },
+    { start: 4.12, end: 8.2, text: 'how much there might be prudently in his power to do for them', speaker: null },
   ],
+  speakers: [],
   model: 'pocketsphinx-en-us',
   credits_charged: 1,
   recording_id: null,
@@ -189,7 +197,9 @@ export const transcriptionJobQueuedExample = {
   credits_reserved: 121,
   text: null,
   language: 'en',
+  language_confidence: null,
   segments: null,
+  speakers: null,
   model: null,
   credits_charged: null,
   recording_id: null,
@@ -226,12 +236,9 @@ export const transcriptionEventsExample =
   `id: 2\nevent: completed\ndata: ${JSON.stringify(transcriptionJobCompletedExample)}\n\n`;
 
 export const transcriptionTextExample = transcriptionExample.text;
-export const transcriptionSrtExample =
-  '1\n00:00:00,310 --> 00:00:04,120\nand mister john dashwood had then leisure to consider\n\n' +
-  '2\n00:00:04,120 --> 00:00:08,200\nhow much there might be prudently in his power to do for them\n';
-export const transcriptionVttExample =
-  'WEBVTT\n\n00:00:00.310 --> 00:00:04.120\nand mister john dashwood had then leisure to consider\n\n' +
-  '00:00:04.120 --> 00:00:08.200\nhow much there might be prudently in his power to do for them\n';
+/** The example's captions as the captions room cuts them (42 characters a line, 1–7 s a cue). */
+export const transcriptionSrtExample = toSrtFromTimeline(timelineFromSegments(transcriptionExample.segments));
+export const transcriptionVttExample = toVttFromTimeline(timelineFromSegments(transcriptionExample.segments));
 
 /** A complete (silent, zero-length) WAV file, so the JSON upload example is real base64 audio. */
 export const AUDIO_BASE64_EXAMPLE = 'UklGRiQAAABXQVZFZm10IBAAAAABAAEAgD4AAAB9AAACABAAZGF0YQAAAAA=';
