@@ -1,4 +1,5 @@
 /** @murmur/bench — the benchmarks behind `npm run bench`, by name. */
+import { recordingWordsBench } from './recording-words';
 import { urlWebhooksBench } from './url-webhooks';
 import type { Benchmark } from './benchmark';
 import { billingBench } from './billing-benchmark';
@@ -23,4 +24,4 @@ export { jobsBench } from './jobs';
 export { urlWebhooksBench } from './url-webhooks';
 
 /** Every benchmark `npm run bench` knows, in the order it runs them. */
-export const BENCHMARKS: readonly Benchmark[] = [readPath, mcpBench, mcpBodiesBench, billingBench, convertBench, convertQualityBench, transcribeBench, jobsBench, urlWebhooksBench, faultsBench];
+export const BENCHMARKS: readonly Benchmark[] = [readPath, recordingWordsBench, mcpBench, mcpBodiesBench, billingBench, convertBench, convertQualityBench, transcribeBench, jobsBench, urlWebhooksBench, faultsBench];

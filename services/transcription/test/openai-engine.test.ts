@@ -15,6 +15,8 @@ interface Received {
   path: string;
   authorization: string | undefined;
   fields: Record<string, string>;
+  /** Every text field in order (repeated names included). */
+  all: Array<[string, string]>;
   file: { name: string; type: string; bytes: Buffer } | undefined;
 }
 
@@ -41,12 +43,16 @@ class FakeOpenAi {
     for await (const c of req) chunks.push(c as Buffer);
     const form = await new Response(Buffer.concat(chunks), { headers: { 'content-type': req.headers['content-type'] ?? '' } }).formData();
     const fields: Record<string, string> = {};
+    const all: Array<[string, string]> = [];
     let file: Received['file'];
     for (const [key, value] of form.entries()) {
-      if (typeof value === 'string') fields[key] = value;
+      if (typeof value === 'string') {
+        fields[key] = value;
+        all.push([key, value]);
+      }
       else file = { name: (value as File).name, type: value.type, bytes: Buffer.from(await value.arrayBuffer()) };
     }
-    const received = { path: req.url ?? '', authorization: req.headers.authorization, fields, file };
+    const received = { path: req.url ?? '', authorization: req.headers.authorization, fields, all, file };
     this.received.push(received);
     this.handler(received, res);
   }
@@ -175,6 +181,51 @@ describe('openai engine', () => {
   it('fails when nothing listens', async () => {
     const engine = createOpenAiEngine({ baseUrl: 'http://127.0.0.1:9', model: 'whisper-1', retries: 0 });
     await expect(engine.recognize(wav, { language: '', signal: live() })).rejects.toThrow(/could not be reached/);
+  });
+});
+
+describe('openai engine: words and key terms', () => {
+  const WITH_WORDS = {
+    ...VERBOSE,
+    words: [
+      { word: 'Hello', start: 0.0, end: 0.4 },
+      { word: ' there.', start: 0.45, end: 1.2 },
+      { word: 'General', start: 1.3, end: 1.9 },
+      { word: 'Kenobi.', start: 1.9, end: 2.5 },
+    ],
+  };
+
+  it('asks for word and segment times, passes key terms as the prompt, and maps the words (no confidence)', async () => {
+    fake.handler = (_req, res) => json(res, 200, WITH_WORDS);
+    const engine = createOpenAiEngine({ baseUrl: fake.baseUrl, model: 'whisper-1' });
+    expect(engine.capabilities).toEqual({ words: true, languageDetection: true, keyterms: 'prompt' });
+    const r = await engine.recognize(wav, { language: '', keyterms: ['Kenobi', 'Murmur API'], signal: live() });
+    expect(r.words).toEqual([
+      { text: 'Hello', start: 0, end: 0.4, confidence: null },
+      { text: 'there.', start: 0.45, end: 1.2, confidence: null },
+      { text: 'General', start: 1.3, end: 1.9, confidence: null },
+      { text: 'Kenobi.', start: 1.9, end: 2.5, confidence: null },
+    ]);
+    const [req] = fake.received;
+    expect(req!.all.filter(([k]) => k === 'timestamp_granularities[]').map(([, v]) => v)).toEqual(['word', 'segment']);
+    expect(req!.fields.prompt).toBe('Kenobi, Murmur API');
+  });
+
+  it('answers no words from a server that gives none, and asks for none when told the server has none', async () => {
+    fake.handler = (_req, res) => json(res, 200, VERBOSE);
+    const withWords = createOpenAiEngine({ baseUrl: fake.baseUrl, model: 'whisper-1' });
+    expect((await withWords.recognize(wav, { language: '', signal: live() })).words).toBeUndefined();
+    const without = createOpenAiEngine({ baseUrl: fake.baseUrl, model: 'local', words: false });
+    expect(without.capabilities?.words).toBe(false);
+    await without.recognize(wav, { language: '', signal: live() });
+    expect(fake.received[1]!.all.some(([k]) => k === 'timestamp_granularities[]')).toBe(false);
+    expect(fake.received[1]!.fields.prompt).toBeUndefined();
+  });
+
+  it('refuses a malformed `words` as an engine failure', async () => {
+    fake.handler = (_req, res) => json(res, 200, { ...VERBOSE, words: [{ word: 3, start: 0, end: 1 }] });
+    const engine = createOpenAiEngine({ baseUrl: fake.baseUrl, model: 'whisper-1', retries: 0 });
+    await expect(engine.recognize(wav, { language: '', signal: live() })).rejects.toThrow(/word without a string/);
   });
 });
 
