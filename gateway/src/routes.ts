@@ -39,7 +39,7 @@ export const ROUTES = [
     operationId: 'listRecordings',
     query: { ...PAGE, q: 'string', folder_id: 'string', created_after: 'datetime', created_before: 'datetime' },
   },
-  { method: 'get', path: '/recordings/{id}', operationId: 'getRecording', query: { words: 'boolean' } },
+  { method: 'get', path: '/recordings/{id}', operationId: 'getRecording', query: { words: 'boolean', response_format: 'string' } },
   { method: 'post', path: '/recordings/{id}/speakers', operationId: 'setSpeakerNames', query: NONE },
   { method: 'get', path: '/thought-threads', operationId: 'listThoughtThreads', query: PAGE },
   { method: 'get', path: '/thought-threads/{id}', operationId: 'getThoughtThread', query: NONE },

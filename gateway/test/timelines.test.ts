@@ -210,3 +210,22 @@ describe.each(MCP_REVISIONS)('MCP on %s', (revision) => {
     }
   }, 120_000);
 });
+
+describe('a recording as text and captions', () => {
+  it('labels speaker turns with their names in text, SRT and VTT; refuses a recording without a transcript', async () => {
+    const { key } = await sys.newUser('tl-renderings@example.com');
+    const made = await multipart(key, '/transcribe', [['diarize', 'true'], ['save', 'true']], conversation);
+    const id = made.body.recording_id as string;
+    await postJson(key, `/recordings/${id}/speakers`, { names: { S1: 'Maria', S2: 'Ken <CFO>' } });
+    const text = await fetch(`${sys.baseUrl}/api/v1/recordings/${id}?response_format=text`, { headers: { authorization: `Bearer ${key}` } });
+    expect(text.headers.get('content-type')).toMatch(/^text\/plain/);
+    const lines = (await text.text()).split('\n');
+    expect(lines.map((l) => l.split(':')[0])).toEqual(['Maria', 'Ken <CFO>', 'Maria']);
+    const srt = await (await fetch(`${sys.baseUrl}/api/v1/recordings/${id}?response_format=srt`, { headers: { authorization: `Bearer ${key}` } })).text();
+    expect(srt).toMatch(/^1\n.*\nMaria: /);
+    expect(srt).toContain('Ken <CFO>: ');
+    const vtt = await (await fetch(`${sys.baseUrl}/api/v1/recordings/${id}?response_format=vtt`, { headers: { authorization: `Bearer ${key}` } })).text();
+    expect(vtt).toContain('<v Ken &lt;CFO&gt;>');
+    expect((await get(sys.baseUrl, `/api/v1/recordings/${id}?response_format=docx`, key)).status).toBe(400);
+  }, 120_000);
+});

@@ -57,7 +57,7 @@ function parameters(): Record<string, Json> {
     status: query('status', 'Only jobs in this status.', { type: 'string', enum: [...JOB_STATUS_NAMES] }, 'completed'),
     response_format: query(
       'response_format',
-      'Omit (or `json`) for the job object; `text`, `srt` or `vtt` for a completed job’s transcript in that format (409 `transcription_not_ready` before it completed).',
+      'Omit (or `json`) for the object; `text`, `srt` or `vtt` for its transcript in that format: captions cut on the words, speaker turns labelled (a job: 409 `transcription_not_ready` before it completed; a recording without a transcript: 400).',
       { type: 'string', enum: ['json', 'text', 'srt', 'vtt'], default: 'json' },
       'srt',
     ),

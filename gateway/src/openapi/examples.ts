@@ -5,6 +5,7 @@
  */
 import { ERROR_CODES, MAX_PAGE_LIMIT, MurmurError, pageSizeOf, type ErrorCode } from '@murmur/contract';
 import { timelineFromSegments, toSrtFromTimeline, toVttFromTimeline } from '../captions/captions';
+import { transcriptText } from '../captions/transcript-text';
 
 const REC_ID = 'rec_61mb5jml9kgtidvfgnuapl09';
 const REC_ID_2 = 'rec_gbaeaeoncfardmed562e4ulj';
@@ -239,6 +240,17 @@ export const transcriptionTextExample = transcriptionExample.text;
 /** The example's captions as the captions room cuts them (42 characters a line, 1–7 s a cue). */
 export const transcriptionSrtExample = toSrtFromTimeline(timelineFromSegments(transcriptionExample.segments));
 export const transcriptionVttExample = toVttFromTimeline(timelineFromSegments(transcriptionExample.segments));
+
+/** The example recording's transcript as text and captions, its speakers named. */
+const recordingTimeline = {
+  text: recordingExample.transcript.text,
+  segments: recordingExample.transcript.segments,
+  words: [],
+  speakers: recordingExample.transcript.speakers,
+};
+export const recordingTextExample = transcriptText(recordingTimeline);
+export const recordingSrtExample = toSrtFromTimeline(recordingTimeline);
+export const recordingVttExample = toVttFromTimeline(recordingTimeline);
 
 /** A complete (silent, zero-length) WAV file, so the JSON upload example is real base64 audio. */
 export const AUDIO_BASE64_EXAMPLE = 'UklGRiQAAABXQVZFZm10IBAAAAABAAEAgD4AAAB9AAACABAAZGF0YQAAAAA=';

@@ -66,15 +66,32 @@ export function operations(): { [Id in OperationId]: Operation<Id> } {
     listRecordings: read('listRecordings', 'Library', 'List recordings', `Your recordings, optionally searched and filtered.${PAGING}`, 'RecordingList', ex.recordingListExample, {
       notFound: true,
     }),
-    getRecording: read(
-      'getRecording',
-      'Library',
-      'Get a recording',
-      'One recording with its transcript (null until transcribed: text, segments, speakers, and with `words=true` its words) and its artifacts.',
-      'Recording',
-      ex.recordingExample,
-      { parameters: [idParam('recording', ex.recordingExample.id)], notFound: true },
-    ),
+    getRecording: {
+      ...read(
+        'getRecording',
+        'Library',
+        'Get a recording',
+        'One recording with its transcript (null until transcribed: text, segments, speakers, and with `words=true` its words) and its artifacts. ' +
+          'With `response_format` text, srt or vtt, its transcript in that format instead: captions cut on its words, and speaker turns labelled ' +
+          'with the names you gave them (a recording without a transcript answers 400).',
+        'Recording',
+        ex.recordingExample,
+        { parameters: [idParam('recording', ex.recordingExample.id)], notFound: true },
+      ),
+      responses: {
+        '200': {
+          description: 'The recording, or its transcript in the `response_format` asked for.',
+          headers: { ...COMMON_HEADERS, 'X-Recording-Id': header('The recording’s id. Sent with `response_format` text, srt and vtt.', { type: 'string' }, false, ex.recordingExample.id) },
+          content: {
+            'application/json': { schema: ref('Recording'), example: ex.recordingExample },
+            'text/plain': { schema: { type: 'string' }, example: ex.recordingTextExample },
+            'application/x-subrip': { schema: { type: 'string' }, example: ex.recordingSrtExample },
+            'text/vtt': { schema: { type: 'string' }, example: ex.recordingVttExample },
+          },
+        },
+        ...errorResponses([...EVERY_CALL, 'not_found']),
+      },
+    },
     setSpeakerNames: {
       operationId: 'setSpeakerNames',
       tags: ['Library'],

@@ -17,6 +17,7 @@ import type { BodyOptions } from '../upload/body-options';
 import { aiRoute } from './ai-route';
 import { convertSpec } from './convert-route';
 import { transcribeSpec } from './transcribe-route';
+import { renderRecording } from './transcript-response';
 import { transcriptionEventsRoute, transcriptionRoute } from './transcription-routes';
 import { requireKey } from '../http/authenticate';
 import { resourceOf, type OAuthResourceOptions } from '../oauth/protected-resource';
@@ -49,7 +50,17 @@ export function apiRouter(clients: ServiceClients, idempotency: IdempotencyStore
     getMe: json((c) => ops.getMe(c)),
     getUsage: json((c) => ops.getUsage(c)),
     listRecordings: json((c, q) => ops.listRecordings(c, q)),
-    getRecording: json((c, q, id) => ops.getRecording(c, id, { words: q.words ?? false })),
+    getRecording: async (req, res, q) => {
+      const format = ops.transcriptFormatOf(q.response_format);
+      // Text and captions read the words (captions are cut on them), not shown in those bodies.
+      const recording = await ops.getRecording(ctx(req), String(req.params.id), { words: (q.words ?? false) || format !== 'json' });
+      if (format === 'json') {
+        res.json(recording);
+        return;
+      }
+      const stored = renderRecording(recording, format);
+      res.status(stored.status).set(stored.headers).end(stored.body);
+    },
     setSpeakerNames: async (req, res) => {
       const input = ops.parseInput(ops.speakerNamesInputSchema, await readJsonBody(req, res, { limit: ops.MAX_SPEAKER_NAMES_BODY_BYTES, idleTimeoutMs: body.bodyIdleTimeoutMs }));
       res.json(await ops.setSpeakerNames(ctx(req), String(req.params.id), input.names));

@@ -4,9 +4,10 @@
  * /transcriptions/{id} for a completed job. Captions are cut on the words when the result has
  * them (the captions room), with the speakers' names as labels.
  */
-import type { Timeline, TimelineSpeaker, TimelineWord } from '@murmur/contract';
+import { invalidParam, type Timeline, type TimelineSpeaker, type TimelineWord } from '@murmur/contract';
 import * as ops from '../operations';
 import { toSrtFromTimeline, toVttFromTimeline } from '../captions/captions';
+import { transcriptText } from '../captions/transcript-text';
 import type { StoredResponse } from '../idempotency/store';
 
 /** What rendering needs of a presented transcription (POST /transcribe's answer or a completed job's). */
@@ -36,5 +37,19 @@ export function render(result: RenderedResult, format: ops.TranscriptFormat): St
   };
   if (format === 'srt') return { status: 200, headers: { ...headers, 'content-type': 'application/x-subrip; charset=utf-8' }, body: toSrtFromTimeline(timelineOfResult(result)) };
   if (format === 'vtt') return { status: 200, headers: { ...headers, 'content-type': 'text/vtt; charset=utf-8' }, body: toVttFromTimeline(timelineOfResult(result)) };
-  return { status: 200, headers: { ...headers, 'content-type': 'text/plain; charset=utf-8' }, body: result.text };
+  return { status: 200, headers: { ...headers, 'content-type': 'text/plain; charset=utf-8' }, body: transcriptText(timelineOfResult(result)) };
+}
+
+/**
+ * A recording's transcript in `format` (text, srt, vtt): cut on its words, with its speakers'
+ * names. A recording without a transcript has nothing to render.
+ */
+export function renderRecording(recording: ReturnType<typeof ops.presentRecording>, format: Exclude<ops.TranscriptFormat, 'json'>): StoredResponse {
+  const t = recording.transcript;
+  if (!t) throw invalidParam('response_format', 'This recording has no transcript yet, so it has no text or captions.');
+  const timeline: Timeline = { text: t.text, segments: t.segments, words: t.words ?? [], speakers: t.speakers };
+  const headers = { 'x-recording-id': recording.id };
+  if (format === 'srt') return { status: 200, headers: { ...headers, 'content-type': 'application/x-subrip; charset=utf-8' }, body: toSrtFromTimeline(timeline) };
+  if (format === 'vtt') return { status: 200, headers: { ...headers, 'content-type': 'text/vtt; charset=utf-8' }, body: toVttFromTimeline(timeline) };
+  return { status: 200, headers: { ...headers, 'content-type': 'text/plain; charset=utf-8' }, body: transcriptText(timeline) };
 }
