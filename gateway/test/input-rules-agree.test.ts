@@ -14,7 +14,14 @@ import {
   isIdempotencyKey,
   isLanguageTag,
   JOB_STATUS_NAMES,
-  LANGUAGE_TAG,
+  isLanguageOption,
+  KEYTERM_PATTERN_SOURCE,
+  LANGUAGE_OPTION,
+  MAX_KEYTERM_CHARS,
+  MAX_KEYTERMS,
+  MAX_SPEAKERS_EXPECTED,
+  REDACTION_POLICIES,
+  REDACTION_STYLES,
   MAX_AUDIO_BYTES,
   MAX_CURSOR_CHARS,
   MAX_LANGUAGE_CHARS,
@@ -165,12 +172,28 @@ describe('the OpenAPI document and the MCP schemas publish the contract', () => 
   it('language: the contract pattern and length, in the REST body and the MCP tool', () => {
     for (const body of ['TranscribeMultipartRequest', 'TranscribeJsonRequest']) {
       const language = schemas[body]!.properties!.language!;
-      expect([body, language.pattern, language.maxLength]).toEqual([body, LANGUAGE_TAG.source, MAX_LANGUAGE_CHARS]);
-      for (const tag of ['en', 'pt-BR', 'en-x', 'zh-Hant-TW', 'en_US', 'e', 'en-abcdefghi']) {
-        expect([tag, new RegExp(language.pattern as string, 'u').test(tag)]).toEqual([tag, isLanguageTag(tag)]);
+      expect([body, language.pattern, language.maxLength]).toEqual([body, LANGUAGE_OPTION.source, MAX_LANGUAGE_CHARS]);
+      for (const tag of ['en', 'pt-BR', 'en-x', 'zh-Hant-TW', 'en_US', 'e', 'en-abcdefghi', 'auto', 'automatic', 'Auto']) {
+        expect([tag, new RegExp(language.pattern as string, 'u').test(tag)]).toEqual([tag, isLanguageOption(tag)]);
       }
+      // The tag rule inside it is the library's (what a stored transcript's language may be).
+      expect(isLanguageOption('pt-BR')).toBe(isLanguageTag('pt-BR'));
     }
     expect(toolInput('transcribe').properties.language!.maxLength).toBe(MAX_LANGUAGE_CHARS);
+  });
+
+  it('timeline options: the contract\'s limits, in the REST body and the MCP tool', () => {
+    for (const body of ['TranscribeMultipartRequest', 'TranscribeJsonRequest']) {
+      const p = schemas[body]!.properties! as Record<string, any>;
+      expect([p.keyterms.maxItems, p.keyterms.items.maxLength, p.keyterms.items.pattern]).toEqual([MAX_KEYTERMS, MAX_KEYTERM_CHARS, KEYTERM_PATTERN_SOURCE]);
+      expect(p.speakers_expected.maximum).toBe(MAX_SPEAKERS_EXPECTED);
+      expect(p.redact_pii_policies.items.enum).toEqual([...REDACTION_POLICIES]);
+      expect(p.redact_pii_sub.enum).toEqual([...REDACTION_STYLES]);
+    }
+    const tool = toolInput('transcribe').properties as Record<string, any>;
+    expect([tool.keyterms.maxItems, tool.keyterms.items.maxLength]).toEqual([MAX_KEYTERMS, MAX_KEYTERM_CHARS]);
+    expect(tool.speakers_expected.maximum).toBe(MAX_SPEAKERS_EXPECTED);
+    expect(tool.redact_pii_policies.items.enum).toEqual([...REDACTION_POLICIES]);
   });
 
   it('job statuses and request ids: the contract\'s', () => {

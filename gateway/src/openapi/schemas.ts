@@ -12,7 +12,7 @@ import {
   type ErrorCode,
   type ErrorType,
   KEYTERM_PATTERN_SOURCE,
-  LANGUAGE_TAG,
+  LANGUAGE_OPTION,
   MAX_KEYTERM_CHARS,
   MAX_KEYTERMS,
   MAX_LANGUAGE_CHARS,
@@ -140,7 +140,7 @@ function transcribeOptions(): Record<string, JsonSchema> {
     language: {
       type: 'string',
       maxLength: MAX_LANGUAGE_CHARS,
-      pattern: `^(auto|${LANGUAGE_TAG.source.replace(/^\^|\$$/g, '')})$`,
+      pattern: LANGUAGE_OPTION.source,
       description:
         'The spoken language as a code such as `en` or `pt-BR`, or `auto` to have it detected (whisper and OpenAI-compatible engines; pocketsphinx is English-only and answers `en`). Omitted, the engine detects it or uses its default. A language the engine cannot recognise is 400 naming the engine.',
       examples: ['en'],

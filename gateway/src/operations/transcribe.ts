@@ -5,7 +5,7 @@
  */
 import { once } from 'node:events';
 import type { Readable } from 'node:stream';
-import { AUTO_LANGUAGE, invalidParam, isLanguageTag, keytermsOf, MAX_AUDIO_BYTES, MAX_TITLE_CHARS, redactionOptionsOf, speakersExpectedOf, titleOf } from '@murmur/contract';
+import { invalidParam, isLanguageOption, keytermsOf, MAX_AUDIO_BYTES, MAX_TITLE_CHARS, redactionOptionsOf, speakersExpectedOf, titleOf } from '@murmur/contract';
 import type { timeline, transcription } from '@murmur/proto';
 import type { OperationContext } from './context';
 import type { ChargeContext } from './convert';
@@ -72,7 +72,7 @@ export function timelineOptionsOf(o: TranscribeOptions): timeline.TimelineOption
  * the transcription service and the library apply too. Absent → "" (the engine decides).
  */
 export function languageOf(value: string | undefined): string {
-  if (value !== undefined && value !== AUTO_LANGUAGE && !isLanguageTag(value)) {
+  if (value !== undefined && !isLanguageOption(value)) {
     throw invalidParam('language', '`language` must be a language code such as "en" or "pt-BR", or "auto" to detect it.');
   }
   return value ?? '';

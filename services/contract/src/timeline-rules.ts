@@ -5,7 +5,7 @@
  * again for direct gRPC callers, and the OpenAPI document and the MCP schemas publish them.
  */
 import { invalidParam } from './errors';
-import { charCount } from './text-rules';
+import { charCount, isLanguageTag, LANGUAGE_TAG } from './text-rules';
 
 /** Most key terms one call may carry (the whisper prompt holds ~224 tokens). */
 export const MAX_KEYTERMS = 50;
@@ -31,6 +31,13 @@ export const MAX_SPEAKER_NAME_CHARS = 100;
 
 /** The `language` that asks the engine to detect the language. */
 export const AUTO_LANGUAGE = 'auto';
+
+/** A transcription's `language` option: a tag by {@link LANGUAGE_TAG}, or {@link AUTO_LANGUAGE}. */
+export const LANGUAGE_OPTION = new RegExp(`^(?:${AUTO_LANGUAGE}|${LANGUAGE_TAG.source.replace(/^\^|\$$/g, '')})$`);
+
+export function isLanguageOption(value: string): boolean {
+  return value === AUTO_LANGUAGE || isLanguageTag(value);
+}
 
 /** Checks `keyterms`; returns them trimmed, duplicates (ignoring case) dropped. */
 export function keytermsOf(value: readonly unknown[] | undefined, param = 'keyterms'): string[] {

@@ -14,7 +14,7 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { AUTO_LANGUAGE, isLanguageTag, MAX_AUDIO_BYTES, MAX_DIARIZED_SECONDS, MurmurError, type Timeline } from '@murmur/contract';
+import { AUTO_LANGUAGE, isLanguageOption, MAX_AUDIO_BYTES, MAX_DIARIZED_SECONDS, MurmurError, type Timeline } from '@murmur/contract';
 import {
   DEFAULT_HOLD_LEASE_SECONDS,
   holdLapsedError,
@@ -178,7 +178,7 @@ export class TranscriptionService {
     if (!config.userId) throw new MurmurError('invalid_request', 'user_id is required.', { param: 'user_id' });
     if (config.maxBytes < 0) throw new MurmurError('invalid_request', 'max_bytes must not be negative.', { param: 'max_bytes' });
     // Kit's rule: the one the gateway checks and the library stores by; "auto" detects.
-    if (config.language !== AUTO_LANGUAGE && !isLanguageTag(config.language)) {
+    if (!isLanguageOption(config.language)) {
       throw new MurmurError('invalid_request', 'language must be a language code such as "en" or "en-US", or "auto".', { param: 'language' });
     }
     const { engine } = this.opts;
