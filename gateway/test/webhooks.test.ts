@@ -156,6 +156,18 @@ describe('webhooks', () => {
     expect(() => new Webhook(other).verify(delivery!.body, delivery!.headers)).toThrow();
   });
 
+  it('puts the words in the event of a job submitted with `words: true`, as GET ?words=true shows them', async () => {
+    const { key, user } = await sys.newUser('hook-words@example.com');
+    const { secret } = await sys.admin.transcription.rotateWebhookSecret({ userId: user.id });
+    const { body } = await submit(key, { webhook_url: `${base}/ok-words`, words: 'true' });
+    await until(key, body.id, (j) => j.webhook?.state === 'delivered');
+    const withWords = (await get(sys.baseUrl, `/api/v1/transcriptions/${body.id}?words=true`, key)).body as Json;
+    const event = new Webhook(secret).verify(deliveriesTo('/ok-words')[0]!.body, deliveriesTo('/ok-words')[0]!.headers) as Json;
+    expect(event.data.words.length).toBeGreaterThan(5);
+    expect(event.data.words).toEqual(withWords.words);
+    // Without `words` the event is the job as GET shows it, without words (the test before this one).
+  });
+
   it('retries a receiver that fails three times: four attempts, the same webhook-id, one success', async () => {
     const { key, user } = await sys.newUser('hook-flaky@example.com');
     const { secret } = await sys.admin.transcription.rotateWebhookSecret({ userId: user.id });
