@@ -4,6 +4,7 @@
  * credits and rate limit, same error codes. No tool creates or revokes keys, and none reads the
  * profile or knowledge bases.
  */
+import type { AudioUploadFields } from '../upload/upload-fields';
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { billing } from '@murmur/proto';
@@ -67,22 +68,8 @@ function defineTool<In extends z.ZodRawShape, Out extends z.ZodRawShape>(
   };
 }
 
-interface TranscribeArguments {
-  audio_base64?: string;
-  audio_url?: string;
-  filename?: string;
-  language?: string;
-  save?: boolean;
-  title?: string;
-  folder_id?: string;
-  words?: boolean;
-  diarize?: boolean;
-  speakers_expected?: number;
-  keyterms?: string[];
-  redact_pii?: boolean;
-  redact_pii_policies?: string[];
-  redact_pii_sub?: string;
-}
+/** The tool's arguments: the upload's options (but `response_format` and `webhook_url`, which are REST's), the audio and its name. */
+type TranscribeArguments = Omit<AudioUploadFields, 'response_format' | 'webhook_url'> & { audio_base64?: string; filename?: string };
 
 /**
  * The transcribe tool's checks and admission, whichever way it runs: exactly one of

@@ -27,6 +27,7 @@ import * as path from 'node:path';
 import type { TimedSegment } from '../stitch';
 import { spawnProcess } from '../process';
 import { ENGINE_CAPABILITIES } from './capabilities';
+import { segmentsFromWords } from './words';
 import { EngineError, isEnglish, type Recognition, type RecognizeOptions, type SpeechEngine } from './engine';
 
 /** Where Debian's pocketsphinx-en-us installs the US English model. */
@@ -83,24 +84,12 @@ export function parsePocketsphinxWords(stdout: string): TimedWord[] {
   return words;
 }
 
-/** Groups words into segments: a new one after a pause longer than `maxGap` or at `maxWords`. */
+/** Groups words into segments: a new one after a pause longer than `maxGap` or at `maxWords` (engines/words.ts). */
 export function groupWords(words: readonly TimedWord[], opts: { maxGap?: number; maxWords?: number } = {}): TimedSegment[] {
-  const maxGap = opts.maxGap ?? 0.5;
-  const maxWords = opts.maxWords ?? 12;
-  const segments: TimedSegment[] = [];
-  let current: TimedWord[] = [];
-  const flush = () => {
-    if (current.length === 0) return;
-    segments.push({ start: current[0]!.start, end: current[current.length - 1]!.end, text: current.map((w) => w.word).join(' ') });
-    current = [];
-  };
-  for (const w of words) {
-    const last = current[current.length - 1];
-    if (last && (w.start - last.end > maxGap || current.length >= maxWords)) flush();
-    current.push(w);
-  }
-  flush();
-  return segments;
+  return segmentsFromWords(
+    words.map((w) => ({ text: w.word, start: w.start, end: w.end })),
+    opts,
+  );
 }
 
 /** The model files of `modelDir`, checked to exist. */
