@@ -20,7 +20,7 @@ export function timelineOf(transcript: StitchedTranscript): Timeline {
 export function timelineToResponse(t: Timeline): Pick<transcription.TranscribeResponse, 'text' | 'segments' | 'words' | 'speakers'> {
   return {
     text: t.text,
-    segments: t.segments.map((s) => ({ startSeconds: s.start, endSeconds: s.end, text: s.text, speaker: s.speaker ?? '' })),
+    segments: t.segments.map((s) => ({ startSeconds: s.start, endSeconds: s.end, text: s.text, ...(s.speaker ? { speaker: s.speaker } : {}) })),
     words: wordsToWire(t.words, t.speakers),
     speakers: speakersToWire(t.speakers),
   };

@@ -220,7 +220,11 @@ describe('Transcribe with pocketsphinx', () => {
 
   it('reports its engines', async () => {
     const res = await stack.client.listEngines({});
-    expect(res).toEqual({ active: 'pocketsphinx', engines: [{ name: 'pocketsphinx', model: 'en-us', available: true, detail: '' }] });
+    // This test's engine says nothing of its abilities: none beyond text (engines/engine.ts capabilitiesOf).
+    expect(res).toEqual({
+      active: 'pocketsphinx',
+      engines: [{ name: 'pocketsphinx', model: 'en-us', available: true, detail: '', capabilities: { words: false, languageDetection: false, keyterms: 'prompt' } }],
+    });
   });
 });
 

@@ -25,7 +25,7 @@ export function presentJob(row: JobRow): transcription.TranscriptionJob {
           text: r.text,
           language: r.language,
           durationSeconds: r.duration_seconds,
-          segments: r.segments.map((s) => ({ startSeconds: s.start, endSeconds: s.end, text: s.text, speaker: s.speaker ?? '' })),
+          segments: r.segments.map((s) => ({ startSeconds: s.start, endSeconds: s.end, text: s.text, ...(s.speaker ? { speaker: s.speaker } : {}) })),
           model: r.model,
           creditsCharged: r.credits_charged,
           recordingId: row.recording_id,

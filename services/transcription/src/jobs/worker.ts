@@ -188,7 +188,7 @@ export class JobWorker {
   }
 
   private saveRecording(job: JobRow, result: JobResult): Promise<string> {
-    const segments = result.segments.map((s) => ({ startSeconds: s.start, endSeconds: s.end, text: s.text, speaker: s.speaker ?? '' }));
+    const segments = result.segments.map((s) => ({ startSeconds: s.start, endSeconds: s.end, text: s.text, ...(s.speaker ? { speaker: s.speaker } : {}) }));
     const words = wireWordsFromBase64(result.words);
     const transcript = { text: result.text, language: result.language, durationSeconds: result.duration_seconds, segments, words, speakers: result.speakers ?? [] };
     return saveRecording(this.deps.library, job.id, job.owner_id, { save: job.save, title: job.title, folderId: job.folder_id }, transcript, job.created_at);
