@@ -106,13 +106,16 @@ describe('start-up checks', () => {
     expect((await createEngineFromConfig(cfg({ MURMUR_MODELS_DIR: emptyModels }))).engine).toMatchObject({ name: 'pocketsphinx', model: 'en-us' });
   });
 
-  it('reports every engine for ListEngines, the active one available', async () => {
+  it('reports every engine for ListEngines, the active one available, each with its capabilities', async () => {
     const engines = await probeEngines(cfg({ MURMUR_MODELS_DIR: emptyModels }), 'pocketsphinx');
     expect(engines).toEqual([
-      { name: 'pocketsphinx', model: 'en-us', available: true, detail: '' },
-      { name: 'whisper', model: '', available: false, detail: expect.stringContaining('npm run models -- fetch base.en') },
-      { name: 'openai', model: 'whisper-1', available: false, detail: expect.stringContaining('OPENAI_API_KEY') },
+      { name: 'pocketsphinx', model: 'en-us', available: true, detail: '', capabilities: { words: true, languageDetection: false, keyterms: 'dictionary' } },
+      { name: 'whisper', model: '', available: false, detail: expect.stringContaining('npm run models -- fetch base.en'), capabilities: { words: true, languageDetection: true, keyterms: 'prompt' } },
+      { name: 'openai', model: 'whisper-1', available: false, detail: expect.stringContaining('OPENAI_API_KEY'), capabilities: { words: true, languageDetection: true, keyterms: 'prompt' } },
     ]);
+    // An OpenAI-compatible server without word times is told so, and says so.
+    const [, , openai] = await probeEngines(cfg({ MURMUR_MODELS_DIR: emptyModels, MURMUR_OPENAI_WORDS: 'false' }), 'pocketsphinx');
+    expect(openai!.capabilities).toEqual({ words: false, languageDetection: true, keyterms: 'prompt' });
   });
 });
 

@@ -91,7 +91,7 @@ describe('pocketsphinx engine', () => {
     const wav = path.join(tmp.dir, 'silence.wav');
     await ffmpeg(['-f', 'lavfi', '-i', 'anullsrc=r=16000:cl=mono', '-t', '3', wav]);
     const r = await engine.recognize(wav, { language: '', signal: live() });
-    expect(r).toEqual({ text: '', segments: [], language: 'en' });
+    expect(r).toEqual({ text: '', segments: [], words: [], language: 'en' });
   });
 
   it('kills pocketsphinx when the signal aborts', async () => {
