@@ -179,6 +179,28 @@ describe('REST', () => {
     expect(await credits(key)).toBe(before);
   });
 
+  it('applies timeline options sent after the file (curl -F order), and refuses a bad one there before charging', async () => {
+    const { key } = await sys.newUser('tl-after-file@example.com');
+    const form = new FormData();
+    form.append('audio', new Blob([phone], { type: 'audio/wav' }), 'phone.wav');
+    form.append('words', 'true');
+    form.append('redact_pii', 'true');
+    form.append('redact_pii_policies', 'phone_number');
+    const res = await fetch(`${sys.baseUrl}/api/v1/transcribe`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form });
+    const body = (await res.json()) as Json;
+    expect(res.status).toBe(200);
+    expect(body.text).toContain('[PHONE_NUMBER]');
+    expect(body.words.map((w: Json) => w.text)).toContain('[PHONE_NUMBER]');
+    const before = await credits(key);
+    const bad = new FormData();
+    bad.append('audio', new Blob([phone], { type: 'audio/wav' }), 'phone.wav');
+    bad.append('redact_pii', 'true');
+    bad.append('redact_pii_policies', 'passport');
+    const refused = await fetch(`${sys.baseUrl}/api/v1/transcribe`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: bad });
+    expect({ status: refused.status, param: ((await refused.json()) as Json).error?.param }).toEqual({ status: 400, param: 'redact_pii_policies' });
+    expect(await credits(key)).toBe(before);
+  }, 120_000);
+
   it('refuses a JSON list option that is not a list of strings', async () => {
     const { key } = await sys.newUser('tl-json-lists@example.com');
     const res = await postJson(key, '/transcribe', { keyterms: [{ term: 'x' }], audio_base64: phone.toString('base64') });

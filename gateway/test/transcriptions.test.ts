@@ -407,7 +407,7 @@ describe('transcription jobs', () => {
       });
     const config: Message = { payload: { $case: 'config', value: transcription.SubmitTranscriptionConfig.fromPartial({ userId: user.id, title: 'Early' }) } };
     const chunk: Message = { payload: { $case: 'audioChunk', value: audio } };
-    const late: Message = { payload: { $case: 'lateOptions', value: { save: true, title: 'Late', folderId: '', webhookUrl: '' } } };
+    const late: Message = { payload: { $case: 'lateOptions', value: { save: true, title: 'Late', folderId: '', webhookUrl: '', timeline: undefined } } };
     expect(await send([config, chunk, late, chunk])).toBe('invalid_request:late_options');
     // A title without save in the config is fine while late options may still bring save.
     const id = await send([config, chunk, late]);

@@ -47,9 +47,9 @@ export interface CheckedTranscribeOptions {
   timeline: timeline.TimelineOptions;
 }
 
-/** What recognition depends on besides the audio: an option among these that changes after the audio restarts it. */
-export function recognitionOf(o: Pick<CheckedTranscribeOptions, 'language' | 'timeline'>): string {
-  return JSON.stringify([o.language, o.timeline]);
+/** Whether timeline options that arrived after the audio differ from the ones the call opened with (then they travel as late options). */
+export function timelineChanged(opened: timeline.TimelineOptions | undefined, final: timeline.TimelineOptions): boolean {
+  return JSON.stringify(opened) !== JSON.stringify(final);
 }
 
 /** The timeline options by the contract's rules (the engine's abilities are the service's to check). */
@@ -187,8 +187,8 @@ export async function transcribe(
 ) {
   const config: transcription.TranscribeConfig = { ...audioCallConfig(ctx, file, options, charge), save: options.save, title: options.title, folderId: options.folderId };
   const lateOptions = (): transcription.TranscribeRequest | undefined => {
-    const late: transcription.TranscribeLateOptions = { save: options.save, title: options.title, folderId: options.folderId };
-    const changed = late.save !== config.save || late.title !== config.title || late.folderId !== config.folderId;
+    const late: transcription.TranscribeLateOptions = { save: options.save, title: options.title, folderId: options.folderId, timeline: options.timeline };
+    const changed = late.save !== config.save || late.title !== config.title || late.folderId !== config.folderId || timelineChanged(config.timeline, options.timeline);
     return changed ? { payload: { $case: 'lateOptions', value: late } } : undefined;
   };
   const t = await streamAudio<transcription.TranscribeRequest, transcription.TranscribeResponse>(

@@ -12,7 +12,7 @@ import type { OperationContext } from './context';
 import type { ChargeContext } from './convert';
 import { pageRequest, type PageInput } from './paging';
 import { presentJob } from './present';
-import { audioCallConfig, streamAudio, type CheckedTranscribeOptions } from './transcribe';
+import { audioCallConfig, streamAudio, timelineChanged, type CheckedTranscribeOptions } from './transcribe';
 
 /** The upload of a job can take as long as the upload of a synchronous call. */
 const SUBMIT_DEADLINE_MS = 3 * 60 * 60 * 1000;
@@ -40,8 +40,19 @@ export async function submitTranscription(
     webhookUrl: options.webhookUrl,
   };
   const lateOptions = (): transcription.SubmitTranscriptionRequest | undefined => {
-    const late: transcription.SubmitTranscriptionLateOptions = { save: options.save, title: options.title, folderId: options.folderId, webhookUrl: options.webhookUrl };
-    const changed = late.save !== config.save || late.title !== config.title || late.folderId !== config.folderId || late.webhookUrl !== config.webhookUrl;
+    const late: transcription.SubmitTranscriptionLateOptions = {
+      save: options.save,
+      title: options.title,
+      folderId: options.folderId,
+      webhookUrl: options.webhookUrl,
+      timeline: options.timeline,
+    };
+    const changed =
+      late.save !== config.save ||
+      late.title !== config.title ||
+      late.folderId !== config.folderId ||
+      late.webhookUrl !== config.webhookUrl ||
+      timelineChanged(config.timeline, options.timeline);
     return changed ? { payload: { $case: 'lateOptions', value: late } } : undefined;
   };
   const { job } = await streamAudio<transcription.SubmitTranscriptionRequest, transcription.SubmitTranscriptionResponse>(

@@ -39,7 +39,7 @@ export interface TranscribeRequestInput {
   spool: AudioSpool | null;
 }
 
-/** An option recognition needs (`language`, the timeline options) arrived after the audio and differs from the one the transcription started with. */
+/** A `language` arrived after the audio and differs from the one the transcription started with. */
 class LanguageAfterAudio extends Error {}
 
 /**
@@ -123,15 +123,15 @@ async function execute(ctx: ops.OperationContext, input: TranscribeRequestInput,
     input.endCheck(async () => {
       refuse();
       const final = await ops.checkTranscribeOptions(ctx, upload.fields);
-      Object.assign(options, final, { language: started.language, timeline: started.timeline });
-      if (ops.recognitionOf(final) !== ops.recognitionOf(started)) throw new LanguageAfterAudio();
+      Object.assign(options, final, { language: started.language });
+      if (final.language !== started.language) throw new LanguageAfterAudio();
     });
     try {
       return await flavour.run(ctx, input.audio, file, options, call);
     } catch (err) {
       if (!(err instanceof LanguageAfterAudio)) throw err;
       if (!input.spool || !(await input.spool.finish())) {
-        throw invalidParam('language', 'An option recognition needs (`language`, `words`, `diarize`, `keyterms`, `redact_pii`, …) came after the audio and could not be applied. Send it before the audio.');
+        throw invalidParam('language', '`language` came after the audio and could not be applied. Send it before the audio.');
       }
       const final = await ops.checkTranscribeOptions(ctx, upload.fields);
       return await flavour.run(ctx, input.spool.read(), file, final, call);

@@ -51,8 +51,6 @@ export function isListOption(name: string): boolean {
   return LIST_OPTIONS.has(name as OptionName);
 }
 
-/** Recognition reads these before it starts: one arriving after the audio restarts it from the spool copy (transcribe-route.ts). */
-export const RECOGNITION_OPTIONS: readonly OptionName[] = ['language', 'words', 'diarize', 'speakers_expected', 'keyterms', 'redact_pii', 'redact_pii_policies', 'redact_pii_sub'];
 
 export function isOptionName(name: string): name is OptionName {
   return (OPTION_NAMES as readonly string[]).includes(name);
@@ -62,9 +60,9 @@ export function isOptionName(name: string): name is OptionName {
 export class UploadFieldSet {
   /** Every option read so far: complete once the body has been read. */
   readonly fields: AudioUploadFields = {};
-  /** True once every recognition option has been read (set or empty): none can change any more. */
+  /** True once `language` (set or empty) has been read: it can no longer change. */
   get languageKnown(): boolean {
-    return RECOGNITION_OPTIONS.every((name) => this.seen.has(name));
+    return this.seen.has('language');
   }
   private readonly seen = new Set<string>();
 

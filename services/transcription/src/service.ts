@@ -200,7 +200,7 @@ export class TranscriptionService {
     lateOptions: () => TranscribeLateOptions | undefined = () => undefined,
   ): Promise<transcription.TranscribeResponse> {
     this.validate(config);
-    const timelineOptions = await this.checkTimeline(config);
+    let timelineOptions = await this.checkTimeline(config);
     // What is known now is refused now, before the upload is read.
     await this.checkSaving(config, 'partial');
     const { log, engine } = this.opts;
@@ -214,6 +214,8 @@ export class TranscriptionService {
       const late = lateOptions();
       const saving: SaveOptions = late ? { save: late.save, title: late.title, folderId: late.folderId } : { save: config.save, title: config.title, folderId: config.folderId };
       await this.checkSaving({ userId: config.userId, ...saving }, 'full');
+      // Timeline options that followed the audio replace the config's, checked before anything is held.
+      if (late?.timeline) timelineOptions = await this.checkTimeline({ language: config.language, timeline: late.timeline });
       call.signal.throwIfAborted();
 
       // Held once ffmpeg yields its first PCM (undecodable bytes hold nothing): one priced

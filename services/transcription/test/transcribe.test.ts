@@ -170,11 +170,11 @@ describe('Transcribe with pocketsphinx', () => {
       call.stream.end();
       return call.response;
     };
-    const saved = await send({ save: true, title: 'Late title', folderId: '' });
+    const saved = await send({ save: true, title: 'Late title', folderId: '', timeline: undefined });
     expect((await stack.library.getRecording({ ownerId: user, recordingId: saved.recordingId })).recording?.title).toBe('Late title');
     const before = await usageOf(stack.billing, user);
-    expect(await failure(send({ save: false, title: 'Without save', folderId: '' }))).toMatchObject({ code: 'invalid_request', param: 'title' });
-    expect(await failure(send({ save: true, title: '', folderId: 'fld_notmine0000000000000000' }))).toMatchObject({ code: 'not_found', param: 'folder_id' });
+    expect(await failure(send({ save: false, title: 'Without save', folderId: '', timeline: undefined }))).toMatchObject({ code: 'invalid_request', param: 'title' });
+    expect(await failure(send({ save: true, title: '', folderId: 'fld_notmine0000000000000000', timeline: undefined }))).toMatchObject({ code: 'not_found', param: 'folder_id' });
     expect(await usageOf(stack.billing, user)).toMatchObject({ creditsUsed: before.creditsUsed, creditsReserved: 0 });
   });
 

@@ -87,14 +87,19 @@ export class TranscriptionJobs {
   }
 
   /** The config with the options that followed the audio, all checked again (nothing is stored or held yet). */
-  private async withLateOptions(config: SubmitConfig, webhookUrl: string, late: LateOptions | undefined): Promise<{ config: SubmitConfig; webhookUrl: string }> {
+  private async withLateOptions(
+    config: SubmitConfig,
+    webhookUrl: string,
+    timelineOptions: JobTimelineOptions,
+    late: LateOptions | undefined,
+  ): Promise<{ config: SubmitConfig; webhookUrl: string; timelineOptions: JobTimelineOptions }> {
     if (!late) {
       checkSaveCombination(config);
-      return { config, webhookUrl };
+      return { config, webhookUrl, timelineOptions };
     }
-    const final = { ...config, save: late.save, title: late.title, folderId: late.folderId, webhookUrl: late.webhookUrl };
-    await this.validate(final);
-    return { config: final, webhookUrl: await this.deps.webhooks.endpointFor(final.userId, final.webhookUrl) };
+    const final = { ...config, save: late.save, title: late.title, folderId: late.folderId, webhookUrl: late.webhookUrl, timeline: late.timeline ?? config.timeline };
+    const checked = await this.validate(final);
+    return { config: final, webhookUrl: await this.deps.webhooks.endpointFor(final.userId, final.webhookUrl), timelineOptions: checked };
   }
 
   /**
@@ -104,7 +109,7 @@ export class TranscriptionJobs {
   async submit(config: SubmitConfig, audio: AsyncIterable<Uint8Array>, signal: AbortSignal, lateOptions: () => LateOptions | undefined = () => undefined): Promise<transcription.TranscriptionJob> {
     const { deps } = this;
     // What is known now is refused now, before the upload is read.
-    const timelineOptions = await this.validate(config, 'partial');
+    let timelineOptions = await this.validate(config, 'partial');
     let webhookUrl = await deps.webhooks.endpointFor(config.userId, config.webhookUrl);
     const id = newId('trn');
     const started = Date.now();
@@ -115,7 +120,7 @@ export class TranscriptionJobs {
       const file = path.join(dir, `upload${safeExtension(config.filename)}`);
       const audioHash = createHash('sha256');
       const bytes = await spoolUpload(audio, file, audioLimitOf(config), audioHash);
-      ({ config, webhookUrl } = await this.withLateOptions(config, webhookUrl, lateOptions()));
+      ({ config, webhookUrl, timelineOptions } = await this.withLateOptions(config, webhookUrl, timelineOptions, lateOptions()));
       signal.throwIfAborted();
       const fingerprint = jobFingerprint(config, webhookUrl, audioHash.digest('hex'), timelineOptions);
       // The same key again: the job it made, for the same request only (nothing is held or stored for it).

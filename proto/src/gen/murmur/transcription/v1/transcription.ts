@@ -84,6 +84,8 @@ export interface TranscribeLateOptions {
   save: boolean;
   title: string;
   folderId: string;
+  /** The final timeline options (words, speakers, key terms, redaction), replacing the config's. */
+  timeline: TimelineOptions | undefined;
 }
 
 export interface TranscribeRequest {
@@ -189,6 +191,8 @@ export interface SubmitTranscriptionLateOptions {
   title: string;
   folderId: string;
   webhookUrl: string;
+  /** As in TranscribeLateOptions. */
+  timeline: TimelineOptions | undefined;
 }
 
 export interface SubmitTranscriptionRequest {
@@ -536,7 +540,7 @@ export const TranscribeConfig: MessageFns<TranscribeConfig> = {
 };
 
 function createBaseTranscribeLateOptions(): TranscribeLateOptions {
-  return { save: false, title: "", folderId: "" };
+  return { save: false, title: "", folderId: "", timeline: undefined };
 }
 
 export const TranscribeLateOptions: MessageFns<TranscribeLateOptions> = {
@@ -549,6 +553,9 @@ export const TranscribeLateOptions: MessageFns<TranscribeLateOptions> = {
     }
     if (message.folderId !== "") {
       writer.uint32(26).string(message.folderId);
+    }
+    if (message.timeline !== undefined) {
+      TimelineOptions.encode(message.timeline, writer.uint32(34).fork()).join();
     }
     return writer;
   },
@@ -590,6 +597,14 @@ export const TranscribeLateOptions: MessageFns<TranscribeLateOptions> = {
             message.folderId = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.timeline = TimelineOptions.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -610,6 +625,9 @@ export const TranscribeLateOptions: MessageFns<TranscribeLateOptions> = {
     message.save = object.save ?? false;
     message.title = object.title ?? "";
     message.folderId = object.folderId ?? "";
+    message.timeline = (object.timeline !== undefined && object.timeline !== null)
+      ? TimelineOptions.fromPartial(object.timeline)
+      : undefined;
     return message;
   },
 };
@@ -1487,7 +1505,7 @@ export const SubmitTranscriptionConfig: MessageFns<SubmitTranscriptionConfig> = 
 };
 
 function createBaseSubmitTranscriptionLateOptions(): SubmitTranscriptionLateOptions {
-  return { save: false, title: "", folderId: "", webhookUrl: "" };
+  return { save: false, title: "", folderId: "", webhookUrl: "", timeline: undefined };
 }
 
 export const SubmitTranscriptionLateOptions: MessageFns<SubmitTranscriptionLateOptions> = {
@@ -1503,6 +1521,9 @@ export const SubmitTranscriptionLateOptions: MessageFns<SubmitTranscriptionLateO
     }
     if (message.webhookUrl !== "") {
       writer.uint32(34).string(message.webhookUrl);
+    }
+    if (message.timeline !== undefined) {
+      TimelineOptions.encode(message.timeline, writer.uint32(42).fork()).join();
     }
     return writer;
   },
@@ -1552,6 +1573,14 @@ export const SubmitTranscriptionLateOptions: MessageFns<SubmitTranscriptionLateO
             message.webhookUrl = reader.string();
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.timeline = TimelineOptions.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1575,6 +1604,9 @@ export const SubmitTranscriptionLateOptions: MessageFns<SubmitTranscriptionLateO
     message.title = object.title ?? "";
     message.folderId = object.folderId ?? "";
     message.webhookUrl = object.webhookUrl ?? "";
+    message.timeline = (object.timeline !== undefined && object.timeline !== null)
+      ? TimelineOptions.fromPartial(object.timeline)
+      : undefined;
     return message;
   },
 };
