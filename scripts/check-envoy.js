@@ -12,7 +12,8 @@
 //    service or HTTP URI names exists; clusters spoken to over gRPC (ext_authz, tracers, gRPC
 //    health checks) have HTTP/2; the router is the last HTTP filter of every
 //    HttpConnectionManager; a listener routing `/murmur.*` gRPC services runs ext_authz (V3,
-//    failure_mode_allow off); admin listens on loopback only; listeners do not share a port;
+//    failure_mode_allow off); a route that upgrades to WebSocket has `timeout: 0s` and an idle
+//    timeout of its own; admin listens on loopback only; listeners do not share a port;
 //    DNS/static clusters have endpoints; no private key is inline; no access log prints the
 //    Authorization header.
 //

@@ -1,7 +1,9 @@
 'use strict';
 // What the protos cannot say: cluster references, HTTP/2 for gRPC clusters, filter order,
-// ext_authz on gRPC routes, loopback admin, distinct ports, no inline secrets.
+// ext_authz on gRPC routes, WebSocket routes' timeouts, loopback admin, distinct ports, no
+// inline secrets.
 const { suggestion } = require('./decoder');
+const { durationSeconds } = require('./proto-json');
 const { ROUTER, EXT_AUTHZ, HTTP_PROTOCOL_OPTIONS } = require('./names');
 
 
@@ -25,6 +27,41 @@ function isHttp2Cluster(cluster) {
     if (opts.auto_config) return true;
   }
   return Boolean(cluster.http2_protocol_options);
+}
+
+/** A BoolValue as decoded (`{ value }`), or a plain bool; unset → `fallback`. */
+function boolOf(wrapped, fallback) {
+  if (wrapped === undefined || wrapped === null) return fallback;
+  return typeof wrapped === 'object' ? Boolean(wrapped.value) : Boolean(wrapped);
+}
+
+/** Whether `configs` (UpgradeConfig[]) say websocket: true, false, or undefined when they say nothing. */
+function websocketIn(configs) {
+  const c = (configs ?? []).find((u) => String(u.upgrade_type).toLowerCase() === 'websocket');
+  return c ? boolOf(c.enabled, true) : undefined;
+}
+
+/**
+ * A route a WebSocket goes through lives as long as the socket: its route `timeout` must be 0s
+ * (unset, it is 15 s, which has cut WebSockets in Envoy versions that armed it on upgrades:
+ * envoyproxy/envoy#20062), and its `idle_timeout` must be set, above zero, so a dead peer is
+ * cut by a limit chosen for streams rather than the connection manager's stream_idle_timeout.
+ */
+function webSocketRouteChecks(hcmValue, p, err) {
+  const fromManager = websocketIn(hcmValue.upgrade_configs) ?? false;
+  (hcmValue.route_config.virtual_hosts ?? []).forEach((vh, i) => {
+    (vh.routes ?? []).forEach((r, j) => {
+      if (!r.route) return;
+      if (!(websocketIn(r.route.upgrade_configs) ?? fromManager)) return;
+      const rp = `${p}.route_config.virtual_hosts[${i}].routes[${j}].route`;
+      if (durationSeconds(r.route.timeout ?? '15s') !== 0) {
+        err(`${rp}.timeout`, `this route carries WebSockets, so its timeout must be 0s (is ${r.route.timeout ?? 'unset: 15s'}): a stream lasts as long as the socket`);
+      }
+      if (!r.route.idle_timeout || durationSeconds(r.route.idle_timeout) === 0) {
+        err(`${rp}.idle_timeout`, 'this route carries WebSockets: set an idle_timeout above zero, longer than the upstream\'s own idle close, so a dead peer is cut');
+      }
+    });
+  });
 }
 
 function semanticChecks(bootstrap, decoder) {
@@ -104,6 +141,7 @@ function semanticChecks(bootstrap, decoder) {
     });
     // With the router last (checked above), an ext_authz present runs before it.
     if (routesGrpc && authzAt < 0) err(`${p}.http_filters`, 'this listener routes internal gRPC services (/murmur.*) but has no ext_authz filter');
+    webSocketRouteChecks(hcm.value, p, err);
   }
 
   const admin = socketOf(bootstrap.admin?.address);

@@ -33,6 +33,13 @@ const ROUTER = 'type.googleapis.com/envoy.extensions.filters.http.router.v3.Rout
 const EXT_AUTHZ = 'type.googleapis.com/envoy.extensions.filters.http.ext_authz.v3.ExtAuthz';
 const extAuthz = (cfg: Tree) => filters(cfg, 'internal_grpc').find((f) => f.typed_config['@type'] === EXT_AUTHZ).typed_config;
 
+const publicRoutes = (cfg: Tree) => hcm(cfg, 'public_https').route_config.virtual_hosts[0].routes as Tree[];
+const listenRoute = (cfg: Tree) => publicRoutes(cfg).find((r) => r.match.path === '/api/v1/listen');
+/** A duration as Envoy's YAML writes it ("60s") → seconds. */
+const seconds = (d: string) => Number(/^(\d+(?:\.\d+)?)s$/.exec(d)![1]);
+/** The gateway closes a live stream without audio or keepalive for this long (4408, docs/live.md). */
+const GATEWAY_STREAM_IDLE_CLOSE_S = 15;
+
 /** A broken copy of the real config: parsed, edited, written back as YAML. */
 function broken(edit: (cfg: Tree) => void): string {
   const cfg = parse(original);
@@ -60,12 +67,58 @@ describe('check-envoy on deploy/envoy/envoy.yaml', () => {
     expect(target('/api/v1')).toMatchObject({ cluster: 'murmur-gateway' });
     expect(target('/mcp')).toMatchObject({ cluster: 'murmur-gateway', timeout: '0s' });
     expect(target('/api/v1/transcribe')).toMatchObject({ cluster: 'murmur-gateway', timeout: '0s' });
+    expect(target('/api/v1/listen')).toMatchObject({ cluster: 'murmur-gateway' });
     const internal = hcm(cfg, 'internal_grpc').route_config.virtual_hosts[0].routes as Tree[];
     expect(internal.map((r) => [r.match.prefix, r.route.cluster])).toEqual(
       ['auth', 'billing', 'library', 'transcription', 'conversion'].map((s) => [`/murmur.${s}.v1.`, `murmur-${s}`]),
     );
     expect(extAuthz(cfg)).toMatchObject({ failure_mode_allow: false, transport_api_version: 'V3', grpc_service: { envoy_grpc: { cluster_name: 'murmur-auth' } } });
     expect(extAuthz(cfg).with_request_body).toBeUndefined();
+  });
+
+  it('carries WebSockets on /api/v1/listen alone: upgraded, with no whole-request limit and an idle limit above the gateway’s own', () => {
+    const cfg = parse(original);
+    const routes = publicRoutes(cfg);
+    const at = routes.findIndex((r) => r.match.path === '/api/v1/listen');
+    expect(at).toBeGreaterThanOrEqual(0);
+    // An exact path (queries aside): /api/v1/listen/tokens is a plain POST on the 60 s route.
+    expect(routes[at].match).toEqual({ path: '/api/v1/listen' });
+    const listen = routes[at].route;
+    expect(listen).toMatchObject({ cluster: 'murmur-gateway', timeout: '0s', upgrade_configs: [{ upgrade_type: 'websocket' }] });
+    expect(listen.upgrade_configs[0].enabled).not.toBe(false);
+    // Envoy cuts a silent stream only after the gateway has closed it itself with 4408.
+    expect(seconds(listen.idle_timeout)).toBeGreaterThan(GATEWAY_STREAM_IDLE_CLOSE_S);
+    expect(seconds(listen.idle_timeout)).toBeLessThan(seconds(hcm(cfg, 'public_https').stream_idle_timeout));
+    // First match wins: it comes before the /api/v1 route that would give it 60 s.
+    expect(at).toBeLessThan(routes.findIndex((r) => r.match.path_separated_prefix === '/api/v1'));
+    // No other route, and no connection manager as a whole, upgrades.
+    for (const name of ['public_https', 'internal_grpc', 'probes']) {
+      expect(hcm(cfg, name).upgrade_configs).toBeUndefined();
+      const all = hcm(cfg, name).route_config.virtual_hosts.flatMap((vh: Tree) => vh.routes as Tree[]);
+      expect(all.filter((r: Tree) => r.route?.upgrade_configs).map((r: Tree) => r.match)).toEqual(name === 'public_https' ? [{ path: '/api/v1/listen' }] : []);
+    }
+    // The other routes keep their own limits.
+    const limits = routes.map((r) => [r.match.path ?? r.match.path_separated_prefix ?? r.match.prefix, r.route.timeout, r.route.idle_timeout]);
+    expect(limits).toEqual([
+      ['/api/v1/transcribe', '0s', '3600s'],
+      ['/api/v1/listen', '0s', '60s'],
+      ['/api/v1/convert', '600s', '600s'],
+      ['/api/v1', '60s', undefined],
+      ['/mcp', '0s', '3600s'],
+      ['/', '15s', undefined],
+    ]);
+  });
+
+  it('judges every route of a connection manager that upgrades as a whole, unless the route opts out', () => {
+    const everywhere = (optOut: boolean) =>
+      broken((cfg) => {
+        hcm(cfg, 'public_https').upgrade_configs = [{ upgrade_type: 'websocket' }];
+        if (optOut) for (const r of publicRoutes(cfg)) r.route.upgrade_configs ??= [{ upgrade_type: 'websocket', enabled: false }];
+      });
+    expect(checkEnvoyConfig(everywhere(true)).errors).toEqual([]);
+    const errors = checkEnvoyConfig(everywhere(false)).errors.map((e) => e.path.replace(/^.*virtual_hosts\[0\]\./, ''));
+    // /api/v1/convert (600 s), /api/v1 (60 s, no idle limit) and / (15 s, no idle limit); not the listen route.
+    expect(errors).toEqual(['routes[2].route.timeout', 'routes[3].route.timeout', 'routes[3].route.idle_timeout', 'routes[5].route.timeout', 'routes[5].route.idle_timeout']);
   });
 
   // [what is broken, edit, path of the one error, message of the one error]
@@ -195,6 +248,24 @@ describe('check-envoy on deploy/envoy/envoy.yaml', () => {
       (cfg) => (extAuthz(cfg).allowed_headers.patterns = extAuthz(cfg).allowed_headers.patterns.filter((m: { exact?: string }) => m.exact !== 'x-murmur-workload')),
       /typed_config\.allowed_headers$/,
       /ext_authz must send x-murmur-workload to auth's Check/,
+    ],
+    [
+      'a WebSocket route left with the default 15 s route timeout',
+      (cfg) => delete listenRoute(cfg).route.timeout,
+      /virtual_hosts\[0\]\.routes\[1\]\.route\.timeout$/,
+      /carries WebSockets, so its timeout must be 0s \(is unset: 15s\)/,
+    ],
+    [
+      'a WebSocket route with a whole-request limit',
+      (cfg) => (listenRoute(cfg).route.timeout = '14400s'),
+      /virtual_hosts\[0\]\.routes\[1\]\.route\.timeout$/,
+      /carries WebSockets, so its timeout must be 0s \(is 14400s\)/,
+    ],
+    [
+      'a WebSocket route without an idle limit of its own',
+      (cfg) => delete listenRoute(cfg).route.idle_timeout,
+      /virtual_hosts\[0\]\.routes\[1\]\.route\.idle_timeout$/,
+      /carries WebSockets: set an idle_timeout above zero/,
     ],
     [
       'admin on every interface',
