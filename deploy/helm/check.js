@@ -16,7 +16,9 @@
  *     ports; every secret/configMap reference resolves (hooks only to hooks: the release's own
  *     objects do not exist yet at pre-install); *_ADDR variables name real Services; every pod is
  *     non-root with a read-only root filesystem, no privilege escalation, all capabilities dropped
- *     and RuntimeDefault seccomp, has probes (native gRPC for gRPC ports) and resources; Murmur
+ *     and RuntimeDefault seccomp, has probes (native gRPC for gRPC ports) and resources; a
+ *     preStop ends within the grace period, and the gateway has 30 s after it to drain its live
+ *     streams; Murmur
  *     images are targets of the repository's Dockerfile; and the Envoy config routes to Services
  *     that exist, listens on the ports the chart exposes and probes, and keeps admin on loopback.
  *
@@ -27,7 +29,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { parseDockerfile } = require('../docker/dockerfile.js');
-const { checkInvariants } = require('./lib/invariants');
+const { checkInvariants, GATEWAY_DRAIN_SECONDS } = require('./lib/invariants');
 const { APT_PACKAGES, buildRenderer, runRenderer } = require('./lib/renderer');
 const { parseManifests, validateObject, validateValues } = require('./lib/schemas');
 
@@ -140,6 +142,7 @@ module.exports = {
   checkInvariants,
   dockerTargets,
   envoyLinkErrors,
+  GATEWAY_DRAIN_SECONDS,
   parseManifests,
   validateObject,
   validateValues,

@@ -1,6 +1,6 @@
 'use strict';
-// What no schema sees: selectors, references, security contexts, probes, images, and the Envoy
-// config against the chart's Services and ports.
+// What no schema sees: selectors, references, security contexts, probes, images, termination
+// grace, and the Envoy config against the chart's Services and ports.
 const YAML = require('yaml');
 
 // ── 5. what no schema sees ──────────────────────────────────────────────────────────────────────
@@ -167,6 +167,41 @@ function checkInvariants(objects, ctx) {
   }
   errors.push(...checkIdentities(objects, ctx));
   errors.push(...checkEnvoy(objects, ctx));
+  errors.push(...checkTermination(objects, ctx));
+  return errors;
+}
+
+/**
+ * Seconds the gateway needs between SIGTERM and SIGKILL: every open live stream (up to 4 h long)
+ * gets its last `final`, then close 1012 (docs/live.md), and requests under way finish.
+ */
+const GATEWAY_DRAIN_SECONDS = 30;
+/** Kubernetes' terminationGracePeriodSeconds when a pod sets none. */
+const DEFAULT_GRACE_SECONDS = 30;
+
+/**
+ * Pod termination: the kubelet runs the preStop hook, then sends SIGTERM, and kills the pod once
+ * terminationGracePeriodSeconds (counted from the start, preStop included) run out. So a preStop
+ * sleep must end within the grace period, and the gateway (kind http) must have
+ * GATEWAY_DRAIN_SECONDS left after it, or its streams are cut without their finals.
+ */
+function checkTermination(objects, ctx) {
+  const errors = [];
+  for (const d of objects.filter((o) => o.kind === 'Deployment')) {
+    const spec = d.spec.template.spec;
+    const grace = spec.terminationGracePeriodSeconds ?? DEFAULT_GRACE_SECONDS;
+    const component = (d.spec.template.metadata.labels || {})['app.kubernetes.io/component'];
+    const kind = ((ctx.values.components || {})[component] || {}).kind;
+    for (const c of spec.containers) {
+      const preStop = (c.lifecycle || {}).preStop || {};
+      const sleep = preStop.sleep ? Number(preStop.sleep.seconds) : 0;
+      const where = `Deployment ${d.metadata.name}: ${c.name}`;
+      if (sleep >= grace) errors.push(`${where}: its preStop sleeps ${sleep} s of a ${grace} s terminationGracePeriodSeconds; SIGTERM would come too late to drain`);
+      else if (kind === 'http' && grace - sleep < GATEWAY_DRAIN_SECONDS) {
+        errors.push(`${where}: terminationGracePeriodSeconds ${grace} leaves ${grace - sleep} s after the preStop; the gateway needs ${GATEWAY_DRAIN_SECONDS} s to drain its live streams (finals, then 1012)`);
+      }
+    }
+  }
   return errors;
 }
 
@@ -277,4 +312,4 @@ function bytes(q) {
   return Number(m[1]) * (m[2] ? units[m[2]] : 1);
 }
 
-module.exports = { checkInvariants };
+module.exports = { checkInvariants, GATEWAY_DRAIN_SECONDS };

@@ -28,6 +28,7 @@ interface CheckModule {
   buildRenderer(): string;
   checkChart(opts: { binary: string; chartDir?: string; valueFiles?: string[] }): ChartResult;
   envoyLinkErrors(chartDir?: string): string[];
+  GATEWAY_DRAIN_SECONDS: number;
   validateObject(obj: unknown): string[];
 }
 const check = require('../check.js') as CheckModule;
@@ -116,6 +117,19 @@ describe('the chart as shipped', () => {
     }
     expect(container(defaults, 'murmur-gateway').readinessProbe.httpGet).toEqual({ path: '/healthz', port: 'http' });
     expect(container(defaults, 'murmur-envoy').readinessProbe.httpGet).toEqual({ path: '/ready', port: 'probes' });
+  });
+
+  it('gives the gateway 30 s after its preStop to drain live streams (finals, then 1012) before the kubelet kills it', () => {
+    const drain = (r: ChartResult) => {
+      const spec = find(r, 'Deployment', 'murmur-gateway').spec.template.spec;
+      const preStop = spec.containers[0].lifecycle?.preStop;
+      return { grace: spec.terminationGracePeriodSeconds, preStop, afterPreStop: spec.terminationGracePeriodSeconds - (preStop?.sleep?.seconds ?? 0) };
+    };
+    expect(check.GATEWAY_DRAIN_SECONDS).toBe(30);
+    expect(drain(defaults)).toEqual({ grace: 60, preStop: undefined, afterPreStop: 60 });
+    // Production first lets the Service stop sending it new connections.
+    expect(drain(production)).toEqual({ grace: 60, preStop: { sleep: { seconds: 5 } }, afterPreStop: 55 });
+    for (const r of [defaults, production]) expect(drain(r).afterPreStop).toBeGreaterThanOrEqual(check.GATEWAY_DRAIN_SECONDS);
   });
 
   it('wires each process to the others through murmur-<svc>:<port> and listens on 0.0.0.0', () => {
@@ -350,6 +364,20 @@ describe('broken charts fail the check', () => {
     expect(typo.errors.join('\n')).toMatch(/ScaledObject murmur-transcription.*\/spec\/pollingIntervall: unknown field/);
     const noEnv = brokenCopy((dir) => replaceIn(path.join(dir, 'templates/scaledobject.yaml'), 'connectionFromEnv: DATABASE_URL', 'connectionFromEnv: PG_URL'), ['values-production.yaml']);
     expect(noEnv.errors.join('\n')).toMatch(/trigger live-jobs reads PG_URL, which murmur-transcription does not set/);
+  });
+
+  it('refuses a gateway grace period that leaves it less than its drain after the preStop', () => {
+    const gateway = (grace: number, sleep: number) =>
+      check.checkChart({ binary, valueFiles: [writeValues({ components: { gateway: { terminationGracePeriodSeconds: grace, lifecycle: { preStop: { sleep: { seconds: sleep } } } } } })] }).errors;
+    expect(gateway(30, 5)).toEqual([
+      'Deployment murmur-gateway: gateway: terminationGracePeriodSeconds 30 leaves 25 s after the preStop; the gateway needs 30 s to drain its live streams (finals, then 1012)',
+    ]);
+    expect(gateway(35, 5)).toEqual([]);
+  });
+
+  it('refuses a preStop that sleeps through the grace period', () => {
+    const r = check.checkChart({ binary, valueFiles: [writeValues({ components: { auth: { terminationGracePeriodSeconds: 10, lifecycle: { preStop: { sleep: { seconds: 10 } } } } } })] });
+    expect(r.errors).toEqual(['Deployment murmur-auth: auth: its preStop sleeps 10 s of a 10 s terminationGracePeriodSeconds; SIGTERM would come too late to drain']);
   });
 
   it('refuses a NetworkPolicy naming a component that does not exist', () => {
