@@ -53,6 +53,7 @@ export const ROUTES = [
   { method: 'get', path: '/transcriptions/{id}/events', operationId: 'streamTranscriptionEvents', query: NONE },
   { method: 'post', path: '/transcriptions/{id}/cancel', operationId: 'cancelTranscription', query: NONE },
   { method: 'post', path: '/transcriptions/{id}/webhook/retry', operationId: 'retryTranscriptionWebhook', query: NONE },
+  { method: 'post', path: '/listen/tokens', operationId: 'createListenToken', query: NONE },
   { method: 'get', path: '/openapi.json', operationId: 'getOpenApiDocument', query: NONE, auth: 'none' },
 ] as const satisfies readonly RouteSpec[];
 

@@ -51,6 +51,7 @@ describe('a read-only API key', () => {
       ['/api/v1/transcriptions', 'application/json', JSON.stringify({ audio_url: 'https://example.com/a.wav' })],
       ['/api/v1/transcriptions/trn_0000000000000000000000aa/cancel', 'application/json', ''],
       ['/api/v1/transcriptions/trn_0000000000000000000000aa/webhook/retry', 'application/json', ''],
+      ['/api/v1/listen/tokens', 'application/json', ''],
     ];
     for (const [path, type, body] of calls) {
       const res = await fetch(`${sys.baseUrl}${path}`, {

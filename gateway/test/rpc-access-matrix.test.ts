@@ -23,7 +23,9 @@ import {
 import {
   errorInfoOf,
   FOREIGN_OWNER_MESSAGE,
+  newRequestId,
   PRINCIPAL_ASSERTION_HEADER,
+  runWithContext,
   TokenMinter,
   WORKLOAD_TOKEN_HEADER,
 } from '@murmur/kit';
@@ -70,6 +72,7 @@ const AI_RPCS = new Set([
   '/murmur.transcription.v1.TranscriptionService/RetryWebhook',
   '/murmur.conversion.v1.ConversionService/Convert',
   '/murmur.library.v1.LibraryService/SetSpeakerNames',
+  '/murmur.auth.v1.AuthService/CreateListenToken',
 ]);
 const INSUFFICIENT_SCOPE: Outcome = { status: grpc.status.PERMISSION_DENIED, reason: 'insufficient_scope' };
 
@@ -99,6 +102,8 @@ describe('who may call each RPC (direct gRPC, every service × every caller)', (
   const keys: Record<'a' | 'b' | 'expired' | 'revoked' | 'readOnly', string> = { a: '', b: '', expired: '', revoked: '', readOnly: '' };
   let userA = '';
   let userB = '';
+  /** A live listen token of A's: the one call that gets past RedeemListenToken's check (the gateway's) spends it. */
+  let listenToken = '';
   const channels = new Map<string, grpc.Client>();
 
   beforeAll(async () => {
@@ -117,6 +122,11 @@ describe('who may call each RPC (direct gRPC, every service × every caller)', (
     keys.readOnly = (await sys.admin.auth.createApiKey({ userId: a.user.id, name: 'reader', expiry: auth.KeyExpiry.KEY_EXPIRY_90_DAYS, scopes: ['read'] })).key;
     // 31 days on: the 30-day key has expired, A's and B's 90-day keys have not.
     sys.authClock.advance(31 * 24 * 3600 * 1000);
+    listenToken = (
+      await runWithContext({ requestId: newRequestId(), principal: { userId: a.user.id, keyId: a.keyId } }, () =>
+        sys.clients.auth.createListenToken({ userId: a.user.id, keyId: a.keyId, scopes: [] }),
+      )
+    ).token;
     const addressOf: Record<Workload, string> = {
       auth: sys.addresses.AUTH_ADDR,
       billing: sys.addresses.BILLING_ADDR,
@@ -259,6 +269,10 @@ describe('who may call each RPC (direct gRPC, every service × every caller)', (
     if (def.path === '/murmur.auth.v1.AuthService/VerifyKey') {
       // Its handler answers missing_api_key for an empty key, like the access check: send a valid one.
       return def.requestSerialize({ authorization: `Bearer ${keys.a}` } as never);
+    }
+    if (def.path === '/murmur.auth.v1.AuthService/RedeemListenToken') {
+      // Its handler answers invalid_api_key for an unknown token, like the access check: send a real one.
+      return def.requestSerialize({ token: listenToken } as never);
     }
     const request = def.requestDeserialize(Buffer.alloc(0)) as Record<string, unknown>;
     const path = RPC_RULES.get(def.path)?.user?.owner;

@@ -153,6 +153,7 @@ function build(version: string): OpenApiDocument {
       { name: 'Account', description: 'Your profile, plan and usage.' },
       { name: 'AI', description: 'Transcription and conversion; spend AI Credits and count against the rate limit.' },
       { name: 'Library', description: 'Your recordings, Thought Threads, folders and knowledge bases (read-only).' },
+      { name: 'Live', description: 'Live transcription over a WebSocket (GET /api/v1/listen, see docs/live.md) and the tokens browsers open it with.' },
       { name: 'Meta', description: 'About the API itself.' },
     ],
     security: [{ bearerAuth: [] }],

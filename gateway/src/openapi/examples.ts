@@ -253,6 +253,13 @@ export const recordingSrtExample = toSrtFromTimeline(recordingTimeline);
 export const recordingVttExample = toVttFromTimeline(recordingTimeline);
 
 /** A complete (silent, zero-length) WAV file, so the JSON upload example is real base64 audio. */
+export const listenTokenExample = {
+  object: 'listen_token',
+  token: 'lst_Hx3kP9qL2mVbN8cR4tYwZ1aE6sD0fG7jU5iO3pK2lQw',
+  expires_at: '2026-03-02T16:45:30.000Z',
+  expires_in: 60,
+};
+
 export const AUDIO_BASE64_EXAMPLE = 'UklGRiQAAABXQVZFZm10IBAAAAABAAEAgD4AAAB9AAACABAAZGF0YQAAAAA=';
 
 /** The contract's own refusal of a page size too large: the example of invalid_request. */

@@ -1,5 +1,5 @@
 /** Every operation of `/api/v1`: what it takes, answers, and which errors its pipeline can give. */
-import { CONVERT_READ_FIRST_MAX_BYTES, MAX_WATCHERS_PER_USER, WEBHOOK_RETRY_LIMIT } from '@murmur/contract';
+import { CONVERT_READ_FIRST_MAX_BYTES, LISTEN_TOKEN_TTL_SECONDS, MAX_WATCHERS_PER_USER, WEBHOOK_RETRY_LIMIT } from '@murmur/contract';
 import { MAX_AUDIO_BYTES } from '../operations/transcribe';
 import * as ex from './examples';
 import { AI_CALL, CHANGES, COMMON_HEADERS, errorResponses, EVERY_CALL, header, IDEMPOTENT_REPLAYED, jsonResponse, rateLimitHeaders } from './responses';
@@ -120,6 +120,31 @@ export function operations(): { [Id in OperationId]: Operation<Id> } {
     convert: convertOperation(),
     transcribe: transcribeOperation(),
     ...jobs,
+    createListenToken: listenTokenOperation(),
+  };
+}
+
+/** POST /listen/tokens (docs/live.md, "Connecting"). */
+function listenTokenOperation(): Operation<'createListenToken'> {
+  return {
+    operationId: 'createListenToken',
+    tags: ['Live'],
+    summary: 'Make a listen token for a browser',
+    description:
+      'A browser cannot set `Authorization` on a WebSocket, so your server, which holds the key, makes a listen token here and hands it to the ' +
+      'browser, which opens `GET /api/v1/listen?token=lst_…` with it. ' +
+      `A token lasts ${LISTEN_TOKEN_TTL_SECONDS} seconds, opens one stream once, acts for this key’s owner only, and stops working when the key is ` +
+      'revoked. Making one is free and takes no rate-limit slot; the stream it opens is charged as live transcription. It needs a key with full ' +
+      'access (a read-only key answers 403). No body.',
+    parameters: [param('X-Request-Id')],
+    responses: {
+      '201': {
+        description: 'The token. Shown once: only its hash is kept.',
+        headers: { ...COMMON_HEADERS, 'Cache-Control': header('Never cached: the body is a credential.', { type: 'string', const: 'no-store' }, true, 'no-store') },
+        content: { 'application/json': { schema: ref('ListenToken'), example: ex.listenTokenExample } },
+      },
+      ...errorResponses([...EVERY_CALL, ...CHANGES]),
+    },
   };
 }
 

@@ -81,6 +81,7 @@ const OUTPUT_SHAPES: Record<string, z.ZodType> = {
   Transcription: shapes.transcriptionShape,
   TranscriptionJob: shapes.transcriptionJobShape,
   TranscriptionJobList: shapes.listShape(shapes.transcriptionJobShape),
+  ListenToken: shapes.listenTokenShape,
 };
 
 const TYPED_ID = /^([a-z]+)_…$/;

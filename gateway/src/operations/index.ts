@@ -14,3 +14,4 @@ export * from './transcribe';
 export * from './transcriptions';
 export * from './shapes';
 export * from './admission';
+export * from './listen-tokens';

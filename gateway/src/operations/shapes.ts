@@ -3,7 +3,7 @@
  * MCP tools declare them as output schemas; the OpenAPI document is generated from them.
  * `present.ts` builds values of these shapes from the services' messages.
  */
-import { JOB_STATUS_NAMES } from '@murmur/contract';
+import { JOB_STATUS_NAMES, LISTEN_TOKEN_PATTERN, LISTEN_TOKEN_TTL_SECONDS } from '@murmur/contract';
 import { z } from 'zod';
 
 const isoTime = z.string().describe('ISO-8601 UTC time');
@@ -272,6 +272,17 @@ export const transcriptionJobShape = z.object({
     })
     .nullable()
     .describe('The delivery of the job’s end to `webhook_url`, once it ended; else null'),
+});
+
+/** A listen token (POST /listen/tokens): what a browser opens GET /listen with, once, instead of a key. */
+export const listenTokenShape = z.object({
+  object: z.literal('listen_token'),
+  token: z
+    .string()
+    .regex(LISTEN_TOKEN_PATTERN)
+    .describe('lst_…: pass it as the `token` query parameter of GET /api/v1/listen. Shown once; never stored in clear'),
+  expires_at: isoTime,
+  expires_in: z.literal(LISTEN_TOKEN_TTL_SECONDS).describe('Seconds from now until it expires'),
 });
 
 export const errorShape = z.object({

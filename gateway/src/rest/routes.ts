@@ -77,6 +77,10 @@ export function apiRouter(clients: ServiceClients, idempotency: IdempotencyStore
     streamTranscriptionEvents: transcriptionEventsRoute(clients, log),
     cancelTranscription: json((c, _q, id) => ops.cancelTranscription(c, id)),
     retryTranscriptionWebhook: json((c, _q, id) => ops.retryWebhook(c, id)),
+    createListenToken: async (req, res) => {
+      // A credential: no cache may keep it (as RFC 6749 §5.1 asks of token responses).
+      res.status(201).set('Cache-Control', 'no-store').json(await ops.createListenToken(ctx(req)));
+    },
   };
 
   const router = Router({ strict: false, caseSensitive: true });

@@ -1,6 +1,7 @@
 /**
- * @murmur/auth — users, API keys, the app's sign-in stand-in (sign-in links, sessions), and the
- * storage and rules of OAuth 2.1 for MCP clients (clients, codes, tokens, connections).
+ * @murmur/auth — users, API keys, the app's sign-in stand-in (sign-in links, sessions), the
+ * storage and rules of OAuth 2.1 for MCP clients (clients, codes, tokens, connections), and the
+ * listen tokens browsers open live-transcription streams with.
  * `startAuthService` runs the gRPC service in-process (its own main.ts, this package's tests and
  * the gateway's integration tests all use it); the key helpers are exported for callers that
  * must recognise or fingerprint a key without a call.
@@ -8,6 +9,7 @@
 import * as path from 'node:path';
 import { commonSchema, type WorkloadIdentity, CursorCodec, MemoryCache, startGrpcServer, systemClock, type Clock, type Database, type KeyValueCache, type Logger } from '@murmur/kit';
 import { bindEnvoyAuthorization } from './ext-authz';
+import { ListenTokenService } from './listen-tokens';
 import { OAuthGrants } from './oauth';
 import { PostgresOAuthStore } from './oauth-store';
 import { bindAuthService } from './server';
@@ -77,12 +79,13 @@ export async function startAuthService(deps: AuthServiceDeps): Promise<RunningAu
     announceRevocation: deps.announceRevocation,
   });
   const signIn = new SignInService({ store, clock, log: deps.log });
+  const listen = new ListenTokenService({ store, clock, log: deps.log });
   const server = await startGrpcServer(
     {
       name: 'auth',
       log: deps.log,
       // Envoy's ext_authz API on the same port: Envoy's internal gRPC listener asks it about every call.
-      services: [bindAuthService(service, signIn, oauth), bindEnvoyAuthorization(service, deps.identity.minter)],
+      services: [bindAuthService(service, signIn, oauth, listen), bindEnvoyAuthorization(service, deps.identity.minter)],
       protoFiles: ['murmur/auth/v1/auth.proto'],
       // Auth verifies the keys of its direct callers itself, with the same cache as VerifyKey.
       // No resource: an OAuth access token is for the MCP server only, never for auth's RPCs.

@@ -1,7 +1,8 @@
 /**
  * The auth service process: murmur.auth.v1.AuthService over gRPC (users, API keys, VerifyKey on
  * the hot path of every public call, the app's sign-in links and sessions, and OAuth clients,
- * codes, tokens and connections for MCP clients), with gRPC health and reflection. Listens on
+ * codes, tokens and connections for MCP clients, and listen tokens for browsers' live streams),
+ * with gRPC health and reflection. Listens on
  * GRPC_LISTEN_ADDR or AUTH_ADDR; stores users and the hashes of keys, codes and tokens in the
  * "auth" Postgres schema (embedded PGlite under MURMUR_DATA_DIR/auth when DATABASE_URL is
  * unset); caches verified keys in Redis when REDIS_URL is set, in-process otherwise (then run

@@ -4,6 +4,7 @@
  */
 import { bindService, type BoundService } from '@murmur/kit';
 import { auth } from '@murmur/proto';
+import type { ListenTokenService } from './listen-tokens';
 import type { IssuedTokens, OAuthGrants } from './oauth';
 import type { OAuthClientRecord, OAuthConnectionRecord } from './oauth-store';
 import type { AuthService, Principal, UserLookup } from './service';
@@ -83,10 +84,11 @@ function toLookup(lookup: auth.GetUserRequest['lookup']): UserLookup | undefined
 }
 
 /**
- * The AuthService definition bound to `service` (users, keys), `signIn` (links, sessions) and
- * `oauth` (clients, codes, tokens, connections), ready for startGrpcServer.
+ * The AuthService definition bound to `service` (users, keys), `signIn` (links, sessions),
+ * `oauth` (clients, codes, tokens, connections) and `listen` (listen tokens), ready for
+ * startGrpcServer.
  */
-export function bindAuthService(service: AuthService, signIn: SignInService, oauth: OAuthGrants): BoundService {
+export function bindAuthService(service: AuthService, signIn: SignInService, oauth: OAuthGrants, listen: ListenTokenService): BoundService {
   return bindService(auth.AuthServiceService, {
     async verifyKey(req) {
       return { principal: toPrincipal(await service.verifyKey(req.authorization, req.resource)) };
@@ -176,6 +178,13 @@ export function bindAuthService(service: AuthService, signIn: SignInService, oau
     },
     async revokeOAuthConnection(req) {
       return { connection: toOAuthConnection(await oauth.revokeConnection(req.connectionId, req.userId)) };
+    },
+    async createListenToken(req) {
+      const created = await listen.createListenToken({ userId: req.userId, keyId: req.keyId, scopes: req.scopes });
+      return { token: created.token, expiresAt: created.expiresAt };
+    },
+    async redeemListenToken(req) {
+      return { principal: toPrincipal(await listen.redeemListenToken(req.token)) };
     },
   });
 }

@@ -1,8 +1,8 @@
 /**
- * Persistence of users, API keys, sign-in links and sessions. All SQL of the auth service lives
+ * Persistence of users, API keys, sign-in links, sessions and listen tokens. All SQL of the auth service lives
  * here; the search_path is the service's own schema, so table names are unqualified. Every
  * statement is a single autocommit query, which keeps the embedded PGlite default safe (redeeming
- * a sign-in link is one statement for that reason too), except creating a key: one short
+ * a sign-in link or a listen token is one statement for that reason too), except creating a key: one short
  * transaction that locks its user's row and waits for nothing else.
  */
 import type { Database } from '@murmur/kit';
@@ -49,6 +49,30 @@ export interface SessionRecord {
   expiresAt: Date;
   /** null: not signed out. */
   endedAt: Date | null;
+}
+
+/** A single-use listen token (listen-tokens.ts). Only the hash of the token is stored. */
+export interface ListenTokenRecord {
+  tokenHash: string;
+  userId: string;
+  /** The key it was made with (key_…). */
+  keyId: string;
+  scopes: string[];
+  createdAt: Date;
+  expiresAt: Date;
+  /** null: not redeemed yet. */
+  usedAt: Date | null;
+}
+
+/**
+ * A listen token just redeemed, with the state of its key as the same statement read it (`key`
+ * null: the key row is gone, which the foreign key prevents, but the caller refuses it all the same).
+ */
+export interface RedeemedListenToken {
+  userId: string;
+  keyId: string;
+  scopes: string[];
+  key: { revokedAt: Date | null; expiresAt: Date | null } | null;
 }
 
 /** Position after the last user of a page: keyset on (created_at, id). */
@@ -98,6 +122,20 @@ export interface AuthStore {
   findSessionByHash(tokenHash: string): Promise<SessionRecord | null>;
   /** Sets ended_at of a session not yet ended; null when none was (unknown or already ended). */
   endSession(tokenHash: string, now: Date): Promise<SessionRecord | null>;
+  /** The key of id `id`, revoked or not. */
+  findApiKeyById(id: string): Promise<ApiKeyRecord | null>;
+  /**
+   * Inserts a listen token, and in the same statement deletes at most `sweep.limit` tokens that
+   * expired before `sweep.expiredBefore` (oldest first, skipping rows another statement holds),
+   * so the table stays about as large as an hour of tokens without a background sweeper.
+   */
+  createListenToken(token: ListenTokenRecord, sweep: { expiredBefore: Date; limit: number }): Promise<void>;
+  /**
+   * Marks the token of `tokenHash` used at `now` if it is unused and unexpired at `now`, and
+   * answers it with its key's state, in one statement: of concurrent redemptions exactly one gets
+   * it; the others, like an unknown, used or expired token, get null.
+   */
+  redeemListenToken(tokenHash: string, now: Date): Promise<RedeemedListenToken | null>;
 }
 
 interface UserRow {
@@ -135,6 +173,15 @@ interface SessionRow {
   created_at: Date;
   expires_at: Date;
   ended_at: Date | null;
+}
+
+interface RedeemedListenTokenRow {
+  user_id: string;
+  key_id: string;
+  scopes: string[];
+  key_found: boolean;
+  key_revoked_at: Date | null;
+  key_expires_at: Date | null;
 }
 
 const USER_COLUMNS = 'id, email, name, created_at';
@@ -295,4 +342,50 @@ export class PostgresAuthStore implements AuthStore {
     );
     return rows[0] ? toSession(rows[0]) : null;
   }
+  async findApiKeyById(id: string): Promise<ApiKeyRecord | null> {
+    const rows = await this.db.query<ApiKeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE id = $1`, [id]);
+    return rows[0] ? toKey(rows[0]) : null;
+  }
+
+  async createListenToken(token: ListenTokenRecord, sweep: { expiredBefore: Date; limit: number }): Promise<void> {
+    // A data-modifying WITH runs to completion even though nothing reads it. SKIP LOCKED: a row
+    // being redeemed right now is left for the next sweep rather than waited for.
+    await this.db.query(
+      `WITH swept AS (
+         DELETE FROM listen_tokens WHERE token_hash IN (
+           SELECT token_hash FROM listen_tokens WHERE expires_at < $7::timestamptz
+           ORDER BY expires_at LIMIT $8::int FOR UPDATE SKIP LOCKED
+         )
+       )
+       INSERT INTO listen_tokens (token_hash, user_id, key_id, scopes, created_at, expires_at)
+       VALUES ($1::text, $2::text, $3::text, $4::text[], $5::timestamptz, $6::timestamptz)`,
+      [token.tokenHash, token.userId, token.keyId, token.scopes, token.createdAt, token.expiresAt, sweep.expiredBefore, sweep.limit],
+    );
+  }
+
+  async redeemListenToken(tokenHash: string, now: Date): Promise<RedeemedListenToken | null> {
+    // One statement: a concurrent redemption waits for this one's row lock, then finds used_at
+    // set and updates nothing. The key is read in the same snapshot, so a revocation committed
+    // before this statement began is seen.
+    const rows = await this.db.query<RedeemedListenTokenRow>(
+      `WITH redeemed AS (
+         UPDATE listen_tokens SET used_at = $2::timestamptz
+         WHERE token_hash = $1 AND used_at IS NULL AND expires_at > $2::timestamptz
+         RETURNING user_id, key_id, scopes
+       )
+       SELECT r.user_id, r.key_id, r.scopes, k.id IS NOT NULL AS key_found,
+              k.revoked_at AS key_revoked_at, k.expires_at AS key_expires_at
+       FROM redeemed r LEFT JOIN api_keys k ON k.id = r.key_id`,
+      [tokenHash, now],
+    );
+    const r = rows[0];
+    if (!r) return null;
+    return {
+      userId: r.user_id,
+      keyId: r.key_id,
+      scopes: r.scopes,
+      key: r.key_found ? { revokedAt: r.key_revoked_at, expiresAt: r.key_expires_at } : null,
+    };
+  }
+
 }

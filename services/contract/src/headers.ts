@@ -15,6 +15,13 @@ import { ACCESS_TOKEN_PATTERN } from './oauth-rules';
 /** The only shape a Murmur API key has: "svc_" + 64 lowercase hex (256 random bits). */
 export const API_KEY_PATTERN = /^svc_[0-9a-f]{64}$/;
 
+/**
+ * The only shape a listen token has: "lst_" + 43 base64url (32 random bytes). A browser sends
+ * it as the `token` query parameter of GET /api/v1/listen, where it cannot set Authorization;
+ * anything else there is refused before any lookup.
+ */
+export const LISTEN_TOKEN_PATTERN = /^lst_[A-Za-z0-9_-]{43}$/;
+
 /** Why a header was rejected before any lookup. */
 export type AuthorizationFailure = 'missing_api_key' | 'invalid_api_key';
 

@@ -77,3 +77,11 @@ export const MAX_INSTRUCTIONS_CHARS = 2_000;
  * that a user cannot grow the keys table without bound.
  */
 export const MAX_ACTIVE_API_KEYS = 50;
+
+/**
+ * How long a listen token (POST /api/v1/listen/tokens, docs/live.md "Connecting") can open a
+ * live-transcription stream: long enough for a browser to receive it and connect, short enough
+ * that one leaked from a page soon dies. Auth sets the expiry; the gateway's response and the
+ * OpenAPI document state it as `expires_in`.
+ */
+export const LISTEN_TOKEN_TTL_SECONDS = 60;

@@ -374,6 +374,34 @@ export interface RevokeOAuthConnectionResponse {
   connection: OAuthConnection | undefined;
 }
 
+export interface CreateListenTokenRequest {
+  /** usr_…: the key's owner, whom the token acts for */
+  userId: string;
+  /**
+   * The key the token is made with (key_…): a key of user_id, unrevoked and unexpired. Revoking
+   * it later makes the token fail too.
+   */
+  keyId: string;
+  /** What the token may do: a subset of the key's scopes; empty means all of the key's scopes. */
+  scopes: string[];
+}
+
+export interface CreateListenTokenResponse {
+  /** The token, "lst_" + 43 base64url characters (32 random bytes); shown once, stored as a hash. */
+  token: string;
+  expiresAt: Date | undefined;
+}
+
+export interface RedeemListenTokenRequest {
+  /** lst_… */
+  token: string;
+}
+
+export interface RedeemListenTokenResponse {
+  /** Who the token acts for: its user, its key (with the key's expiry) and its scopes. */
+  principal: Principal | undefined;
+}
+
 function createBasePrincipal(): Principal {
   return { userId: "", keyId: "", keyExpiresAt: undefined, scopes: [], clientId: "" };
 }
@@ -3775,6 +3803,264 @@ export const RevokeOAuthConnectionResponse: MessageFns<RevokeOAuthConnectionResp
   },
 };
 
+function createBaseCreateListenTokenRequest(): CreateListenTokenRequest {
+  return { userId: "", keyId: "", scopes: [] };
+}
+
+export const CreateListenTokenRequest: MessageFns<CreateListenTokenRequest> = {
+  encode(message: CreateListenTokenRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.keyId !== "") {
+      writer.uint32(18).string(message.keyId);
+    }
+    for (const v of message.scopes) {
+      writer.uint32(26).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateListenTokenRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateListenTokenRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.keyId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.scopes.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<CreateListenTokenRequest>, I>>(base?: I): CreateListenTokenRequest {
+    return CreateListenTokenRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CreateListenTokenRequest>, I>>(object: I): CreateListenTokenRequest {
+    const message = createBaseCreateListenTokenRequest();
+    message.userId = object.userId ?? "";
+    message.keyId = object.keyId ?? "";
+    message.scopes = object.scopes?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseCreateListenTokenResponse(): CreateListenTokenResponse {
+  return { token: "", expiresAt: undefined };
+}
+
+export const CreateListenTokenResponse: MessageFns<CreateListenTokenResponse> = {
+  encode(message: CreateListenTokenResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.token !== "") {
+      writer.uint32(10).string(message.token);
+    }
+    if (message.expiresAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.expiresAt), writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateListenTokenResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateListenTokenResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.token = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.expiresAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<CreateListenTokenResponse>, I>>(base?: I): CreateListenTokenResponse {
+    return CreateListenTokenResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CreateListenTokenResponse>, I>>(object: I): CreateListenTokenResponse {
+    const message = createBaseCreateListenTokenResponse();
+    message.token = object.token ?? "";
+    message.expiresAt = object.expiresAt ?? undefined;
+    return message;
+  },
+};
+
+function createBaseRedeemListenTokenRequest(): RedeemListenTokenRequest {
+  return { token: "" };
+}
+
+export const RedeemListenTokenRequest: MessageFns<RedeemListenTokenRequest> = {
+  encode(message: RedeemListenTokenRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.token !== "") {
+      writer.uint32(10).string(message.token);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RedeemListenTokenRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRedeemListenTokenRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.token = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<RedeemListenTokenRequest>, I>>(base?: I): RedeemListenTokenRequest {
+    return RedeemListenTokenRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RedeemListenTokenRequest>, I>>(object: I): RedeemListenTokenRequest {
+    const message = createBaseRedeemListenTokenRequest();
+    message.token = object.token ?? "";
+    return message;
+  },
+};
+
+function createBaseRedeemListenTokenResponse(): RedeemListenTokenResponse {
+  return { principal: undefined };
+}
+
+export const RedeemListenTokenResponse: MessageFns<RedeemListenTokenResponse> = {
+  encode(message: RedeemListenTokenResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RedeemListenTokenResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRedeemListenTokenResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<RedeemListenTokenResponse>, I>>(base?: I): RedeemListenTokenResponse {
+    return RedeemListenTokenResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RedeemListenTokenResponse>, I>>(object: I): RedeemListenTokenResponse {
+    const message = createBaseRedeemListenTokenResponse();
+    message.principal = (object.principal !== undefined && object.principal !== null)
+      ? Principal.fromPartial(object.principal)
+      : undefined;
+    return message;
+  },
+};
+
 /**
  * AuthService owns users and API keys. VerifyKey is on the hot path of every public call;
  * the other RPCs are internal (the app's Settings → Developer page and the admin CLI) and are
@@ -4028,6 +4314,40 @@ export const AuthServiceService = {
       Buffer.from(RevokeOAuthConnectionResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): RevokeOAuthConnectionResponse => RevokeOAuthConnectionResponse.decode(value),
   },
+  /**
+   * Live transcription from a browser (docs/live.md, "Connecting"): a browser cannot set
+   * Authorization on a WebSocket, so its server asks for a listen token with its key and hands
+   * the browser that instead. Auth stores only the token's SHA-256.
+   * CreateListenToken mints a single-use token (lst_…) for one of the user's own active keys,
+   * valid 60 s (contract LISTEN_TOKEN_TTL_SECONDS). It spends nothing.
+   */
+  createListenToken: {
+    path: "/murmur.auth.v1.AuthService/CreateListenToken" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CreateListenTokenRequest): Buffer =>
+      Buffer.from(CreateListenTokenRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CreateListenTokenRequest => CreateListenTokenRequest.decode(value),
+    responseSerialize: (value: CreateListenTokenResponse): Buffer =>
+      Buffer.from(CreateListenTokenResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CreateListenTokenResponse => CreateListenTokenResponse.decode(value),
+  },
+  /**
+   * RedeemListenToken spends a listen token (once) and answers the principal it acts for, if
+   * the key it was made with is still active. Unknown, malformed, used or expired tokens, and
+   * tokens whose key was revoked or expired since, are invalid_api_key (UNAUTHENTICATED).
+   */
+  redeemListenToken: {
+    path: "/murmur.auth.v1.AuthService/RedeemListenToken" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RedeemListenTokenRequest): Buffer =>
+      Buffer.from(RedeemListenTokenRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RedeemListenTokenRequest => RedeemListenTokenRequest.decode(value),
+    responseSerialize: (value: RedeemListenTokenResponse): Buffer =>
+      Buffer.from(RedeemListenTokenResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RedeemListenTokenResponse => RedeemListenTokenResponse.decode(value),
+  },
 } as const;
 
 export interface AuthServiceServer extends UntypedServiceImplementation {
@@ -4101,6 +4421,20 @@ export interface AuthServiceServer extends UntypedServiceImplementation {
   listOAuthConnections: handleUnaryCall<ListOAuthConnectionsRequest, ListOAuthConnectionsResponse>;
   /** RevokeOAuthConnection revokes a user's connection: its tokens fail on the very next call. */
   revokeOAuthConnection: handleUnaryCall<RevokeOAuthConnectionRequest, RevokeOAuthConnectionResponse>;
+  /**
+   * Live transcription from a browser (docs/live.md, "Connecting"): a browser cannot set
+   * Authorization on a WebSocket, so its server asks for a listen token with its key and hands
+   * the browser that instead. Auth stores only the token's SHA-256.
+   * CreateListenToken mints a single-use token (lst_…) for one of the user's own active keys,
+   * valid 60 s (contract LISTEN_TOKEN_TTL_SECONDS). It spends nothing.
+   */
+  createListenToken: handleUnaryCall<CreateListenTokenRequest, CreateListenTokenResponse>;
+  /**
+   * RedeemListenToken spends a listen token (once) and answers the principal it acts for, if
+   * the key it was made with is still active. Unknown, malformed, used or expired tokens, and
+   * tokens whose key was revoked or expired since, are invalid_api_key (UNAUTHENTICATED).
+   */
+  redeemListenToken: handleUnaryCall<RedeemListenTokenRequest, RedeemListenTokenResponse>;
 }
 
 export interface AuthServiceClient extends Client {
@@ -4439,6 +4773,48 @@ export interface AuthServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: RevokeOAuthConnectionResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Live transcription from a browser (docs/live.md, "Connecting"): a browser cannot set
+   * Authorization on a WebSocket, so its server asks for a listen token with its key and hands
+   * the browser that instead. Auth stores only the token's SHA-256.
+   * CreateListenToken mints a single-use token (lst_…) for one of the user's own active keys,
+   * valid 60 s (contract LISTEN_TOKEN_TTL_SECONDS). It spends nothing.
+   */
+  createListenToken(
+    request: CreateListenTokenRequest,
+    callback: (error: ServiceError | null, response: CreateListenTokenResponse) => void,
+  ): ClientUnaryCall;
+  createListenToken(
+    request: CreateListenTokenRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CreateListenTokenResponse) => void,
+  ): ClientUnaryCall;
+  createListenToken(
+    request: CreateListenTokenRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CreateListenTokenResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * RedeemListenToken spends a listen token (once) and answers the principal it acts for, if
+   * the key it was made with is still active. Unknown, malformed, used or expired tokens, and
+   * tokens whose key was revoked or expired since, are invalid_api_key (UNAUTHENTICATED).
+   */
+  redeemListenToken(
+    request: RedeemListenTokenRequest,
+    callback: (error: ServiceError | null, response: RedeemListenTokenResponse) => void,
+  ): ClientUnaryCall;
+  redeemListenToken(
+    request: RedeemListenTokenRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RedeemListenTokenResponse) => void,
+  ): ClientUnaryCall;
+  redeemListenToken(
+    request: RedeemListenTokenRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RedeemListenTokenResponse) => void,
   ): ClientUnaryCall;
 }
 
