@@ -91,6 +91,15 @@ static ps_seg_t *next_word(ps_seg_t *it, char *word, size_t size)
     return NULL;
 }
 
+/*
+ * The time of a frame, no earlier than the last utterance's end: after a finalize the detector's
+ * pre-speech buffer hands the next utterance a few frames the last one decoded already (~50 ms).
+ */
+static double seconds_at(int frame)
+{
+    return fmax(last_end, frame / frate);
+}
+
 /* Ends the decoder's utterance; sends its final (when it has words) and utterance_end; starts the next. */
 static void end_utterance(void)
 {
@@ -103,8 +112,8 @@ static void end_utterance(void)
         for (ps_seg_t *it = ps_seg_iter(ps); it; it = ps_seg_next(it)) {
             ps_seg_frames(it, &sf, &ef);
             snprintf(word, sizeof word, "%s", ps_seg_word(it));
-            if (!is_filler(word) && words++ == 0) start = sf / frate;
-            if (!is_filler(word) || words == 0) end = ef / frate;
+            if (!is_filler(word) && words++ == 0) start = seconds_at(sf);
+            if (!is_filler(word) || words == 0) end = seconds_at(ef);
         }
         if (words > 0) {
             /* Second pass: the words, confidence = posterior (as pocketsphinx_continuous -time yes). */
@@ -116,7 +125,7 @@ static void end_utterance(void)
                 conf = isfinite(conf) ? fmin(1, fmax(0, conf)) : 0;
                 printf("%s[", n++ ? "," : "");
                 json_string(word);
-                printf(",%.3f,%.3f,%.4f]", sf / frate, ef / frate, conf);
+                printf(",%.3f,%.3f,%.4f]", seconds_at(sf), seconds_at(ef), conf);
             }
             printf("]}");
             end_line();
