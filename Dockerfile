@@ -13,6 +13,7 @@
 # repository (targets, copied paths, CMD files, runtime dependencies of every workspace package).
 #
 # Stages: `manifests` (package.json files and the lock) → `build` (every dependency, `tsc -b`)
+# → `native` (the transcription service's C helper, built against Debian's pocketsphinx headers)
 # → one `deps-<target>` per deployable (`npm install --omit=dev --workspace=<package>`: only that
 # package's production closure, so the 700 MB of llama.cpp binaries land in conversion alone)
 # → `runtime` (node:24-bookworm-slim, no npm, user 10001) → `base` (what every deployable shares:
@@ -65,6 +66,19 @@ COPY proto proto
 COPY services services
 COPY gateway gateway
 RUN npx tsc -b gateway services/auth services/billing services/library services/transcription services/conversion
+
+# ── native: live transcription's recognizer (services/transcription/native/ps-live.c), compiled
+# against Debian's libpocketsphinx by the same script as on a developer's machine; the headers and
+# the compiler stay in this stage, the transcription image takes the binary alone ──────────────
+FROM ${NODE_IMAGE} AS native
+RUN apt-get update \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+      gcc libc6-dev pkg-config libpocketsphinx-dev libsphinxbase-dev \
+ && rm -rf /var/lib/apt/lists/*
+WORKDIR /app
+COPY scripts/build-native.js scripts/build-native.js
+COPY services/transcription/native/ps-live.c services/transcription/native/ps-live.c
+RUN node scripts/build-native.js && test -x services/transcription/native/build/ps-live
 
 # ── production dependencies, one closure per deployable ────────────────────────────────────────
 FROM manifests AS deps-gateway
@@ -172,6 +186,7 @@ EXPOSE 50053
 CMD ["node", "services/library/dist/main.js"]
 
 # ── transcription: gRPC :50054, schema "transcription" (jobs + queue); ffmpeg, pocketsphinx ─────
+# (pocketsphinx brings libpocketsphinx3, which the live recognizer from `native` links against)
 FROM base AS transcription
 USER root
 RUN apt-get update \
@@ -179,6 +194,7 @@ RUN apt-get update \
       ffmpeg pocketsphinx pocketsphinx-en-us \
  && rm -rf /var/lib/apt/lists/*
 USER 10001:10001
+COPY --from=native /app/services/transcription/native/build/ps-live services/transcription/native/build/ps-live
 COPY --from=deps-transcription /app/package.json ./
 COPY --from=deps-transcription /app/node_modules node_modules
 COPY --from=build /app/services/transcription/package.json services/transcription/

@@ -74,6 +74,11 @@ const system = [
   ['ffmpeg', () => has('ffmpeg'), 'transcription'],
   ['pocketsphinx', () => has('pocketsphinx_continuous'), 'transcription'],
   ['pocketsphinx-en-us', () => fs.existsSync('/usr/share/pocketsphinx/model/en-us'), 'transcription'],
+  // Live transcription's recognizer is a small C program on libpocketsphinx (build-native.js).
+  ['gcc', () => has('cc'), 'transcription'],
+  ['pkg-config', () => has('pkg-config'), 'transcription'],
+  ['libpocketsphinx-dev', () => fs.existsSync('/usr/include/pocketsphinx/pocketsphinx.h'), 'transcription'],
+  ['libsphinxbase-dev', () => sphinxbaseHeaders(), 'transcription'],
 ];
 if (process.argv.includes('--test')) {
   system.push(
@@ -101,6 +106,14 @@ function has(cmd) {
     return false;
   }
 }
+/** sphinxbase's headers sit under the architecture's include folder (/usr/include/x86_64-linux-gnu/sphinxbase). */
+function sphinxbaseHeaders() {
+  try {
+    return ['', ...fs.readdirSync('/usr/include')].some((d) => fs.existsSync(path.join('/usr/include', d, 'sphinxbase', 'fe.h')));
+  } catch {
+    return false;
+  }
+}
 function helmPackageHere(name) {
   if (name === 'golang-go') return has('go');
   const source = { 'golang-github-masterminds-sprig-dev': 'github.com/Masterminds/sprig', 'golang-gopkg-yaml.v3-dev': 'gopkg.in/yaml.v3' }[name];
@@ -121,6 +134,14 @@ if (missing.length > 0 && !process.argv.includes('--no-system')) {
   } else {
     say(`Missing for ${needers}: ${names}. Install with: sudo apt-get install -y ${names}`);
   }
+}
+
+// The live recognizer (C): built when its source changed, also with --no-build (the tests run
+// it); without a compiler or headers build-native.js says so in one line and the rest goes on.
+try {
+  execFileSync(process.execPath, [path.join(__dirname, 'build-native.js'), ...(quiet ? ['--quiet'] : [])], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
+} catch {
+  say('Live transcription will be unavailable until services/transcription/native/ps-live.c builds.');
 }
 
 if (!process.argv.includes('--no-build')) {

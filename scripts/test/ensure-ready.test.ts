@@ -19,7 +19,7 @@ describe('ensure-ready --test', () => {
 
   beforeAll(() => {
     sandbox = fs.mkdtempSync(path.join(os.tmpdir(), 'murmur-ensure-ready-'));
-    for (const file of ['scripts/ensure-ready.js', 'deploy/helm/lib/renderer.js', 'package-lock.json']) {
+    for (const file of ['scripts/ensure-ready.js', 'scripts/build-native.js', 'deploy/helm/lib/renderer.js', 'package-lock.json']) {
       fs.mkdirSync(path.dirname(path.join(sandbox, file)), { recursive: true });
       fs.copyFileSync(path.join(REPO, file), path.join(sandbox, file));
     }
@@ -50,6 +50,8 @@ describe('ensure-ready --test', () => {
   it('asks for the transcription packages only before `npm start`, and for nothing with --no-system', () => {
     const start = run();
     expect(start.stderr).toMatch(/^Missing for transcription: ffmpeg pocketsphinx\b/m);
+    // The live recognizer's build tools (the -dev packages are checked by file, so present here).
+    expect(start.stderr).toMatch(/^Missing for transcription: .*\bgcc pkg-config\b/m);
     expect(start.stderr).not.toMatch(/golang-go|redis-server/);
     expect(run('--test', '--no-system').stderr).toBe('');
   });

@@ -121,7 +121,7 @@ describe('Dockerfile', () => {
       .map(([n]) => n)
       .sort();
     expect(Object.keys(deployables).sort()).toEqual(components);
-    const targets = dockerfile.stages.map((s) => s.name).filter((n) => !['manifests', 'build', 'runtime', 'base'].includes(n) && !n.startsWith('deps-'));
+    const targets = dockerfile.stages.map((s) => s.name).filter((n) => !['manifests', 'build', 'native', 'runtime', 'base'].includes(n) && !n.startsWith('deps-'));
     expect(targets.sort()).toEqual([...components, 'migrate'].sort());
   });
 
@@ -195,13 +195,30 @@ describe('Dockerfile', () => {
     }
   });
 
-  it('installs ffmpeg and pocketsphinx in the transcription image alone', () => {
+  it('installs ffmpeg and pocketsphinx in the transcription image alone (the compiler in the native stage alone)', () => {
     const apt = of(stage('transcription'), 'RUN').map((i) => i.args).find((a) => a.includes('apt-get install'));
     expect(apt).toMatch(/apt-get install -y --no-install-recommends\s+ffmpeg pocketsphinx pocketsphinx-en-us/);
     expect(apt).toMatch(/rm -rf \/var\/lib\/apt\/lists/);
-    for (const s of dockerfile.stages.filter((x) => x.name !== 'transcription')) {
+    for (const s of dockerfile.stages.filter((x) => x.name !== 'transcription' && x.name !== 'native')) {
       expect(of(s, 'RUN').some((i) => i.args.includes('apt-get'))).toBe(false);
     }
+  });
+
+  it('builds the live recognizer in its own stage with build-native.js and gives the transcription image the binary alone', () => {
+    const native = stage('native');
+    const runs = of(native, 'RUN').map((i) => i.args);
+    expect(runs[0]).toMatch(/apt-get install -y --no-install-recommends\s+gcc libc6-dev pkg-config libpocketsphinx-dev libsphinxbase-dev/);
+    // The script that builds it on a developer's machine; it exits 0 without headers, so the stage checks the binary.
+    expect(runs[1]).toBe('node scripts/build-native.js && test -x services/transcription/native/build/ps-live');
+    const fromContext = of(native, 'COPY').map((i) => i.args.split(/\s+/)[0]);
+    expect(fromContext).toEqual(['scripts/build-native.js', 'services/transcription/native/ps-live.c']);
+    expect(copiedFrom(stage('transcription'), 'native')).toEqual(['services/transcription/native/build/ps-live']);
+    for (const target of [...Object.keys(deployables), 'migrate'].filter((t) => t !== 'transcription')) expect(copiedFrom(stage(target), 'native')).toEqual([]);
+    // The binary the service looks for (LIVE_BINARY) is where the image puts it, and no host build enters the context.
+    const copy = of(stage('transcription'), 'COPY').find((i) => i.flags.from === 'native');
+    expect(copy?.args.split(/\s+/)[1]).toBe('services/transcription/native/build/ps-live');
+    expect(ignored('services/transcription/native/build/ps-live')).toBe(true);
+    expect(ignored('services/transcription/native/ps-live.c')).toBe(false);
   });
 
   it('installs exactly what the committed lock pins', () => {

@@ -19,13 +19,17 @@ export interface SpawnedProcess {
   done: Promise<RunResult & { spawnError?: NodeJS.ErrnoException }>;
 }
 
-/** Starts `cmd` with stdin ignored; SIGKILLs it when `signal` aborts. */
+/**
+ * Starts `cmd` with stdin ignored (or a pipe, `stdin: 'pipe'`, for a process fed as it runs: the
+ * live recognizer); SIGKILLs it when `signal` aborts.
+ */
 export function spawnProcess(
   cmd: string,
   args: string[],
-  opts: { signal?: AbortSignal; stderrFilter?: (line: string) => boolean; tailLines?: number } = {},
+  opts: { signal?: AbortSignal; stderrFilter?: (line: string) => boolean; tailLines?: number; stdin?: 'ignore' | 'pipe' } = {},
 ): SpawnedProcess {
-  const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: SpawnedProcess['child'] =
+    opts.stdin === 'pipe' ? spawn(cmd, args, { stdio: ['pipe', 'pipe', 'pipe'] }) : spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   const tail: string[] = [];
   const keep = opts.tailLines ?? 5;
   let partial = '';

@@ -65,8 +65,11 @@ export interface TimedWord {
 
 const WORD_LINE = /^(\S+) (\d+(?:\.\d+)?) (\d+(?:\.\d+)?) (-?\d+(?:\.\d+)?(?:e[-+]?\d+)?)$/i;
 
-/** Fillers and markers that are not words: <s>, </s>, <sil>, [NOISE], [SPEECH], ++UH++ … */
-function isFiller(word: string): boolean {
+/**
+ * Fillers and markers that are not words: <s>, </s>, <sil>, [NOISE], [SPEECH], ++UH++ … (the
+ * live recognizer, native/ps-live.c, drops the same in C; src/live checks its output with this).
+ */
+export function isFiller(word: string): boolean {
   return /^<.*>$/.test(word) || /^\[.*\]$/.test(word) || /^\+\+.*\+\+$/.test(word);
 }
 
