@@ -10,6 +10,7 @@ import { FAILED_KEYS_LOCAL } from './http/authenticate';
 import { FailedKeyLimiter } from './http/failed-keys';
 import { requestContext } from './http/request-context';
 import { apiRouter, notFound } from './rest/routes';
+import { LISTEN_PATH, listenWithoutUpgrade } from './live/listen-socket';
 import { PROTECTED_RESOURCE_METADATA_PATHS, protectedResourceMetadataHandler, type OAuthResourceOptions } from './oauth/protected-resource';
 
 export interface AppDeps {
@@ -56,6 +57,8 @@ export function createApp(deps: AppDeps): Express {
   for (const path of PROTECTED_RESOURCE_METADATA_PATHS) app.get(path, protectedResourceMetadataHandler(oauth));
   // Every route of the table (routes.ts); GET /api/v1/openapi.json needs no key.
   const body = { bodyIdleTimeoutMs: deps.bodyIdleTimeoutMs, spoolDir: deps.spoolDir, audioUrlPolicy: deps.audioUrlPolicy };
+  // The live stream's WebSocket is served on upgrades (live/listen-socket.ts); a plain request learns how to connect.
+  app.all(LISTEN_PATH, () => listenWithoutUpgrade());
   app.use('/api/v1', apiRouter(deps.clients, deps.idempotency, deps.log, deps.keyCache, { version: MURMUR_VERSION, body, oauth }));
   const mcp = mcpHandlers({ clients: deps.clients, log: deps.log, allowedOrigins: deps.mcpAllowedOrigins ?? [], version: MURMUR_VERSION, keyCache: deps.keyCache, bodyIdleTimeoutMs: deps.bodyIdleTimeoutMs, audioUrlPolicy: deps.audioUrlPolicy, oauth });
   app.post('/mcp', mcp.checkOrigin, mcp.requireKey, mcp.post);

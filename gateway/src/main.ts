@@ -8,6 +8,7 @@ import './tracing';
 import { appPublicUrl, closeServiceClients, commonSchema, connectRedis, createLogger, createServiceClients, exitStartFailure, listenOn, loadConfig, loadWorkloadIdentity, onShutdown, publicApiUrl, publicUrlsSchema, RevocationListener, serviceAddressSchema, storageSchema, systemClock, trustedProxiesSchema, z } from '@murmur/kit';
 import { createApp } from './app';
 import { createHttpServer } from './http/server';
+import { attachListen } from './live/listen-socket';
 import { MemoryIdempotencyStore, RedisIdempotencyStore } from './idempotency/store';
 import { VerifiedKeyCache } from './key-cache';
 import { DEFAULT_BODY_IDLE_TIMEOUT_MS } from './http/body-idle-timeout';
@@ -56,9 +57,13 @@ async function main(): Promise<void> {
   });
   // Its timeouts (headers 10 s, no whole-request limit, keep-alive 65 s) are http/server.ts's.
   const server = createHttpServer(app, log);
+  // GET /api/v1/listen: live transcription over WebSocket upgrades of the same server (docs/live.md).
+  const listen = attachListen(server, { clients, log, keyCache, oauth: { publicUrl: publicApiUrl(cfg) } });
   await listenOn(server, cfg.PORT, cfg.HOST);
   log.info({ port: cfg.PORT }, 'gateway listening');
   onShutdown(log, [
+    // Live streams first: each gets its last finals, then 1012 (reconnect) — before the clients close.
+    () => listen.drain(),
     () => new Promise<void>((resolve) => server.close(() => resolve())),
     async () => closeServiceClients(clients),
     async () => listener?.stop(),

@@ -54,6 +54,7 @@ export const ROUTES = [
   { method: 'post', path: '/transcriptions/{id}/cancel', operationId: 'cancelTranscription', query: NONE },
   { method: 'post', path: '/transcriptions/{id}/webhook/retry', operationId: 'retryTranscriptionWebhook', query: NONE },
   { method: 'post', path: '/listen/tokens', operationId: 'createListenToken', query: NONE },
+  { method: 'get', path: '/asyncapi.json', operationId: 'getAsyncApiDocument', query: NONE, auth: 'none' },
   { method: 'get', path: '/openapi.json', operationId: 'getOpenApiDocument', query: NONE, auth: 'none' },
 ] as const satisfies readonly RouteSpec[];
 

@@ -68,6 +68,7 @@ const AI_RPCS = new Set([
   '/murmur.billing.v1.BillingService/AdmitAiRequest',
   '/murmur.transcription.v1.TranscriptionService/Transcribe',
   '/murmur.transcription.v1.TranscriptionService/SubmitTranscription',
+  '/murmur.transcription.v1.TranscriptionService/StreamTranscription',
   '/murmur.transcription.v1.TranscriptionService/CancelTranscription',
   '/murmur.transcription.v1.TranscriptionService/RetryWebhook',
   '/murmur.conversion.v1.ConversionService/Convert',

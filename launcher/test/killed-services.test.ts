@@ -14,6 +14,7 @@ import { startTestPostgres, testPostgresUnavailable, type TestPostgres } from '@
 import { admin } from '@murmur/app';
 import type { billing } from '@murmur/proto';
 import { startProcessStack, type ProcessName, type ProcessStack } from './support/process-stack';
+import { connectLive, pcmOfWav } from '../../gateway/test/support/live-client';
 
 const WAV = '/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibility_01_austen_64kb-0880.wav';
 const EMAIL = 'faults@example.com';
@@ -157,6 +158,25 @@ describe('killed service processes', () => {
     expect((await read('/usage')).status).toBe(200);
     await expectReconciled();
   }, 180_000);
+
+  it('transcription killed mid-stream: the live client gets 4503 with the reason, and the hold comes back', async () => {
+    const before = await usage();
+    const live = await connectLive(stack.base, { key });
+    await live.next('open');
+    const speech = pcmOfWav(WAV);
+    await live.stream(speech.subarray(0, speech.length / 2), { realTime: true });
+    expect((await usage()).creditsReserved).toBeGreaterThan(0);
+    kill('transcription');
+    const closed = await live.closed;
+    expect(closed).toEqual({ code: 4503, reason: 'service_unavailable' });
+    expect(live.messages.at(-1)).toMatchObject({ type: 'error', error: { code: 'service_unavailable' } });
+    // Nothing was committed by the dead process: its hold lapses and every credit comes back.
+    await eventually(async () => (await usage()).creditsReserved === 0, 'the dead stream\'s credits came back');
+    const after = await usage();
+    expect([after.monthlyCreditsRemaining, after.prepaidCreditsRemaining]).toEqual([before.monthlyCreditsRemaining, before.prepaidCreditsRemaining]);
+    await stack.waitReady('transcription');
+    await expectReconciled();
+  }, 120_000);
 
   // An AI call takes a rate-limit slot (10 a minute): only one is sent while conversion is down.
   describe.each([

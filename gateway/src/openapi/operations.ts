@@ -121,6 +121,34 @@ export function operations(): { [Id in OperationId]: Operation<Id> } {
     transcribe: transcribeOperation(),
     ...jobs,
     createListenToken: listenTokenOperation(),
+    getAsyncApiDocument: asyncApiOperation(),
+  };
+}
+
+function asyncApiOperation(): Operation<'getAsyncApiDocument'> {
+  return {
+    operationId: 'getAsyncApiDocument',
+    tags: ['Meta'],
+    summary: 'The AsyncAPI document of live transcription',
+    description: 'The AsyncAPI 3.0 description of GET /api/v1/listen: its query, messages each way and close codes (`x-close-codes`). Needs no API key.',
+    security: [],
+    parameters: [param('X-Request-Id')],
+    responses: {
+      '200': {
+        description: 'The AsyncAPI document.',
+        headers: {
+          ...COMMON_HEADERS,
+          'Cache-Control': header('Shared caches may keep the document for five minutes.', { type: 'string', const: 'public, max-age=300' }, true, 'public, max-age=300'),
+        },
+        content: {
+          'application/json': {
+            schema: { type: 'object', required: ['asyncapi', 'info', 'channels'], properties: { asyncapi: { type: 'string', pattern: '^3\\.0\\.\\d+$' }, info: { type: 'object' }, channels: { type: 'object' } } },
+            example: { asyncapi: '3.0.0', info: { title: 'Murmur live transcription', version: '0.1.0' }, channels: {} },
+          },
+        },
+      },
+      ...errorResponses(['invalid_request', 'internal_error']),
+    },
   };
 }
 

@@ -5,12 +5,23 @@
  */
 import type { Request, Response } from 'express';
 import { buildOpenApiDocument } from './document';
+import { asyncApiDocument } from '../asyncapi/document';
 
 /** The handler; the document is serialised once, on first request. */
 export function openApiHandler(version: string): (req: Request, res: Response) => Promise<void> {
   let body: string | undefined;
   return async (_req, res) => {
     body ??= JSON.stringify(buildOpenApiDocument(version));
+    res.setHeader('Cache-Control', 'public, max-age=300');
+    res.type('application/json; charset=utf-8').send(body);
+  };
+}
+
+/** GET /api/v1/asyncapi.json: the live stream's AsyncAPI document, served like the OpenAPI one. */
+export function asyncApiHandler(version: string): (req: Request, res: Response) => Promise<void> {
+  let body: string | undefined;
+  return async (req, res) => {
+    body ??= JSON.stringify(asyncApiDocument({ version, host: req.get('host') ?? undefined }));
     res.setHeader('Cache-Control', 'public, max-age=300');
     res.type('application/json; charset=utf-8').send(body);
   };

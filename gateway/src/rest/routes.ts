@@ -11,7 +11,7 @@ import { type Logger, type ServiceClients } from '@murmur/kit';
 import type { IdempotencyStore } from '../idempotency/store';
 import type { VerifiedKeyCache } from '../key-cache';
 import * as ops from '../operations';
-import { openApiHandler } from '../openapi/route';
+import { asyncApiHandler, openApiHandler } from '../openapi/route';
 import { expressPath, ROUTES, type OperationId, type QuerySpec, type RouteOf } from '../routes';
 import type { BodyOptions } from '../upload/body-options';
 import { aiRoute } from './ai-route';
@@ -77,6 +77,7 @@ export function apiRouter(clients: ServiceClients, idempotency: IdempotencyStore
     streamTranscriptionEvents: transcriptionEventsRoute(clients, log),
     cancelTranscription: json((c, _q, id) => ops.cancelTranscription(c, id)),
     retryTranscriptionWebhook: json((c, _q, id) => ops.retryWebhook(c, id)),
+    getAsyncApiDocument: asyncApiHandler(options.version),
     createListenToken: async (req, res) => {
       // A credential: no cache may keep it (as RFC 6749 §5.1 asks of token responses).
       res.status(201).set('Cache-Control', 'no-store').json(await ops.createListenToken(ctx(req)));

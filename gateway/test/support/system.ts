@@ -65,6 +65,7 @@ import {
   type IdempotencyStore,
   type AudioUrlPolicy,
 } from '@murmur/gateway';
+import { attachListen, type ListenEndpoint } from '../../src/live/listen-socket';
 import { assertResponsesDocumented, recordResponses } from './openapi-check';
 
 /**
@@ -107,6 +108,8 @@ export interface TestGateway {
   claims: ClaimWatch;
   /** Its protected-resource settings: the public URL is its own; a test sets the authorization server (the app's URL). */
   oauth: OAuthResourceOptions;
+  /** GET /api/v1/listen on its server (drain it as a draining gateway does). */
+  listen: ListenEndpoint;
   stop(): Promise<void>;
 }
 
@@ -120,7 +123,7 @@ export async function startGateway(
   clock: ManualClock,
   redis?: Redis,
   prefix = '',
-  body: { bodyIdleTimeoutMs?: number; spoolDir?: string; audioUrlPolicy?: AudioUrlPolicy; headersTimeoutMs?: number } = {},
+  body: { bodyIdleTimeoutMs?: number; spoolDir?: string; audioUrlPolicy?: AudioUrlPolicy; headersTimeoutMs?: number; listenIdleMs?: number } = {},
 ): Promise<TestGateway> {
   let listener: RevocationListener | undefined;
   let keyCache: VerifiedKeyCache | undefined;
@@ -133,17 +136,22 @@ export async function startGateway(
   const claims = new ClaimWatch();
   const idempotency = claims.wrap(redis ? new RedisIdempotencyStore(redis, `${prefix}idem:`) : new MemoryIdempotencyStore());
   const oauth: OAuthResourceOptions = {};
-  const { headersTimeoutMs, ...bodyOptions } = body;
+  const { headersTimeoutMs, listenIdleMs, ...bodyOptions } = body;
   const app = createApp({ clients, log, idempotency, keyCache, ...bodyOptions, oauth });
+  let listen!: ListenEndpoint;
   const server: Server = await new Promise((resolve) => {
     // Every response is checked against the OpenAPI document (see openapi-check.ts).
-    const s = createHttpServer(recordResponses(app), undefined, { headersTimeoutMs }).listen(0, '127.0.0.1', () => resolve(s));
+    const s = createHttpServer(recordResponses(app), undefined, { headersTimeoutMs });
+    // As main.ts: live streams are upgrades of the same server.
+    listen = attachListen(s, { clients, log, keyCache, oauth, ...(listenIdleMs ? { idleMs: listenIdleMs } : {}) });
+    s.listen(0, '127.0.0.1', () => resolve(s));
   });
   oauth.publicUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     baseUrl: oauth.publicUrl,
     oauth,
     claims,
+    listen,
     async stop() {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
@@ -158,6 +166,8 @@ export interface TestSystem {
   baseUrl: string;
   /** The gateway's protected-resource settings (set `authorizationServer` to an app's URL for OAuth). */
   oauth: OAuthResourceOptions;
+  /** GET /api/v1/listen of the first gateway. */
+  listen: ListenEndpoint;
   /** The gateway's clients (workload gateway: their calls for a user need a principal in context). */
   clients: ServiceClients;
   /** The app's admin clients: users, keys, credits, seeding and reading anyone's data, as the admin CLI does. */
@@ -196,6 +206,8 @@ export interface SystemOptions {
   bodyIdleTimeoutMs?: number;
   /** How long the gateway's server waits for a header section (http/server.ts), short in tests of stalled headers. */
   headersTimeoutMs?: number;
+  /** A live stream's idle limit (listen-socket.ts), short in its test. */
+  listenIdleMs?: number;
   /** Temp dir of the transcription service and the gateway's spool, so a test can see what is left. */
   tmpDir?: string;
   /** A Postgres of the test's own (fault tests); default DATABASE_URL, else embedded. */
@@ -330,6 +342,7 @@ export async function startSystem(opts: SystemOptions = {}): Promise<TestSystem>
     spoolDir: opts.tmpDir,
     audioUrlPolicy: opts.audioUrlPolicy,
     headersTimeoutMs: opts.headersTimeoutMs,
+    ...(opts.listenIdleMs ? { listenIdleMs: opts.listenIdleMs } : {}),
   });
   const baseUrl = gateway.baseUrl;
   const extraGateways: TestGateway[] = [];
@@ -339,6 +352,7 @@ export async function startSystem(opts: SystemOptions = {}): Promise<TestSystem>
     baseUrl,
     oauth: gateway.oauth,
     claims: gateway.claims,
+    listen: gateway.listen,
     clients,
     admin,
     audioDir,

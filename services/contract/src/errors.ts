@@ -119,6 +119,11 @@ export const ERROR_CODES = {
     http: 429, type: 'rate_limit_error', grpc: GRPC_STATUS.RESOURCE_EXHAUSTED,
     message: 'Too many requests from your address sent unknown or revoked API keys. Wait for the number of seconds in `Retry-After`, and check the key you send.',
   },
+  // Live transcription (docs/live.md): audio sent much faster than it was spoken.
+  audio_too_fast: {
+    http: 429, type: 'rate_limit_error', grpc: GRPC_STATUS.RESOURCE_EXHAUSTED,
+    message: 'Audio arrived more than 2× faster than real time. Send live audio as it is recorded; for a file, use POST /transcribe or POST /transcriptions.',
+  },
   rate_limit_exceeded: {
     http: 429, type: 'rate_limit_error', grpc: GRPC_STATUS.RESOURCE_EXHAUSTED,
     message: 'Too many AI requests. Wait for the number of seconds in `Retry-After` and try again.',

@@ -20,3 +20,4 @@ export * from './timeline-rules';
 export * from './timeline-wire';
 export * from './timeline-json';
 export * from './redaction-rules';
+export * from './live-rules';

@@ -139,6 +139,7 @@ export const TRANSCRIPTION_RULES: ServiceRules<typeof transcription.Transcriptio
   transcribe: { user: { owner: 'payload:config.userId', scope: 'ai' } },
   listEngines: AUTHENTICATED,
   submitTranscription: { user: { owner: 'payload:config.userId', scope: 'ai' } },
+  streamTranscription: { user: { owner: 'payload:config.userId', scope: 'ai' } },
   getTranscription: OWN_DATA,
   listTranscriptions: OWN_DATA,
   cancelTranscription: { user: { owner: 'ownerId', scope: 'ai' } },

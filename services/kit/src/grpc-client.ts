@@ -30,6 +30,22 @@ type ServerStreamOf<F> = F extends (req: infer Q, md?: grpc.Metadata, opts?: Par
   ? (request: Q, options?: CallOptions) => AsyncIterable<R>
   : never;
 
+/** A bidirectional call: messages go out with `send`, answers come from `messages`. */
+export interface DuplexCall<Q, R> {
+  /** Sends one message; false when the stream's buffer is full (wait for `drained`). */
+  send(message: Q): boolean;
+  /** Resolves when a full buffer drained (at once when it is not full). */
+  drained(): Promise<void>;
+  /** Half-closes: no more messages from this side. */
+  end(): void;
+  /** Cancels the call (the server sees it cancelled). */
+  cancel(): void;
+  /** The server's messages; a failure is thrown from the iteration as a MurmurError. */
+  messages: AsyncIterable<R>;
+}
+
+type BidiStreamOf<F> = F extends (md: grpc.Metadata, opts?: Partial<grpc.CallOptions>) => grpc.ClientDuplexStream<infer Q, infer R> ? (options?: CallOptions) => DuplexCall<Q, R> : never;
+
 /**
  * The promise form of a ts-proto client: unary methods return promises; client-streaming ones a
  * stream plus a promise; server-streaming ones an async iterable of the messages (a failure is
@@ -38,7 +54,13 @@ type ServerStreamOf<F> = F extends (req: infer Q, md?: grpc.Metadata, opts?: Par
 export type PromiseClient<C> = {
   [K in keyof C as K extends keyof grpc.Client ? never : C[K] extends (...args: never[]) => unknown ? K : never]:
     // Server-streaming first: its signature also fits the unary pattern (fewer parameters, a call object).
-    ServerStreamOf<C[K]> extends never ? (UnaryOf<C[K]> extends never ? ClientStreamOf<C[K]> : UnaryOf<C[K]>) : ServerStreamOf<C[K]>;
+    BidiStreamOf<C[K]> extends never
+      ? ServerStreamOf<C[K]> extends never
+        ? UnaryOf<C[K]> extends never
+          ? ClientStreamOf<C[K]>
+          : UnaryOf<C[K]>
+        : ServerStreamOf<C[K]>
+      : BidiStreamOf<C[K]>;
 } & { close(): void };
 
 interface ClientCtor<C> {
@@ -175,6 +197,28 @@ export function createClient<C extends grpc.Client>(Ctor: ClientCtor<C>, address
         });
         o?.signal?.addEventListener('abort', () => stream.cancel(), { once: true });
         return { stream, response };
+      };
+    } else if (def.requestStream && def.responseStream) {
+      out[name] = (o?: CallOptions): DuplexCall<unknown, unknown> => {
+        const call = (method as unknown as (md: grpc.Metadata, co: Partial<grpc.CallOptions>) => grpc.ClientDuplexStream<unknown, unknown>)(metadataFor(o), callOptions(o));
+        // Errors surface through `messages`; without a listener an early one would be thrown.
+        call.on('error', () => undefined);
+        o?.signal?.addEventListener('abort', () => call.cancel(), { once: true });
+        return {
+          send: (message) => call.write(message),
+          drained: () => (call.writableNeedDrain ? new Promise<void>((resolve) => call.once('drain', () => resolve())) : Promise.resolve()),
+          end: () => call.end(),
+          cancel: () => call.cancel(),
+          messages: {
+            async *[Symbol.asyncIterator]() {
+              try {
+                for await (const message of call) yield message;
+              } catch (err) {
+                throw fail(def.path)(err as grpc.ServiceError);
+              }
+            },
+          },
+        };
       };
     } else if (!def.requestStream && def.responseStream) {
       out[name] = (request: unknown, o?: CallOptions) => ({

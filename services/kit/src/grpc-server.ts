@@ -43,6 +43,12 @@ export type ClientStreamHandler<Q, R> = (requests: AsyncIterable<Q>, ctx: Handle
 /** A server-streaming handler yields its messages; a throw ends the call with that error. */
 export type ServerStreamHandler<Q, R> = (request: Q, ctx: HandlerContext) => AsyncIterable<R>;
 
+/**
+ * A bidirectional handler reads the client's messages as they come and yields its own; a throw
+ * ends the call with that error. Leaving `requests` unread does not stop the answers.
+ */
+export type BidiStreamHandler<Q, R> = (requests: AsyncIterable<Q>, ctx: HandlerContext) => AsyncIterable<R>;
+
 /** The handler type of every method of a ts-proto service definition. */
 export type ServiceHandlers<D> = {
   [K in keyof D]: D[K] extends { requestStream: true; responseStream: false }
@@ -51,7 +57,7 @@ export type ServiceHandlers<D> = {
       ? UnaryHandler<Req<D[K]>, Res<D[K]>>
       : D[K] extends { requestStream: false; responseStream: true }
         ? ServerStreamHandler<Req<D[K]>, Res<D[K]>>
-        : never;
+        : BidiStreamHandler<Req<D[K]>, Res<D[K]>>;
 };
 
 export interface BoundService {
@@ -110,7 +116,9 @@ function toServiceError(err: unknown, log: Logger, method: string): Partial<grpc
 /** The reason of every cancelled call's signal: one object, not a DOMException with a stack per call. */
 const CANCELLED = new Error('the call was cancelled by the client or its deadline passed');
 
-function callContext(call: grpc.ServerUnaryCall<unknown, unknown> | grpc.ServerReadableStream<unknown, unknown> | grpc.ServerWritableStream<unknown, unknown>): HandlerContext {
+function callContext(
+  call: grpc.ServerUnaryCall<unknown, unknown> | grpc.ServerReadableStream<unknown, unknown> | grpc.ServerWritableStream<unknown, unknown> | grpc.ServerDuplexStream<unknown, unknown>,
+): HandlerContext {
   const header = call.metadata.get('x-request-id')[0];
   const controller = new AbortController();
   (call as grpc.ServerUnaryCall<unknown, unknown>).on('cancelled', () => controller.abort(CANCELLED));
@@ -210,7 +218,24 @@ function adapt(bound: BoundService, name: string, def: MethodDef, log: Logger, a
       });
     };
   }
-  throw new Error(`${def.path}: bidirectional streaming methods are not supported by this factory`);
+  return (call: grpc.ServerDuplexStream<unknown, unknown>) => {
+    const ctx = callContext(call);
+    runWithContext({ requestId: ctx.requestId }, () => {
+      admit(ctx)
+        .then(async (boundUser) => {
+          if (!handler) return call.emit('error', { code: grpc.status.UNIMPLEMENTED, details: `${def.path} is not implemented in this release` });
+          const source = boundUser && owner ? bindingFirstMessage(call, (m) => bindOwner(m, owner, boundUser)) : call;
+          for await (const message of (handler as unknown as BidiStreamHandler<unknown, unknown>)(source, ctx)) {
+            if (ctx.signal.aborted) break;
+            if (!call.write(message)) await once(call, 'drain', { signal: ctx.signal }).catch(() => undefined);
+          }
+          if (!ctx.signal.aborted) call.end();
+        })
+        .catch((err: unknown) => {
+          if (!ctx.signal.aborted) call.emit('error', toServiceError(err, log, def.path));
+        });
+    });
+  };
 }
 
 /** Builds, binds and starts a server on `address` ("host:port"; port 0 picks a free one). */

@@ -17,7 +17,7 @@
  * counted is not a cap), as billing's limiter does.
  */
 import { randomBytes } from 'node:crypto';
-import { MAX_WATCHERS_PER_USER, MurmurError, WEBHOOK_RETRY_LIMIT } from '@murmur/contract';
+import { MAX_LIVE_STREAMS_PER_USER, MAX_WATCHERS_PER_USER, MurmurError, WEBHOOK_RETRY_LIMIT } from '@murmur/contract';
 import { redisCall, unavailableCause, type Redis } from '@murmur/kit';
 
 export { MAX_WATCHERS_PER_USER, WEBHOOK_RETRY_LIMIT };
@@ -158,12 +158,31 @@ export class CallerLimits {
   ) {}
 
   /** One of the user's watcher slots, or 429 when {@link MAX_WATCHERS_PER_USER} are open. */
-  async watcher(userId: string): Promise<WatcherSlot> {
-    const key = `watch:${userId}`;
-    const got = await this.leases.acquire(key, MAX_WATCHERS_PER_USER, WATCH_LEASE_MS);
+  watcher(userId: string): Promise<WatcherSlot> {
+    return this.slot(`watch:${userId}`, MAX_WATCHERS_PER_USER, `At most ${MAX_WATCHERS_PER_USER} transcription event streams can be open at once per user. Close one first.`);
+  }
+
+  /** One of the user's live-stream slots (docs/live.md), or 429 when {@link MAX_LIVE_STREAMS_PER_USER} are open. */
+  async liveStream(userId: string): Promise<WatcherSlot> {
+    const slot = await this.slot(`live:${userId}`, MAX_LIVE_STREAMS_PER_USER, `At most ${MAX_LIVE_STREAMS_PER_USER} live streams can be open at once per user. Close one first.`);
+    // A stream lives for hours: its slot is kept alive while it does.
+    const timer = setInterval(() => void slot.keep().catch(() => undefined), WATCH_RENEW_MS);
+    timer.unref();
+    return {
+      keep: () => slot.keep(),
+      release: () => {
+        clearInterval(timer);
+        return slot.release();
+      },
+    };
+  }
+
+  /** A slot of `key`'s `limit`, renewed by `keep` and freed by `release` (or by its lease lapsing). */
+  private async slot(key: string, limit: number, refusal: string): Promise<WatcherSlot> {
+    const got = await this.leases.acquire(key, limit, WATCH_LEASE_MS);
     if ('retryAfterMs' in got) {
-      // A live watcher renews its lease, so its end says little: suggest one renewal period.
-      throw tooMany(`At most ${MAX_WATCHERS_PER_USER} transcription event streams can be open at once per user. Close one first.`, WATCH_RENEW_MS);
+      // A live slot renews its lease, so its end says little: suggest one renewal period.
+      throw tooMany(refusal, WATCH_RENEW_MS);
     }
     let renewed = this.now();
     let released = false;

@@ -6,7 +6,7 @@
  * {@link startTranscriptionService}.
  */
 import type { DiarizationPort } from './diarization/port';
-import { DEFAULT_OUTBOUND_POLICY, startGrpcServer, untracedUnlessInCall, type Database, type Logger, type PromiseClient, type AccessControl } from '@murmur/kit';
+import { DEFAULT_HOLD_LEASE_SECONDS, DEFAULT_OUTBOUND_POLICY, startGrpcServer, untracedUnlessInCall, type Database, type Logger, type PromiseClient, type AccessControl } from '@murmur/kit';
 import { sealStoredSecrets, Webhooks, type WebhookOptions } from './webhooks/webhooks';
 import type { SecretSealer } from './webhooks/secret-keys';
 import { CallerLimits, MemoryLeaseSet, type LeaseSet } from './caller-limits';
@@ -20,6 +20,7 @@ import { JobWorker } from './jobs/worker';
 import type { billing, transcription } from '@murmur/proto';
 import type { SpeechEngine } from './engines/engine';
 import { transcriptionHandlers } from './server';
+import { LiveSessions } from './live/live-session';
 import { TranscriptionService, type BillingPort } from './service';
 import { ffprobeNextTo } from './jobs/probe';
 import * as os from 'node:os';
@@ -108,13 +109,26 @@ export async function startTranscriptionService(deps: TranscriptionServiceDeps):
     ...((deps.library ?? deps.jobs?.library) ? { library: deps.library ?? deps.jobs!.library } : {}),
     ...(deps.diarization ? { diarization: deps.diarization } : {}),
   });
-  const jobs = deps.jobs ? await startJobs(service, deps, deps.jobs) : undefined;
+  // One count of per-user caps (watchers, webhook retries, live streams) for the whole process.
+  const limits = new CallerLimits(deps.jobs?.leases ?? new MemoryLeaseSet());
+  const jobs = deps.jobs ? await startJobs(service, deps, deps.jobs, limits) : undefined;
+  const library = deps.library ?? deps.jobs?.library;
+  const live = new LiveSessions({
+    billing: deps.billing,
+    engine: deps.engine,
+    limits,
+    log: deps.log,
+    model: service.model,
+    leaseSeconds: deps.leaseSeconds ?? DEFAULT_HOLD_LEASE_SECONDS,
+    ...(library ? { library } : {}),
+    ...(deps.ffmpegPath ? { ffmpegPath: deps.ffmpegPath } : {}),
+  });
   const server = await startGrpcServer(
     {
       name: 'transcription',
       access: deps.access,
       log: deps.log,
-      services: [transcriptionHandlers(service, { ...(deps.uploadIdleMs ? { uploadIdleMs: deps.uploadIdleMs } : {}), ...(jobs ? { jobs: jobs.api, webhooks: jobs.webhooks } : {}) })],
+      services: [transcriptionHandlers(service, { ...(deps.uploadIdleMs ? { uploadIdleMs: deps.uploadIdleMs } : {}), ...(jobs ? { jobs: jobs.api, webhooks: jobs.webhooks } : {}), live })],
       protoFiles: ['murmur/transcription/v1/transcription.proto'],
       maxReceiveMessageBytes: TRANSCRIPTION_MAX_MESSAGE_BYTES,
     },
@@ -130,10 +144,9 @@ export async function startTranscriptionService(deps: TranscriptionServiceDeps):
 }
 
 /** Opens the queue, and unless told otherwise starts this replica's worker and maintenance. */
-async function startJobs(service: TranscriptionService, deps: TranscriptionServiceDeps, j: JobsDeps): Promise<{ api: TranscriptionJobs; webhooks: Webhooks; stop(): Promise<void> }> {
+async function startJobs(service: TranscriptionService, deps: TranscriptionServiceDeps, j: JobsDeps, limits: CallerLimits): Promise<{ api: TranscriptionJobs; webhooks: Webhooks; stop(): Promise<void> }> {
   const settings = { ...DEFAULT_QUEUE_SETTINGS, ...j.queue };
   const queue = await JobQueue.open(j.db, settings, deps.log);
-  const limits = new CallerLimits(j.leases ?? new MemoryLeaseSet());
   const webhooks = new Webhooks(j.db, queue, deps.log, { policy: DEFAULT_OUTBOUND_POLICY, ...j.webhooks, sealer: j.webhookSecrets, limits });
   // Secrets written before they were sealed, or under a key rotated out: sealed now, before
   // serving. Start-up work, no one's call: it starts no trace of its own (kit background-work.ts).

@@ -9,6 +9,7 @@ import { presentJob } from './jobs/present';
 import type { Webhooks } from './webhooks/webhooks';
 import { transcription } from '@murmur/proto';
 import type { TranscriptionService } from './service';
+import type { LiveSessions } from './live/live-session';
 
 /** How long an upload may go without a message before it is abandoned (default 2 minutes). */
 export const DEFAULT_UPLOAD_IDLE_MS = 120_000;
@@ -122,7 +123,7 @@ async function withConfigAndAudio<C, R>(
   }
 }
 
-export function transcriptionHandlers(service: TranscriptionService, opts: { uploadIdleMs?: number; jobs?: TranscriptionJobs; webhooks?: Webhooks } = {}): BoundService {
+export function transcriptionHandlers(service: TranscriptionService, opts: { uploadIdleMs?: number; jobs?: TranscriptionJobs; webhooks?: Webhooks; live?: LiveSessions } = {}): BoundService {
   const { jobs, webhooks } = opts;
   const jobsOff = (): never => {
     throw new MurmurError('service_unavailable', 'Transcription jobs are not enabled on this replica.');
@@ -163,6 +164,10 @@ export function transcriptionHandlers(service: TranscriptionService, opts: { upl
     },
     async retryWebhook(req) {
       return { job: presentJob(await (webhooks ?? jobsOff()).retry(req.ownerId, req.id)) };
+    },
+    streamTranscription: (requests, ctx) => {
+      if (!opts.live) throw new MurmurError('service_unavailable', 'Live transcription is not enabled on this replica.');
+      return opts.live.run(requests, cancellation(requests, ctx.signal));
     },
     async *watchTranscription(req, ctx) {
       for await (const job of (jobs ?? jobsOff()).watch(req.ownerId, req.id, ctx.signal)) yield { job };

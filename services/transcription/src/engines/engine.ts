@@ -5,6 +5,7 @@
  * simple and memory stays bounded.
  */
 import type { TimedSegment } from '../stitch';
+import type { LiveEvent, LiveRecognizer } from '../live/live-events';
 
 export interface RecognizeOptions {
   /** BCP-47 hint ("en", "de-AT"); empty to let the engine decide. */
@@ -76,6 +77,11 @@ export interface SpeechEngine {
   recognize(wavPath: string, opts: RecognizeOptions): Promise<Recognition>;
   /** False for a language the engine cannot recognise (checked before any audio is read). */
   supportsLanguage?(language: string): boolean;
+  /**
+   * Starts live recognition of one stream (an engine that decodes as audio arrives); resolves once
+   * it takes audio. Absent: the engine does not stream (docs/live.md).
+   */
+  startLive?(opts: { onEvent(e: LiveEvent): void; signal?: AbortSignal }): Promise<LiveRecognizer>;
   /** Frees native resources (whisper's model). */
   close?(): Promise<void>;
 }

@@ -28,12 +28,12 @@ import type { TimedSegment } from '../stitch';
 import { spawnProcess } from '../process';
 import { ENGINE_CAPABILITIES } from './capabilities';
 import { segmentsFromWords } from './words';
+import { startLiveRecognizer } from '../live/live-recognizer';
 import { EngineError, isEnglish, type Recognition, type RecognizeOptions, type SpeechEngine } from './engine';
+import { DEBIAN_POCKETSPHINX_MODEL_DIR, DEFAULT_VAD_THRESHOLD, isFiller, POCKETSPHINX_PACKAGES, pocketsphinxModelFiles } from './pocketsphinx-model';
 
-/** Where Debian's pocketsphinx-en-us installs the US English model. */
-export const DEBIAN_POCKETSPHINX_MODEL_DIR = '/usr/share/pocketsphinx/model/en-us';
-export const POCKETSPHINX_PACKAGES = 'apt-get install pocketsphinx pocketsphinx-en-us';
-export const DEFAULT_VAD_THRESHOLD = 3.5;
+export { DEBIAN_POCKETSPHINX_MODEL_DIR, DEFAULT_VAD_THRESHOLD, isFiller, POCKETSPHINX_PACKAGES, pocketsphinxModelFiles };
+
 /**
  * Each process pays ~0.3 s of CPU to start and load the model (5 % of a 30 s chunk's work),
  * and recognises better with more context (its noise and cepstral-mean estimates settle over
@@ -51,6 +51,8 @@ export interface PocketsphinxOptions {
   modelDir?: string;
   /** `-vad_threshold` (default 3.5, see above). */
   vadThreshold?: number;
+  /** The live recognizer (default src/live's LIVE_BINARY, built by scripts/build-native.js). */
+  liveBinary?: string;
   /** Longest chunk handed to one process, in seconds (default {@link POCKETSPHINX_MAX_CHUNK_SECONDS}). */
   maxChunkSeconds?: number;
 }
@@ -64,14 +66,6 @@ export interface TimedWord {
 }
 
 const WORD_LINE = /^(\S+) (\d+(?:\.\d+)?) (\d+(?:\.\d+)?) (-?\d+(?:\.\d+)?(?:e[-+]?\d+)?)$/i;
-
-/**
- * Fillers and markers that are not words: <s>, </s>, <sil>, [NOISE], [SPEECH], ++UH++ … (the
- * live recognizer, native/ps-live.c, drops the same in C; src/live checks its output with this).
- */
-export function isFiller(word: string): boolean {
-  return /^<.*>$/.test(word) || /^\[.*\]$/.test(word) || /^\+\+.*\+\+$/.test(word);
-}
 
 /** The words of `pocketsphinx_continuous -time yes` output, alternative-pronunciation marks removed. */
 export function parsePocketsphinxWords(stdout: string): TimedWord[] {
@@ -93,23 +87,6 @@ export function groupWords(words: readonly TimedWord[], opts: { maxGap?: number;
     words.map((w) => ({ text: w.word, start: w.start, end: w.end })),
     opts,
   );
-}
-
-/** The model files of `modelDir`, checked to exist. */
-export async function pocketsphinxModelFiles(modelDir: string): Promise<{ hmm: string; lm: string; dict: string }> {
-  const files = {
-    hmm: path.join(modelDir, 'en-us'),
-    lm: path.join(modelDir, 'en-us.lm.bin'),
-    dict: path.join(modelDir, 'cmudict-en-us.dict'),
-  };
-  for (const file of Object.values(files)) {
-    try {
-      await access(file);
-    } catch {
-      throw new EngineError(`the pocketsphinx US English model is missing (${file}); install it: ${POCKETSPHINX_PACKAGES}`);
-    }
-  }
-  return files;
 }
 
 /** The dictionary's words, read once per file (cmudict-en-us: ~135,000 entries, ~40 ms). */
@@ -164,6 +141,8 @@ export function createPocketsphinxEngine(opts: PocketsphinxOptions = {}): Speech
       const { dict } = await pocketsphinxModelFiles(modelDir);
       return wordsMissingFrom(dict, terms);
     },
+    // Live streams: one incremental recognizer process per stream, same model and threshold (src/live/).
+    startLive: (o) => startLiveRecognizer({ modelDir, vadThreshold: Number(vadThreshold), ...(opts.liveBinary ? { binary: opts.liveBinary } : {}), ...o }),
     async recognize(wavPath: string, { signal }: RecognizeOptions): Promise<Recognition> {
       signal.throwIfAborted();
       const model = await pocketsphinxModelFiles(modelDir);

@@ -21,40 +21,11 @@ import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
 import * as path from 'node:path';
 import { EngineError } from '../engines/engine';
-import { DEBIAN_POCKETSPHINX_MODEL_DIR, DEFAULT_VAD_THRESHOLD, isFiller, pocketsphinxModelFiles } from '../engines/pocketsphinx';
+import { DEBIAN_POCKETSPHINX_MODEL_DIR, DEFAULT_VAD_THRESHOLD, isFiller, pocketsphinxModelFiles } from '../engines/pocketsphinx-model';
 import { spawnProcess } from '../process';
 
-/** One recognised word: times in seconds from the stream's start, confidence 0–1 (the word's posterior). */
-export interface LiveWord {
-  text: string;
-  start: number;
-  end: number;
-  confidence: number;
-}
-
-/** What the recognizer reports, in order, times in seconds from the stream's start. */
-export type LiveEvent =
-  | { type: 'speech_started'; at: number }
-  | { type: 'partial'; text: string; start: number; end: number }
-  | { type: 'final'; start: number; end: number; words: LiveWord[] }
-  | { type: 'utterance_end'; at: number };
-
-export interface LiveRecognizer {
-  /** 16 kHz mono s16le PCM; resolves once the pipe took it (backpressure). */
-  write(pcm: Uint8Array): Promise<void>;
-  /** Ends the current utterance now (its final and utterance_end follow). */
-  finalize(): void;
-  /** No more audio: resolves after the last events were delivered and the process exited 0. */
-  end(): Promise<void>;
-  /** Stops at once (kills the process); end()/done settle. */
-  kill(): void;
-  /**
-   * Rejects with EngineError when the process fails (spawn error, non-zero exit, killed by a
-   * signal not ours); resolves after end() or kill(). Marked handled here: a failure also
-   * rejects the write() or end() that meets it.
-   */
-  readonly done: Promise<void>;
-}
+export type { LiveEvent, LiveRecognizer, LiveWord } from './live-events';
+import type { LiveEvent, LiveRecognizer, LiveWord } from './live-events';
 
 export interface LiveRecognizerOptions {
   /** Default {@link LIVE_BINARY}. */

@@ -10,10 +10,12 @@ import {
   type CallOptions,
   type ChannelCredentials,
   Client,
+  type ClientDuplexStream,
   type ClientOptions,
   type ClientReadableStream,
   type ClientUnaryCall,
   type ClientWritableStream,
+  type handleBidiStreamingCall,
   type handleClientStreamingCall,
   type handleServerStreamingCall,
   type handleUnaryCall,
@@ -24,6 +26,26 @@ import {
 } from "@grpc/grpc-js";
 import { Timestamp } from "../../../google/protobuf/timestamp";
 import { Speaker, TimelineOptions, Words } from "../../timeline/v1/timeline";
+
+/** AudioEncoding is how a live stream's audio frames are encoded. */
+export enum AudioEncoding {
+  AUDIO_ENCODING_UNSPECIFIED = 0,
+  /** AUDIO_ENCODING_LINEAR16 - 16-bit little-endian PCM, mono, at the config's sample_rate. */
+  AUDIO_ENCODING_LINEAR16 = 1,
+  /** AUDIO_ENCODING_WEBM - Opus in WebM, as a browser's MediaRecorder makes it (decoded by ffmpeg). */
+  AUDIO_ENCODING_WEBM = 2,
+  /** AUDIO_ENCODING_OGG - Opus in Ogg (decoded by ffmpeg). */
+  AUDIO_ENCODING_OGG = 3,
+}
+
+/** StreamControl is a client's control message. */
+export enum StreamControl {
+  STREAM_CONTROL_UNSPECIFIED = 0,
+  /** STREAM_CONTROL_FINALIZE - End the current utterance now: its final comes at once. */
+  STREAM_CONTROL_FINALIZE = 1,
+  /** STREAM_CONTROL_CLOSE - End the stream: the last final, saving, then `closed` (as half-closing does). */
+  STREAM_CONTROL_CLOSE = 2,
+}
 
 export enum JobStatus {
   JOB_STATUS_UNSPECIFIED = 0,
@@ -41,6 +63,89 @@ export enum WebhookState {
   WEBHOOK_STATE_DELIVERED = 2,
   /** WEBHOOK_STATE_FAILED - Every attempt failed (RetryWebhook starts again). */
   WEBHOOK_STATE_FAILED = 3,
+}
+
+/** StreamTranscriptionConfig opens a StreamTranscription stream. */
+export interface StreamTranscriptionConfig {
+  userId: string;
+  /**
+   * From billing's AdmitAiRequest when the caller (the gateway) already admitted the stream:
+   * opening a stream counts once against the rate limit.
+   */
+  admissionId: string;
+  encoding: AudioEncoding;
+  /** Samples per second of LINEAR16 audio (8,000–48,000; 0 → 16,000); ignored otherwise. */
+  sampleRate: number;
+  /** As in TranscribeConfig ("" → the engine's own). */
+  language: string;
+  /** Store the session as a recording when it ends (title and folder as in TranscribeConfig). */
+  save: boolean;
+  title: string;
+  folderId: string;
+}
+
+export interface StreamTranscriptionRequest {
+  payload:
+    | { $case: "config"; value: StreamTranscriptionConfig }
+    | //
+    /** Audio bytes in the config's encoding, in order (any framing). */
+    { $case: "audio"; value: Buffer }
+    | { $case: "control"; value: StreamControl }
+    | undefined;
+}
+
+/** StreamOpened is the first event: the session is ready for audio. */
+export interface StreamOpened {
+  /** The session's id (trn_…; the saved recording's id derives from it). */
+  id: string;
+  /** Engine and model, e.g. "pocketsphinx/en-us". */
+  model: string;
+}
+
+/** SpeechStarted: voice activity began, `at_seconds` from the stream's start. */
+export interface SpeechStarted {
+  atSeconds: number;
+}
+
+/** PartialTranscript is the unstable text of the utterance being spoken. */
+export interface PartialTranscript {
+  text: string;
+  startSeconds: number;
+  endSeconds: number;
+}
+
+/** FinalTranscript is one utterance's stable words. */
+export interface FinalTranscript {
+  text: string;
+  startSeconds: number;
+  endSeconds: number;
+  /** Times are milliseconds from the stream's start. */
+  words: Words | undefined;
+}
+
+/** UtteranceEnd: the utterance's speech ended at `at_seconds`. */
+export interface UtteranceEnd {
+  atSeconds: number;
+}
+
+/** StreamClosed is the last event of a stream that ended as asked. */
+export interface StreamClosed {
+  /** Audio received, in seconds (what was charged for). */
+  durationSeconds: number;
+  creditsCharged: number;
+  /** The recording the session was saved as (save); "" otherwise. */
+  recordingId: string;
+}
+
+export interface StreamTranscriptionResponse {
+  event:
+    | { $case: "opened"; value: StreamOpened }
+    | { $case: "speechStarted"; value: SpeechStarted }
+    | { $case: "partial"; value: PartialTranscript }
+    | { $case: "finalTranscript"; value: FinalTranscript }
+    | { $case: "utteranceEnd"; value: UtteranceEnd }
+    | { $case: "closed"; value: StreamClosed }
+    | undefined;
 }
 
 /** TranscribeConfig opens a Transcribe stream. */
@@ -349,6 +454,827 @@ export interface CancelTranscriptionResponse {
 export interface WatchTranscriptionResponse {
   job: TranscriptionJob | undefined;
 }
+
+function createBaseStreamTranscriptionConfig(): StreamTranscriptionConfig {
+  return {
+    userId: "",
+    admissionId: "",
+    encoding: 0,
+    sampleRate: 0,
+    language: "",
+    save: false,
+    title: "",
+    folderId: "",
+  };
+}
+
+export const StreamTranscriptionConfig: MessageFns<StreamTranscriptionConfig> = {
+  encode(message: StreamTranscriptionConfig, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.admissionId !== "") {
+      writer.uint32(18).string(message.admissionId);
+    }
+    if (message.encoding !== 0) {
+      writer.uint32(24).int32(message.encoding);
+    }
+    if (message.sampleRate !== 0) {
+      writer.uint32(32).int32(message.sampleRate);
+    }
+    if (message.language !== "") {
+      writer.uint32(42).string(message.language);
+    }
+    if (message.save !== false) {
+      writer.uint32(48).bool(message.save);
+    }
+    if (message.title !== "") {
+      writer.uint32(58).string(message.title);
+    }
+    if (message.folderId !== "") {
+      writer.uint32(66).string(message.folderId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StreamTranscriptionConfig {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStreamTranscriptionConfig();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.admissionId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.encoding = reader.int32() as any;
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.sampleRate = reader.int32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.language = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.save = reader.bool();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.title = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.folderId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<StreamTranscriptionConfig>, I>>(base?: I): StreamTranscriptionConfig {
+    return StreamTranscriptionConfig.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<StreamTranscriptionConfig>, I>>(object: I): StreamTranscriptionConfig {
+    const message = createBaseStreamTranscriptionConfig();
+    message.userId = object.userId ?? "";
+    message.admissionId = object.admissionId ?? "";
+    message.encoding = object.encoding ?? 0;
+    message.sampleRate = object.sampleRate ?? 0;
+    message.language = object.language ?? "";
+    message.save = object.save ?? false;
+    message.title = object.title ?? "";
+    message.folderId = object.folderId ?? "";
+    return message;
+  },
+};
+
+function createBaseStreamTranscriptionRequest(): StreamTranscriptionRequest {
+  return { payload: undefined };
+}
+
+export const StreamTranscriptionRequest: MessageFns<StreamTranscriptionRequest> = {
+  encode(message: StreamTranscriptionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    switch (message.payload?.$case) {
+      case "config":
+        StreamTranscriptionConfig.encode(message.payload.value, writer.uint32(10).fork()).join();
+        break;
+      case "audio":
+        writer.uint32(18).bytes(message.payload.value);
+        break;
+      case "control":
+        writer.uint32(24).int32(message.payload.value);
+        break;
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StreamTranscriptionRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStreamTranscriptionRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.payload = { $case: "config", value: StreamTranscriptionConfig.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.payload = { $case: "audio", value: Buffer.from(reader.bytes()) };
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.payload = { $case: "control", value: reader.int32() as any };
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<StreamTranscriptionRequest>, I>>(base?: I): StreamTranscriptionRequest {
+    return StreamTranscriptionRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<StreamTranscriptionRequest>, I>>(object: I): StreamTranscriptionRequest {
+    const message = createBaseStreamTranscriptionRequest();
+    switch (object.payload?.$case) {
+      case "config": {
+        if (object.payload?.value !== undefined && object.payload?.value !== null) {
+          message.payload = { $case: "config", value: StreamTranscriptionConfig.fromPartial(object.payload.value) };
+        }
+        break;
+      }
+      case "audio": {
+        if (object.payload?.value !== undefined && object.payload?.value !== null) {
+          message.payload = { $case: "audio", value: object.payload.value };
+        }
+        break;
+      }
+      case "control": {
+        if (object.payload?.value !== undefined && object.payload?.value !== null) {
+          message.payload = { $case: "control", value: object.payload.value };
+        }
+        break;
+      }
+    }
+    return message;
+  },
+};
+
+function createBaseStreamOpened(): StreamOpened {
+  return { id: "", model: "" };
+}
+
+export const StreamOpened: MessageFns<StreamOpened> = {
+  encode(message: StreamOpened, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.model !== "") {
+      writer.uint32(18).string(message.model);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StreamOpened {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStreamOpened();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.model = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<StreamOpened>, I>>(base?: I): StreamOpened {
+    return StreamOpened.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<StreamOpened>, I>>(object: I): StreamOpened {
+    const message = createBaseStreamOpened();
+    message.id = object.id ?? "";
+    message.model = object.model ?? "";
+    return message;
+  },
+};
+
+function createBaseSpeechStarted(): SpeechStarted {
+  return { atSeconds: 0 };
+}
+
+export const SpeechStarted: MessageFns<SpeechStarted> = {
+  encode(message: SpeechStarted, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.atSeconds !== 0) {
+      writer.uint32(9).double(message.atSeconds);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SpeechStarted {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSpeechStarted();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 9) {
+              break;
+            }
+
+            message.atSeconds = reader.double();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<SpeechStarted>, I>>(base?: I): SpeechStarted {
+    return SpeechStarted.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SpeechStarted>, I>>(object: I): SpeechStarted {
+    const message = createBaseSpeechStarted();
+    message.atSeconds = object.atSeconds ?? 0;
+    return message;
+  },
+};
+
+function createBasePartialTranscript(): PartialTranscript {
+  return { text: "", startSeconds: 0, endSeconds: 0 };
+}
+
+export const PartialTranscript: MessageFns<PartialTranscript> = {
+  encode(message: PartialTranscript, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.text !== "") {
+      writer.uint32(10).string(message.text);
+    }
+    if (message.startSeconds !== 0) {
+      writer.uint32(17).double(message.startSeconds);
+    }
+    if (message.endSeconds !== 0) {
+      writer.uint32(25).double(message.endSeconds);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PartialTranscript {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePartialTranscript();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.text = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 17) {
+              break;
+            }
+
+            message.startSeconds = reader.double();
+            continue;
+          }
+          case 3: {
+            if (tag !== 25) {
+              break;
+            }
+
+            message.endSeconds = reader.double();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<PartialTranscript>, I>>(base?: I): PartialTranscript {
+    return PartialTranscript.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PartialTranscript>, I>>(object: I): PartialTranscript {
+    const message = createBasePartialTranscript();
+    message.text = object.text ?? "";
+    message.startSeconds = object.startSeconds ?? 0;
+    message.endSeconds = object.endSeconds ?? 0;
+    return message;
+  },
+};
+
+function createBaseFinalTranscript(): FinalTranscript {
+  return { text: "", startSeconds: 0, endSeconds: 0, words: undefined };
+}
+
+export const FinalTranscript: MessageFns<FinalTranscript> = {
+  encode(message: FinalTranscript, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.text !== "") {
+      writer.uint32(10).string(message.text);
+    }
+    if (message.startSeconds !== 0) {
+      writer.uint32(17).double(message.startSeconds);
+    }
+    if (message.endSeconds !== 0) {
+      writer.uint32(25).double(message.endSeconds);
+    }
+    if (message.words !== undefined) {
+      Words.encode(message.words, writer.uint32(34).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): FinalTranscript {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseFinalTranscript();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.text = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 17) {
+              break;
+            }
+
+            message.startSeconds = reader.double();
+            continue;
+          }
+          case 3: {
+            if (tag !== 25) {
+              break;
+            }
+
+            message.endSeconds = reader.double();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.words = Words.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<FinalTranscript>, I>>(base?: I): FinalTranscript {
+    return FinalTranscript.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<FinalTranscript>, I>>(object: I): FinalTranscript {
+    const message = createBaseFinalTranscript();
+    message.text = object.text ?? "";
+    message.startSeconds = object.startSeconds ?? 0;
+    message.endSeconds = object.endSeconds ?? 0;
+    message.words = (object.words !== undefined && object.words !== null) ? Words.fromPartial(object.words) : undefined;
+    return message;
+  },
+};
+
+function createBaseUtteranceEnd(): UtteranceEnd {
+  return { atSeconds: 0 };
+}
+
+export const UtteranceEnd: MessageFns<UtteranceEnd> = {
+  encode(message: UtteranceEnd, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.atSeconds !== 0) {
+      writer.uint32(9).double(message.atSeconds);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UtteranceEnd {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUtteranceEnd();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 9) {
+              break;
+            }
+
+            message.atSeconds = reader.double();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<UtteranceEnd>, I>>(base?: I): UtteranceEnd {
+    return UtteranceEnd.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UtteranceEnd>, I>>(object: I): UtteranceEnd {
+    const message = createBaseUtteranceEnd();
+    message.atSeconds = object.atSeconds ?? 0;
+    return message;
+  },
+};
+
+function createBaseStreamClosed(): StreamClosed {
+  return { durationSeconds: 0, creditsCharged: 0, recordingId: "" };
+}
+
+export const StreamClosed: MessageFns<StreamClosed> = {
+  encode(message: StreamClosed, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.durationSeconds !== 0) {
+      writer.uint32(9).double(message.durationSeconds);
+    }
+    if (message.creditsCharged !== 0) {
+      writer.uint32(16).int64(message.creditsCharged);
+    }
+    if (message.recordingId !== "") {
+      writer.uint32(26).string(message.recordingId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StreamClosed {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStreamClosed();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 9) {
+              break;
+            }
+
+            message.durationSeconds = reader.double();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.creditsCharged = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.recordingId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<StreamClosed>, I>>(base?: I): StreamClosed {
+    return StreamClosed.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<StreamClosed>, I>>(object: I): StreamClosed {
+    const message = createBaseStreamClosed();
+    message.durationSeconds = object.durationSeconds ?? 0;
+    message.creditsCharged = object.creditsCharged ?? 0;
+    message.recordingId = object.recordingId ?? "";
+    return message;
+  },
+};
+
+function createBaseStreamTranscriptionResponse(): StreamTranscriptionResponse {
+  return { event: undefined };
+}
+
+export const StreamTranscriptionResponse: MessageFns<StreamTranscriptionResponse> = {
+  encode(message: StreamTranscriptionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    switch (message.event?.$case) {
+      case "opened":
+        StreamOpened.encode(message.event.value, writer.uint32(10).fork()).join();
+        break;
+      case "speechStarted":
+        SpeechStarted.encode(message.event.value, writer.uint32(18).fork()).join();
+        break;
+      case "partial":
+        PartialTranscript.encode(message.event.value, writer.uint32(26).fork()).join();
+        break;
+      case "finalTranscript":
+        FinalTranscript.encode(message.event.value, writer.uint32(34).fork()).join();
+        break;
+      case "utteranceEnd":
+        UtteranceEnd.encode(message.event.value, writer.uint32(42).fork()).join();
+        break;
+      case "closed":
+        StreamClosed.encode(message.event.value, writer.uint32(50).fork()).join();
+        break;
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StreamTranscriptionResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStreamTranscriptionResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.event = { $case: "opened", value: StreamOpened.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.event = { $case: "speechStarted", value: SpeechStarted.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.event = { $case: "partial", value: PartialTranscript.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.event = { $case: "finalTranscript", value: FinalTranscript.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.event = { $case: "utteranceEnd", value: UtteranceEnd.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.event = { $case: "closed", value: StreamClosed.decode(reader, reader.uint32()) };
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<StreamTranscriptionResponse>, I>>(base?: I): StreamTranscriptionResponse {
+    return StreamTranscriptionResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<StreamTranscriptionResponse>, I>>(object: I): StreamTranscriptionResponse {
+    const message = createBaseStreamTranscriptionResponse();
+    switch (object.event?.$case) {
+      case "opened": {
+        if (object.event?.value !== undefined && object.event?.value !== null) {
+          message.event = { $case: "opened", value: StreamOpened.fromPartial(object.event.value) };
+        }
+        break;
+      }
+      case "speechStarted": {
+        if (object.event?.value !== undefined && object.event?.value !== null) {
+          message.event = { $case: "speechStarted", value: SpeechStarted.fromPartial(object.event.value) };
+        }
+        break;
+      }
+      case "partial": {
+        if (object.event?.value !== undefined && object.event?.value !== null) {
+          message.event = { $case: "partial", value: PartialTranscript.fromPartial(object.event.value) };
+        }
+        break;
+      }
+      case "finalTranscript": {
+        if (object.event?.value !== undefined && object.event?.value !== null) {
+          message.event = { $case: "finalTranscript", value: FinalTranscript.fromPartial(object.event.value) };
+        }
+        break;
+      }
+      case "utteranceEnd": {
+        if (object.event?.value !== undefined && object.event?.value !== null) {
+          message.event = { $case: "utteranceEnd", value: UtteranceEnd.fromPartial(object.event.value) };
+        }
+        break;
+      }
+      case "closed": {
+        if (object.event?.value !== undefined && object.event?.value !== null) {
+          message.event = { $case: "closed", value: StreamClosed.fromPartial(object.event.value) };
+        }
+        break;
+      }
+    }
+    return message;
+  },
+};
 
 function createBaseTranscribeConfig(): TranscribeConfig {
   return {
@@ -3530,6 +4456,28 @@ export const TranscriptionServiceService = {
       Buffer.from(RetryWebhookResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): RetryWebhookResponse => RetryWebhookResponse.decode(value),
   },
+  /**
+   * StreamTranscription is live transcription (GET /api/v1/listen, docs/live.md): the first
+   * message is the config, then audio and controls in the order the client sent them; events
+   * stream back as they happen: `opened` first, `closed` last. One priced minute is held at
+   * open (insufficient_tokens before any audio is read) and the hold is extended ahead of the
+   * audio; the seconds received are committed at the end. Half-closing the request stream ends
+   * the session as CLOSE does (the last final, saving, `closed`). Errors end the stream with
+   * the contract's codes: unsupported_audio, audio_too_large, audio_too_fast,
+   * insufficient_tokens (at the last second the credits paid for, everything before it final),
+   * rate_limit_exceeded (streams per user), transcription_failed, service_unavailable.
+   */
+  streamTranscription: {
+    path: "/murmur.transcription.v1.TranscriptionService/StreamTranscription" as const,
+    requestStream: true as const,
+    responseStream: true as const,
+    requestSerialize: (value: StreamTranscriptionRequest): Buffer =>
+      Buffer.from(StreamTranscriptionRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): StreamTranscriptionRequest => StreamTranscriptionRequest.decode(value),
+    responseSerialize: (value: StreamTranscriptionResponse): Buffer =>
+      Buffer.from(StreamTranscriptionResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): StreamTranscriptionResponse => StreamTranscriptionResponse.decode(value),
+  },
 } as const;
 
 export interface TranscriptionServiceServer extends UntypedServiceImplementation {
@@ -3577,6 +4525,18 @@ export interface TranscriptionServiceServer extends UntypedServiceImplementation
   setWebhookEndpoint: handleUnaryCall<SetWebhookEndpointRequest, SetWebhookEndpointResponse>;
   /** RetryWebhook sends an ended job's event again now (a new round of attempts, same webhook-id). */
   retryWebhook: handleUnaryCall<RetryWebhookRequest, RetryWebhookResponse>;
+  /**
+   * StreamTranscription is live transcription (GET /api/v1/listen, docs/live.md): the first
+   * message is the config, then audio and controls in the order the client sent them; events
+   * stream back as they happen: `opened` first, `closed` last. One priced minute is held at
+   * open (insufficient_tokens before any audio is read) and the hold is extended ahead of the
+   * audio; the seconds received are committed at the end. Half-closing the request stream ends
+   * the session as CLOSE does (the last final, saving, `closed`). Errors end the stream with
+   * the contract's codes: unsupported_audio, audio_too_large, audio_too_fast,
+   * insufficient_tokens (at the last second the credits paid for, everything before it final),
+   * rate_limit_exceeded (streams per user), transcription_failed, service_unavailable.
+   */
+  streamTranscription: handleBidiStreamingCall<StreamTranscriptionRequest, StreamTranscriptionResponse>;
 }
 
 export interface TranscriptionServiceClient extends Client {
@@ -3774,6 +4734,25 @@ export interface TranscriptionServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: RetryWebhookResponse) => void,
   ): ClientUnaryCall;
+  /**
+   * StreamTranscription is live transcription (GET /api/v1/listen, docs/live.md): the first
+   * message is the config, then audio and controls in the order the client sent them; events
+   * stream back as they happen: `opened` first, `closed` last. One priced minute is held at
+   * open (insufficient_tokens before any audio is read) and the hold is extended ahead of the
+   * audio; the seconds received are committed at the end. Half-closing the request stream ends
+   * the session as CLOSE does (the last final, saving, `closed`). Errors end the stream with
+   * the contract's codes: unsupported_audio, audio_too_large, audio_too_fast,
+   * insufficient_tokens (at the last second the credits paid for, everything before it final),
+   * rate_limit_exceeded (streams per user), transcription_failed, service_unavailable.
+   */
+  streamTranscription(): ClientDuplexStream<StreamTranscriptionRequest, StreamTranscriptionResponse>;
+  streamTranscription(
+    options: Partial<CallOptions>,
+  ): ClientDuplexStream<StreamTranscriptionRequest, StreamTranscriptionResponse>;
+  streamTranscription(
+    metadata: Metadata,
+    options?: Partial<CallOptions>,
+  ): ClientDuplexStream<StreamTranscriptionRequest, StreamTranscriptionResponse>;
 }
 
 export const TranscriptionServiceClient = makeGenericClientConstructor(
