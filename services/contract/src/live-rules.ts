@@ -28,6 +28,8 @@ export const MAX_LIVE_STREAMS_PER_USER = 2;
  */
 export const LIVE_MAX_SPEED = 2;
 export const LIVE_SPEED_ALLOWANCE_SECONDS = 10;
+/** Continuous speech gets a final at least this often (the utterance is cut there), so words never wait long for theirs. */
+export const LIVE_MAX_UTTERANCE_SECONDS = 20;
 /** Longest stream: 4 hours of audio. */
 export const LIVE_MAX_SECONDS = 4 * 60 * 60;
 

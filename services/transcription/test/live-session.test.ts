@@ -22,6 +22,7 @@ describe('a live stream and its credits', () => {
   const log = createLogger('live-test', process.env.TEST_LOG_LEVEL ?? 'silent');
   let stop: () => Promise<void>;
   let sessions: LiveSessions;
+  let cutting: LiveSessions;
   let admin: ReturnType<typeof createPolicyClient<billing.BillingServiceClient>>;
 
   beforeAll(async () => {
@@ -31,7 +32,10 @@ describe('a live stream and its credits', () => {
     const own = createClient(billing.BillingServiceClient, `127.0.0.1:${server.port}`, { deadlineMs: 30_000, identity: testMinter('transcription') });
     // A clock that steps a second at every look: no stream here is ever too fast.
     let t = 0;
-    sessions = new LiveSessions({ billing: own, engine: createPocketsphinxEngine(), limits: new CallerLimits(new MemoryLeaseSet()), log, model: 'pocketsphinx/en-us', leaseSeconds: 30, now: () => (t += 1000) });
+    const deps = { billing: own, engine: createPocketsphinxEngine(), limits: new CallerLimits(new MemoryLeaseSet()), log, model: 'pocketsphinx/en-us', leaseSeconds: 30, now: () => (t += 1000) };
+    sessions = new LiveSessions(deps);
+    // Utterances cut every 2 s: the LibriVox sentence (7 s, no pause) is one utterance otherwise.
+    cutting = new LiveSessions({ ...deps, maxUtteranceSeconds: 2 });
     stop = async () => {
       own.close();
       admin.close();
@@ -47,7 +51,7 @@ describe('a live stream and its credits', () => {
     return Buffer.concat([speech, Buffer.alloc(silence * 32_000)]);
   }
 
-  async function run(userId: string, pcm: Buffer): Promise<{ events: Response[]; error: unknown }> {
+  async function run(userId: string, pcm: Buffer, live = sessions): Promise<{ events: Response[]; error: unknown }> {
     async function* requests(): AsyncGenerator<transcription.StreamTranscriptionRequest> {
       yield {
         payload: {
@@ -59,7 +63,7 @@ describe('a live stream and its credits', () => {
     }
     const events: Response[] = [];
     try {
-      for await (const e of sessions.run(requests(), new AbortController().signal)) events.push(e);
+      for await (const e of live.run(requests(), new AbortController().signal)) events.push(e);
       return { events, error: undefined };
     } catch (error) {
       return { events, error };
@@ -80,6 +84,23 @@ describe('a live stream and its credits', () => {
     expect(closed.value.creditsCharged).toBe(3);
     const u = await usage(userId);
     expect([u.creditsReserved, u.transcriptionSeconds]).toEqual([0, Math.ceil(closed.value.durationSeconds)]);
+  }, 60_000);
+
+  it('cuts continuous speech into finals at the longest utterance, losing no word', async () => {
+    const speech = speechThenSilence(1);
+    const spans = async (live: LiveSessions) => {
+      const { events } = await run(newId('usr'), speech, live);
+      return events.flatMap((e) => (e.event?.$case === 'finalTranscript' ? [e.event.value] : []));
+    };
+    const whole = await spans(sessions);
+    expect(whole).toHaveLength(1);
+    expect(whole[0]!.endSeconds - whole[0]!.startSeconds).toBeGreaterThan(5);
+    const cut = await spans(cutting);
+    // The cut follows the recognizer's events, which lag the audio sent at full speed by a second or two.
+    expect(cut.length).toBeGreaterThanOrEqual(2);
+    for (const f of cut) expect(f.endSeconds - f.startSeconds).toBeLessThan(5);
+    const words = (fs: typeof cut) => fs.map((f) => f.text).join(' ').split(' ').length;
+    expect(Math.abs(words(cut) - words(whole))).toBeLessThanOrEqual(3);
   }, 60_000);
 
   it('ends a stream whose credits pay for one minute at that minute: its words final, that minute charged, insufficient_tokens', async () => {

@@ -5,7 +5,8 @@
  *  2. the first minute is held (live-hold.ts), the recognizer started, `opened` answered;
  *  3. audio flows client → decoder (live-audio.ts) → recognizer, whose events are answered as
  *     they come; each block of PCM is checked against the hold, the pace (at most
- *     {@link LIVE_MAX_SPEED}× real time) and the longest stream;
+ *     {@link LIVE_MAX_SPEED}× real time) and the longest stream; an utterance running past
+ *     {@link LIVE_MAX_UTTERANCE_SECONDS} is finalized there;
  *  4. the end — the client's CLOSE or half-close, or a limit reached — flushes the last
  *     utterance, saves the finals (save), commits the seconds received and answers `closed`
  *     (or, after a limit, the limit's error, everything before it final and charged).
@@ -15,6 +16,7 @@
 import {
   LIVE_MAX_SECONDS,
   LIVE_MAX_SPEED,
+  LIVE_MAX_UTTERANCE_SECONDS,
   LIVE_SPEED_ALLOWANCE_SECONDS,
   MurmurError,
   type LiveEncoding,
@@ -48,6 +50,8 @@ export interface LiveDeps {
   ffmpegPath?: string;
   /** Clock of the pace check (ms). */
   now?: () => number;
+  /** Default {@link LIVE_MAX_UTTERANCE_SECONDS}. */
+  maxUtteranceSeconds?: number;
 }
 
 const ENCODINGS: Record<number, LiveEncoding | undefined> = {
@@ -164,6 +168,8 @@ export class LiveSessions {
     let receivedBytes = 0;
     let firstAudioAt: number | undefined;
     let stop: Stop | undefined;
+    /** Where the utterance being spoken started (audio seconds), while one is. */
+    let utteranceFrom: number | undefined;
     const work = new AbortController();
     const workSignal = AbortSignal.any([signal, work.signal]);
 
@@ -172,11 +178,13 @@ export class LiveSessions {
       recognizer = await deps.engine.startLive!({
         signal: workSignal,
         onEvent: (event) => {
+          if (event.type === 'speech_started') utteranceFrom = event.at;
           if (event.type === 'final') {
             finals.words.push(...event.words);
             finals.endSeconds = Math.max(finals.endSeconds, event.end);
           } else if (event.type === 'utterance_end') {
             finals.endSeconds = Math.max(finals.endSeconds, event.at);
+            utteranceFrom = undefined;
           }
           out.push(responseOf(event));
         },
@@ -212,6 +220,11 @@ export class LiveSessions {
       }
       receivedBytes += pcm.length;
       await recognizer.write(pcm);
+      // Someone talking without a pause still gets finals: the utterance is cut every so often.
+      if (utteranceFrom !== undefined && seconds - utteranceFrom > (deps.maxUtteranceSeconds ?? LIVE_MAX_UTTERANCE_SECONDS)) {
+        utteranceFrom = seconds;
+        recognizer.finalize();
+      }
     };
 
     const audio: LiveAudio = openLiveAudio(format, onPcm, { signal: workSignal, ...(deps.ffmpegPath ? { ffmpegPath: deps.ffmpegPath } : {}) });
