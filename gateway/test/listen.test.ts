@@ -131,6 +131,37 @@ describe('GET /api/v1/listen', () => {
     expect(await refusal(bad)).toMatchObject({ code: 4401, reason: 'invalid_api_key' });
   });
 
+  it('opens a stream with a listen token once, as the token\'s owner; a reused, expired or doubled credential is refused', async () => {
+    const a = await sys.newUser('live-token-a@example.com');
+    const b = await sys.newUser('live-token-b@example.com');
+    const token = async (key: string) => {
+      const res = await fetch(`${sys.baseUrl}/api/v1/listen/tokens`, { method: 'POST', headers: { authorization: `Bearer ${key}` } });
+      expect(res.status).toBe(201);
+      return ((await res.json()) as Json).token as string;
+    };
+    // A's token, whoever presents it, streams for A.
+    const tokenA = await token(a.key);
+    const c = await connectLive(sys.baseUrl, { query: { token: tokenA } });
+    await c.next('open');
+    await c.stream(pcm.subarray(0, 64_000));
+    c.control('close');
+    await c.next('closed');
+    expect((await usage(a.key)).counters.transcriptions).toBe(1);
+    expect((await usage(b.key)).counters.transcriptions).toBe(0);
+    // Used once: never again.
+    const reused = await refusal(await connectLive(sys.baseUrl, { query: { token: tokenA } }));
+    expect(reused).toMatchObject({ code: 4401, reason: 'invalid_api_key', error: { param: 'token' } });
+    expect(reused.error!.message).toContain('already used');
+    // B's key with A's token: which user was meant is not guessed.
+    const both = await refusal(await connectLive(sys.baseUrl, { key: b.key, query: { token: await token(a.key) } }));
+    expect(both).toMatchObject({ code: 4400, reason: 'invalid_request', error: { param: 'token' } });
+    // Past its 60 s.
+    const late = await token(a.key);
+    sys.authClock.set(new Date(sys.authClock.now().getTime() + 61_000));
+    expect(await refusal(await connectLive(sys.baseUrl, { query: { token: late } }))).toMatchObject({ code: 4401, reason: 'invalid_api_key' });
+    expect((await usage(a.key)).counters.transcriptions).toBe(1);
+  });
+
   it('refuses a read-only key (4403) and bad options (4400) before anything is held', async () => {
     const { user, key } = await sys.newUser('live-options@example.com');
     const readOnly = (await sys.admin.auth.createApiKey({ userId: user.id, name: 'ro', expiry: auth.KeyExpiry.KEY_EXPIRY_90_DAYS, scopes: ['read'] })).key;

@@ -12,6 +12,7 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { admin } from '@murmur/app';
 import { startProcessStack, type ProcessStack } from './support/process-stack';
+import { connectLive, pcmOfWav } from '../../gateway/test/support/live-client';
 
 interface Span {
   service: string;
@@ -196,6 +197,28 @@ describe('tracing across processes', () => {
     );
     checkTree(trace, /POST/);
     transcripts.push((JSON.parse(body) as { text: string }).text);
+    expect(trace.some((s) => s.service === 'murmur-transcription' && s.name === 'grpc.murmur.billing.v1.BillingService/Commit')).toBe(true);
+  });
+
+  it('makes one trace of a live stream: the gateway\'s span of the socket → billing and transcription → billing', async () => {
+    const live = await connectLive(base, { key });
+    await live.next('open');
+    await live.stream(pcmOfWav(WAV).subarray(0, 64_000));
+    live.control('close');
+    await live.next('closed');
+    transcripts.push(live.messages.filter((m) => m.type === 'final').map((m) => m.text).join(' '));
+    let trace: Span[] = [];
+    for (let i = 0; i < 75; i++) {
+      const root = spans.find((s) => s.service === 'murmur-gateway' && s.name === 'GET /api/v1/listen');
+      trace = root ? spans.filter((s) => s.traceId === root.traceId) : [];
+      if (trace.some((s) => s.service === 'murmur-transcription' && s.name === 'grpc.murmur.billing.v1.BillingService/Commit')) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    await new Promise((r) => setTimeout(r, 600)); // stragglers of the same batch window
+    trace = spans.filter((s) => s.traceId === trace[0]?.traceId);
+    checkTree(trace, /^GET \/api\/v1\/listen$/);
+    expect(trace.some((s) => s.service === 'murmur-gateway' && s.name === 'grpc.murmur.billing.v1.BillingService/AdmitAiRequest')).toBe(true);
+    expect(trace.some((s) => s.service === 'murmur-transcription' && s.name === 'grpc.murmur.transcription.v1.TranscriptionService/StreamTranscription')).toBe(true);
     expect(trace.some((s) => s.service === 'murmur-transcription' && s.name === 'grpc.murmur.billing.v1.BillingService/Commit')).toBe(true);
   });
 

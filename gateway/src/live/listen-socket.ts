@@ -14,6 +14,7 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
+import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
 import {
   LIVE_CLOSE_DRAINING,
   LIVE_CLOSE_NORMAL,
@@ -35,6 +36,8 @@ import { requireScope } from '../http/authenticate';
 import type { VerifiedKeyCache } from '../key-cache';
 import type { OAuthResourceOptions } from '../oauth/protected-resource';
 import { clientMessageOf, controlOf } from './listen-messages';
+
+const tracer = trace.getTracer('murmur-gateway-listen');
 
 /** The path of the endpoint. */
 export const LISTEN_PATH = '/api/v1/listen';
@@ -103,7 +106,20 @@ export function attachListen(server: Server, deps: ListenDeps): ListenEndpoint {
       if (draining) return ws.close(LIVE_CLOSE_DRAINING, LIVE_DRAINING_REASON);
       const session = new ListenSession(ws, req, url, deps);
       sessions.add(session);
-      void session.run().finally(() => sessions.delete(session));
+      // One stream, one trace: its span (the caller's traceparent its parent) holds every RPC the stream makes.
+      const parent = propagation.extract(ROOT_CONTEXT, req.headers);
+      const span = tracer.startSpan(
+        `GET ${LISTEN_PATH}`,
+        // Never the URL's query: a browser's listen token rides in it.
+        { kind: SpanKind.SERVER, attributes: { 'http.request.method': 'GET', 'url.path': LISTEN_PATH, 'http.route': LISTEN_PATH, 'network.protocol.name': 'websocket' } },
+        parent,
+      );
+      void context
+        .with(trace.setSpan(parent, span), () => session.run(span))
+        .finally(() => {
+          sessions.delete(session);
+          span.end();
+        });
     });
   });
   return {
@@ -146,7 +162,10 @@ class ListenSession {
     });
   }
 
-  async run(): Promise<void> {
+  private span: Span | undefined;
+
+  async run(span?: Span): Promise<void> {
+    this.span = span;
     const { ws } = this;
     // Nothing is read until the caller is known: a client's early frames wait in the socket.
     ws.pause();
@@ -299,6 +318,8 @@ class ListenSession {
   private close(code: number, reason: string): void {
     if (this.closing) return;
     this.closing = true;
+    this.span?.setAttribute('websocket.close_code', code);
+    if (code >= 4500) this.span?.setStatus({ code: SpanStatusCode.ERROR, message: reason });
     clearTimeout(this.idle);
     this.ws.resume();
     this.ws.close(code, reason);
