@@ -21,6 +21,7 @@ import {
   LIVE_IDLE_SECONDS,
   LIVE_MAX_FRAME_BYTES,
   LIVE_MAX_SECONDS,
+  LISTEN_PATH,
   liveCloseCodeOf,
   liveOptionsOf,
   MurmurError,
@@ -36,8 +37,8 @@ import type { VerifiedKeyCache } from '../key-cache';
 import type { OAuthResourceOptions } from '../oauth/protected-resource';
 import { clientMessageOf, controlOf } from './listen-messages';
 
-/** The path of the endpoint. */
-export const LISTEN_PATH = '/api/v1/listen';
+/** The path of the endpoint (the contract's, which the app's Record page connects to as well). */
+export { LISTEN_PATH };
 
 /** How long a draining gateway waits for its streams' last finals before closing them anyway. */
 export const LISTEN_DRAIN_MS = 10_000;
