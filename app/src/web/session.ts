@@ -17,6 +17,8 @@ import type { ServiceClients } from '@murmur/kit';
 /** A signed-in person, as each page sees them. */
 export interface SignedIn {
   userId: string;
+  /** The session's id (ses_…): what a listen token of the Record page is bound to. Never a secret. */
+  sessionId: string;
   sessionToken: string;
   expiresAt: Date;
 }
@@ -36,12 +38,12 @@ export function authSessions(clients: ServiceClients): SessionSource {
     async start(signInToken) {
       const { sessionToken, session } = await clients.auth.startSession({ signInToken });
       if (!session?.expiresAt) throw new Error('auth answered StartSession without a session');
-      return { userId: session.userId, sessionToken, expiresAt: session.expiresAt };
+      return { userId: session.userId, sessionId: session.id, sessionToken, expiresAt: session.expiresAt };
     },
     async resolve(sessionToken) {
       try {
         const { session } = await clients.auth.getSession({ sessionToken });
-        return session?.expiresAt ? { userId: session.userId, sessionToken, expiresAt: session.expiresAt } : undefined;
+        return session?.expiresAt ? { userId: session.userId, sessionId: session.id, sessionToken, expiresAt: session.expiresAt } : undefined;
       } catch (err) {
         if (err instanceof MurmurError && err.code === 'not_found') return undefined;
         throw err;

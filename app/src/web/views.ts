@@ -18,6 +18,6 @@ export const views = new Eta({ views: path.join(WEB_DIR, 'views'), autoEscape: t
 export interface PageContext {
   email: string;
   csrf: string;
-  /** The settings section the page belongs to; 'connect' for an MCP client's consent page. */
-  section: 'developer' | 'usage' | 'connect';
+  /** The section the page belongs to (its navigation link); 'connect' for an MCP client's consent page. */
+  section: 'developer' | 'usage' | 'record' | 'connect';
 }

@@ -28,9 +28,14 @@ export interface TestApp {
 /**
  * The app on a free loopback port, its own URL the OAuth issuer (the server listens first, so the
  * app is made knowing its address). `options` overrides the defaults, such as the policy of
- * Client ID Metadata Documents.
+ * Client ID Metadata Documents; `browserArgs` are added to Chromium's command line.
  */
-export async function startApp(sys: TestSystem, options: Partial<Pick<AppServerOptions, 'clientMetadataPolicy' | 'now' | 'clients' | 'trustedProxies'>> = {}): Promise<TestApp> {
+export async function startApp(
+  sys: TestSystem,
+  options: Partial<Pick<AppServerOptions, 'clientMetadataPolicy' | 'now' | 'clients' | 'trustedProxies'>> = {},
+  /** More Chromium switches (the Record page's fake microphone). */
+  browserArgs: readonly string[] = [],
+): Promise<TestApp> {
   const logLines: string[] = [];
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
@@ -45,7 +50,7 @@ export async function startApp(sys: TestSystem, options: Partial<Pick<AppServerO
     ...options,
   });
   server.on('request', app);
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage', ...browserArgs] });
   fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
   return {
     url,

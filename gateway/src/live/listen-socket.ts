@@ -22,6 +22,7 @@ import {
   LIVE_IDLE_SECONDS,
   LIVE_MAX_FRAME_BYTES,
   LIVE_MAX_SECONDS,
+  LISTEN_PATH,
   liveCloseCodeOf,
   liveOptionsOf,
   MurmurError,
@@ -39,8 +40,8 @@ import { clientMessageOf, controlOf } from './listen-messages';
 
 const tracer = trace.getTracer('murmur-gateway-listen');
 
-/** The path of the endpoint. */
-export const LISTEN_PATH = '/api/v1/listen';
+/** The path of the endpoint (the contract's, which the app's Record page connects to as well). */
+export { LISTEN_PATH };
 
 /** How long a draining gateway waits for its streams' last finals before closing them anyway. */
 export const LISTEN_DRAIN_MS = 10_000;

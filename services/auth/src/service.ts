@@ -14,7 +14,10 @@ import type { VerificationCache } from './verification-cache';
 /** Who a verified key or OAuth access token acts for. */
 export interface Principal {
   userId: string;
-  /** The API key's id, or the OAuth connection's (con_…): what a revocation names. */
+  /**
+   * The API key's id, or the OAuth connection's (con_…): what a revocation names. For a listen
+   * token the app made for a signed-in person, their session's (ses_…).
+   */
   keyId: string;
   /** null: the key never expires. An access token always does. */
   expiresAt: Date | null;

@@ -55,8 +55,8 @@ export interface SessionRecord {
 export interface ListenTokenRecord {
   tokenHash: string;
   userId: string;
-  /** The key it was made with (key_…). */
-  keyId: string;
+  /** What it is bound to: the key it was made with, or the app session it was made for. */
+  binding: ListenTokenBinding;
   scopes: string[];
   createdAt: Date;
   expiresAt: Date;
@@ -64,16 +64,18 @@ export interface ListenTokenRecord {
   usedAt: Date | null;
 }
 
+/** A listen token's binding: an API key (key_…) or a session of the app's pages (ses_…). */
+export type ListenTokenBinding = { kind: 'key'; keyId: string } | { kind: 'session'; sessionId: string };
+
 /**
- * A listen token just redeemed, with the state of its key as the same statement read it (`key`
- * null: the key row is gone, which the foreign key prevents, but the caller refuses it all the same).
+ * A listen token just redeemed, with the state of what it is bound to as the same statement read
+ * it (`key` or `session` null: the row is gone, which the foreign keys prevent, but the caller
+ * refuses it all the same).
  */
-export interface RedeemedListenToken {
-  userId: string;
-  keyId: string;
-  scopes: string[];
-  key: { revokedAt: Date | null; expiresAt: Date | null } | null;
-}
+export type RedeemedListenToken = { userId: string; scopes: string[] } & (
+  | { kind: 'key'; keyId: string; key: { revokedAt: Date | null; expiresAt: Date | null } | null }
+  | { kind: 'session'; sessionId: string; session: { endedAt: Date | null; expiresAt: Date } | null }
+);
 
 /** Position after the last user of a page: keyset on (created_at, id). */
 export interface UserPosition {
@@ -124,6 +126,8 @@ export interface AuthStore {
   endSession(tokenHash: string, now: Date): Promise<SessionRecord | null>;
   /** The key of id `id`, revoked or not. */
   findApiKeyById(id: string): Promise<ApiKeyRecord | null>;
+  /** The session of id `id`, ended or expired or not. */
+  findSessionById(id: string): Promise<SessionRecord | null>;
   /**
    * Inserts a listen token, and in the same statement deletes at most `sweep.limit` tokens that
    * expired before `sweep.expiredBefore` (oldest first, skipping rows another statement holds),
@@ -132,7 +136,7 @@ export interface AuthStore {
   createListenToken(token: ListenTokenRecord, sweep: { expiredBefore: Date; limit: number }): Promise<void>;
   /**
    * Marks the token of `tokenHash` used at `now` if it is unused and unexpired at `now`, and
-   * answers it with its key's state, in one statement: of concurrent redemptions exactly one gets
+   * answers it with its key's or session's state, in one statement: of concurrent redemptions exactly one gets
    * it; the others, like an unknown, used or expired token, get null.
    */
   redeemListenToken(tokenHash: string, now: Date): Promise<RedeemedListenToken | null>;
@@ -177,11 +181,15 @@ interface SessionRow {
 
 interface RedeemedListenTokenRow {
   user_id: string;
-  key_id: string;
+  key_id: string | null;
+  session_id: string | null;
   scopes: string[];
   key_found: boolean;
   key_revoked_at: Date | null;
   key_expires_at: Date | null;
+  session_found: boolean;
+  session_ended_at: Date | null;
+  session_expires_at: Date | null;
 }
 
 const USER_COLUMNS = 'id, email, name, created_at';
@@ -347,6 +355,11 @@ export class PostgresAuthStore implements AuthStore {
     return rows[0] ? toKey(rows[0]) : null;
   }
 
+  async findSessionById(id: string): Promise<SessionRecord | null> {
+    const rows = await this.db.query<SessionRow>(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE id = $1`, [id]);
+    return rows[0] ? toSession(rows[0]) : null;
+  }
+
   async createListenToken(token: ListenTokenRecord, sweep: { expiredBefore: Date; limit: number }): Promise<void> {
     // A data-modifying WITH runs to completion even though nothing reads it. SKIP LOCKED: a row
     // being redeemed right now is left for the next sweep rather than waited for.
@@ -357,32 +370,55 @@ export class PostgresAuthStore implements AuthStore {
            ORDER BY expires_at LIMIT $8::int FOR UPDATE SKIP LOCKED
          )
        )
-       INSERT INTO listen_tokens (token_hash, user_id, key_id, scopes, created_at, expires_at)
-       VALUES ($1::text, $2::text, $3::text, $4::text[], $5::timestamptz, $6::timestamptz)`,
-      [token.tokenHash, token.userId, token.keyId, token.scopes, token.createdAt, token.expiresAt, sweep.expiredBefore, sweep.limit],
+       INSERT INTO listen_tokens (token_hash, user_id, key_id, session_id, scopes, created_at, expires_at)
+       VALUES ($1::text, $2::text, $3::text, $9::text, $4::text[], $5::timestamptz, $6::timestamptz)`,
+      [
+        token.tokenHash,
+        token.userId,
+        token.binding.kind === 'key' ? token.binding.keyId : null,
+        token.scopes,
+        token.createdAt,
+        token.expiresAt,
+        sweep.expiredBefore,
+        sweep.limit,
+        token.binding.kind === 'session' ? token.binding.sessionId : null,
+      ],
     );
   }
 
   async redeemListenToken(tokenHash: string, now: Date): Promise<RedeemedListenToken | null> {
     // One statement: a concurrent redemption waits for this one's row lock, then finds used_at
-    // set and updates nothing. The key is read in the same snapshot, so a revocation committed
-    // before this statement began is seen.
+    // set and updates nothing. The key or session is read in the same snapshot, so a revocation
+    // or sign-out committed before this statement began is seen.
     const rows = await this.db.query<RedeemedListenTokenRow>(
       `WITH redeemed AS (
          UPDATE listen_tokens SET used_at = $2::timestamptz
          WHERE token_hash = $1 AND used_at IS NULL AND expires_at > $2::timestamptz
-         RETURNING user_id, key_id, scopes
+         RETURNING user_id, key_id, session_id, scopes
        )
-       SELECT r.user_id, r.key_id, r.scopes, k.id IS NOT NULL AS key_found,
-              k.revoked_at AS key_revoked_at, k.expires_at AS key_expires_at
-       FROM redeemed r LEFT JOIN api_keys k ON k.id = r.key_id`,
+       SELECT r.user_id, r.key_id, r.session_id, r.scopes,
+              k.id IS NOT NULL AS key_found, k.revoked_at AS key_revoked_at, k.expires_at AS key_expires_at,
+              s.id IS NOT NULL AS session_found, s.ended_at AS session_ended_at, s.expires_at AS session_expires_at
+       FROM redeemed r
+       LEFT JOIN api_keys k ON k.id = r.key_id
+       LEFT JOIN sessions s ON s.id = r.session_id`,
       [tokenHash, now],
     );
     const r = rows[0];
     if (!r) return null;
+    if (r.session_id !== null) {
+      return {
+        kind: 'session',
+        userId: r.user_id,
+        sessionId: r.session_id,
+        scopes: r.scopes,
+        session: r.session_found && r.session_expires_at ? { endedAt: r.session_ended_at, expiresAt: r.session_expires_at } : null,
+      };
+    }
     return {
+      kind: 'key',
       userId: r.user_id,
-      keyId: r.key_id,
+      keyId: r.key_id ?? '',
       scopes: r.scopes,
       key: r.key_found ? { revokedAt: r.key_revoked_at, expiresAt: r.key_expires_at } : null,
     };

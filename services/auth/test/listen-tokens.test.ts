@@ -70,7 +70,7 @@ describe('CreateListenToken', () => {
     expect(res.expiresAt).toEqual(at(60 * SECOND));
     const rows = await rowsOf(o.userId);
     expect(rows).toEqual([
-      { token_hash: sha256(res.token), user_id: o.userId, key_id: o.keyId, scopes: ['read', 'ai'], created_at: at(0), expires_at: at(60 * SECOND), used_at: null },
+      { token_hash: sha256(res.token), user_id: o.userId, key_id: o.keyId, session_id: null, scopes: ['read', 'ai'], created_at: at(0), expires_at: at(60 * SECOND), used_at: null },
     ]);
     // Neither the token nor its random part is in any column.
     expect(JSON.stringify(rows)).not.toContain(res.token.slice(4));
@@ -226,5 +226,89 @@ describe('RedeemListenToken', () => {
     }
     // Not spent by the refused call.
     expect((await redeem(token)).principal?.userId).toBe(o.userId);
+  });
+});
+
+describe('session-bound tokens (the app\'s Record page)', () => {
+  /** A user signed in through the sign-in stand-in: their session's id and token. */
+  async function signedIn(): Promise<{ userId: string; sessionId: string; sessionToken: string; sessionExpiresAt: Date }> {
+    const { user } = await h.client.createUser({ email: uniqueEmail('record'), name: 'Ada' });
+    const { token } = await h.client.createSignInLink({ userId: user!.id });
+    const { sessionToken, session } = await h.client.startSession({ signInToken: token });
+    return { userId: user!.id, sessionId: session!.id, sessionToken, sessionExpiresAt: session!.expiresAt! };
+  }
+  const createFor = (s: { userId: string; sessionId: string }, scopes: string[] = []) => h.client.createListenToken({ userId: s.userId, keyId: s.sessionId, scopes });
+
+  it('mints a token for a live session with full access, bound to the session, and redeems it once as that user', async () => {
+    const s = await signedIn();
+    const res = await createFor(s);
+    expect(res.expiresAt).toEqual(at(60 * SECOND));
+    expect(await rowsOf(s.userId)).toEqual([
+      { token_hash: sha256(res.token), user_id: s.userId, key_id: null, session_id: s.sessionId, scopes: ['read', 'ai'], created_at: at(0), expires_at: at(60 * SECOND), used_at: null },
+    ]);
+    h.clock.advance(5 * SECOND);
+    expect((await redeem(res.token)).principal).toEqual({ userId: s.userId, keyId: s.sessionId, keyExpiresAt: s.sessionExpiresAt, scopes: ['read', 'ai'], clientId: '' });
+    await expectTokenRefused(redeem(res.token));
+    expect(JSON.stringify(h.logs.calls)).not.toContain(res.token.slice(4));
+    expect(JSON.stringify(h.logs.calls)).not.toContain(s.sessionToken.slice(4));
+  });
+
+  it('refuses a token whose session was signed out after it was made, saying so', async () => {
+    const s = await signedIn();
+    const { token } = await createFor(s);
+    await h.client.endSession({ sessionToken: s.sessionToken });
+    const err = await failure(redeem(token));
+    expect({ code: err.code, param: err.param }).toEqual({ code: 'invalid_api_key', param: 'token' });
+    expect(err.message).toMatch(/sign-in session this listen token was made for has ended or expired.*Sign in again/);
+    // Spent all the same.
+    await expectTokenRefused(redeem(token));
+  });
+
+  it('refuses a token whose session expired between minting and redeeming', async () => {
+    const s = await signedIn();
+    h.clock.advance(12 * HOUR - 10 * SECOND);
+    const { token } = await createFor(s);
+    h.clock.advance(10 * SECOND);
+    expect((await failure(redeem(token))).message).toMatch(/has ended or expired/);
+  });
+
+  it.each([
+    ['an ended session', async (s: { sessionToken: string }) => void (await h.client.endSession({ sessionToken: s.sessionToken }))],
+    ['an expired session', async () => void h.clock.advance(12 * HOUR)],
+  ])('answers not_found for %s and stores nothing', async (_name, end) => {
+    const s = await signedIn();
+    await end(s);
+    const err = await failure(createFor(s));
+    expect({ code: err.code, param: err.param }).toEqual({ code: 'not_found', param: 'key_id' });
+    expect(await rowsOf(s.userId)).toEqual([]);
+  });
+
+  it("answers not_found for another user's session, like an unknown one", async () => {
+    const a = await signedIn();
+    const b = await signedIn();
+    for (const sessionId of [b.sessionId, 'ses_0000000000000000000000aa']) {
+      const err = await failure(createFor({ userId: a.userId, sessionId }));
+      expect({ code: err.code, param: err.param }).toEqual({ code: 'not_found', param: 'key_id' });
+    }
+    expect(await rowsOf(a.userId)).toEqual([]);
+  });
+
+  it('gives a narrower token when asked, and refuses an unknown scope', async () => {
+    const s = await signedIn();
+    const { token } = await createFor(s, ['read']);
+    expect((await redeem(token)).principal?.scopes).toEqual(['read']);
+    expect((await failure(createFor(s, ['write']))).param).toBe('scopes');
+  });
+
+  it('keeps a token bound to exactly one of a key and a session in the database', async () => {
+    const s = await signedIn();
+    const o = await newOwner();
+    const insert = (keyId: string | null, sessionId: string | null) =>
+      db.query(
+        `INSERT INTO listen_tokens (token_hash, user_id, key_id, session_id, scopes, created_at, expires_at) VALUES ($1, $2, $3, $4, '{read}', now(), now() + interval '1 minute')`,
+        [sha256(generateListenToken()), s.userId, keyId, sessionId],
+      );
+    await expect(insert(o.keyId, s.sessionId)).rejects.toThrow(/listen_tokens_bound_once/);
+    await expect(insert(null, null)).rejects.toThrow(/listen_tokens_bound_once/);
   });
 });

@@ -7,6 +7,18 @@
 import { ERROR_CODES, invalidParam, type ErrorCode } from './errors';
 import { MAX_TITLE_CHARS } from './text-rules';
 
+/** The endpoint's path on the public API (the gateway serves it; the app's Record page connects to it). */
+export const LISTEN_PATH = '/api/v1/listen';
+
+/**
+ * The endpoint's WebSocket URL on the public API at `publicApiUrl` (PUBLIC_API_URL): `wss:` for
+ * an https API, `ws:` for http, on the API's host, whatever path the address carries.
+ */
+export function listenUrlOf(publicApiUrl: string): string {
+  const url = new URL(publicApiUrl);
+  return `${url.protocol === 'https:' ? 'wss:' : 'ws:'}//${url.host}${LISTEN_PATH}`;
+}
+
 /** How a stream's audio is encoded (the `encoding` query parameter). */
 export const LIVE_ENCODINGS = ['linear16', 'webm', 'ogg'] as const;
 export type LiveEncoding = (typeof LIVE_ENCODINGS)[number];

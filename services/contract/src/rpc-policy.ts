@@ -77,8 +77,10 @@ export const AUTH_RULES: ServiceRules<typeof auth.AuthServiceService> = {
   // Listen tokens (docs/live.md): a developer's own call, like AdmitAiRequest: the gateway makes it
   // with the verified key's assertion (POST /api/v1/listen/tokens), an internal team with its key.
   // The `ai` scope, since the token exists to open a stream that spends credits; auth checks that
-  // key_id is one of the caller's own active keys and the scopes are within its scopes.
-  createListenToken: { user: { owner: 'userId', scope: 'ai' } },
+  // key_id is one of the caller's own active keys and the scopes are within its scopes. The app
+  // (admin) makes one for a signed-in person's session (the Record page, key_id = ses_…); auth
+  // checks the session is that user's and live.
+  createListenToken: { user: { owner: 'userId', scope: 'ai' }, admin: true },
   // The token is the browser's only credential, so only the gateway's WebSocket endpoint spends it.
   redeemListenToken: { workloads: ['gateway'] },
 };

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { ERROR_CODES, LIVE_ERROR_CODES, liveCloseCodeOf, liveOptionsOf, MurmurError } from '../src';
+import { ERROR_CODES, LIVE_ERROR_CODES, liveCloseCodeOf, listenUrlOf, liveOptionsOf, MurmurError } from '../src';
 
 const options = (q: string) => liveOptionsOf(new URLSearchParams(q));
 
@@ -17,6 +17,17 @@ function refusal(q: string): { code: string; param: string | null } {
   }
   throw new Error(`accepted ${q}`);
 }
+
+describe('the listen URL of a public API address', () => {
+  it.each([
+    ['https://api.murmur.example', 'wss://api.murmur.example/api/v1/listen'],
+    ['https://api.murmur.example:8443/', 'wss://api.murmur.example:8443/api/v1/listen'],
+    ['http://127.0.0.1:8080', 'ws://127.0.0.1:8080/api/v1/listen'],
+    ['https://murmur.example/gateway/', 'wss://murmur.example/api/v1/listen'],
+  ])('%s → %s', (api, listen) => {
+    expect(listenUrlOf(api)).toBe(listen);
+  });
+});
 
 describe('live options', () => {
   it('defaults to 16 kHz linear16 without saving', () => {

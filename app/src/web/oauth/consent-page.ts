@@ -87,7 +87,7 @@ export function consentPage(opts: ConsentPageOptions) {
     res.locals.page = { email: await opts.emailOf(session.userId), csrf: csrfTokenOf(session.sessionToken), section: 'connect' } satisfies PageContext;
     // The answer is a redirect to the client, which the form's CSP must allow (content-security.ts).
     const source = formActionSourceOf(params.redirectUri);
-    res.set('Content-Security-Policy', contentSecurityPolicy(source ? [source] : []));
+    res.set('Content-Security-Policy', contentSecurityPolicy({ formAction: source ? [source] : [] }));
     const fields = consentFields(
       {
         clientId: client.client_id,

@@ -379,10 +379,15 @@ export interface CreateListenTokenRequest {
   userId: string;
   /**
    * The key the token is made with (key_…): a key of user_id, unrevoked and unexpired. Revoking
-   * it later makes the token fail too.
+   * it later makes the token fail too. Or a session of user_id (ses_…, the app's signed-in
+   * person), neither ended nor expired: signing out later makes the token fail too, and the
+   * redeemed principal's key_id is the session's id.
    */
   keyId: string;
-  /** What the token may do: a subset of the key's scopes; empty means all of the key's scopes. */
+  /**
+   * What the token may do: a subset of the key's scopes (a session's: read and ai); empty means
+   * all of them.
+   */
   scopes: string[];
 }
 
@@ -398,7 +403,10 @@ export interface RedeemListenTokenRequest {
 }
 
 export interface RedeemListenTokenResponse {
-  /** Who the token acts for: its user, its key (with the key's expiry) and its scopes. */
+  /**
+   * Who the token acts for: its user, its key (with the key's expiry) or session (its id and
+   * expiry in key_id and key_expires_at), and its scopes.
+   */
   principal: Principal | undefined;
 }
 
@@ -4319,7 +4327,8 @@ export const AuthServiceService = {
    * Authorization on a WebSocket, so its server asks for a listen token with its key and hands
    * the browser that instead. Auth stores only the token's SHA-256.
    * CreateListenToken mints a single-use token (lst_…) for one of the user's own active keys,
-   * valid 60 s (contract LISTEN_TOKEN_TTL_SECONDS). It spends nothing.
+   * or, from the app (the Record page), for one of the user's live sessions, valid 60 s
+   * (contract LISTEN_TOKEN_TTL_SECONDS). It spends nothing.
    */
   createListenToken: {
     path: "/murmur.auth.v1.AuthService/CreateListenToken" as const,
@@ -4334,8 +4343,9 @@ export const AuthServiceService = {
   },
   /**
    * RedeemListenToken spends a listen token (once) and answers the principal it acts for, if
-   * the key it was made with is still active. Unknown, malformed, used or expired tokens, and
-   * tokens whose key was revoked or expired since, are invalid_api_key (UNAUTHENTICATED).
+   * the key it was made with is still active (or the session it was made for has not ended or
+   * expired). Unknown, malformed, used or expired tokens, and tokens whose key was revoked or
+   * expired since or whose session ended or expired since, are invalid_api_key (UNAUTHENTICATED).
    */
   redeemListenToken: {
     path: "/murmur.auth.v1.AuthService/RedeemListenToken" as const,
@@ -4426,13 +4436,15 @@ export interface AuthServiceServer extends UntypedServiceImplementation {
    * Authorization on a WebSocket, so its server asks for a listen token with its key and hands
    * the browser that instead. Auth stores only the token's SHA-256.
    * CreateListenToken mints a single-use token (lst_…) for one of the user's own active keys,
-   * valid 60 s (contract LISTEN_TOKEN_TTL_SECONDS). It spends nothing.
+   * or, from the app (the Record page), for one of the user's live sessions, valid 60 s
+   * (contract LISTEN_TOKEN_TTL_SECONDS). It spends nothing.
    */
   createListenToken: handleUnaryCall<CreateListenTokenRequest, CreateListenTokenResponse>;
   /**
    * RedeemListenToken spends a listen token (once) and answers the principal it acts for, if
-   * the key it was made with is still active. Unknown, malformed, used or expired tokens, and
-   * tokens whose key was revoked or expired since, are invalid_api_key (UNAUTHENTICATED).
+   * the key it was made with is still active (or the session it was made for has not ended or
+   * expired). Unknown, malformed, used or expired tokens, and tokens whose key was revoked or
+   * expired since or whose session ended or expired since, are invalid_api_key (UNAUTHENTICATED).
    */
   redeemListenToken: handleUnaryCall<RedeemListenTokenRequest, RedeemListenTokenResponse>;
 }
@@ -4779,7 +4791,8 @@ export interface AuthServiceClient extends Client {
    * Authorization on a WebSocket, so its server asks for a listen token with its key and hands
    * the browser that instead. Auth stores only the token's SHA-256.
    * CreateListenToken mints a single-use token (lst_…) for one of the user's own active keys,
-   * valid 60 s (contract LISTEN_TOKEN_TTL_SECONDS). It spends nothing.
+   * or, from the app (the Record page), for one of the user's live sessions, valid 60 s
+   * (contract LISTEN_TOKEN_TTL_SECONDS). It spends nothing.
    */
   createListenToken(
     request: CreateListenTokenRequest,
@@ -4798,8 +4811,9 @@ export interface AuthServiceClient extends Client {
   ): ClientUnaryCall;
   /**
    * RedeemListenToken spends a listen token (once) and answers the principal it acts for, if
-   * the key it was made with is still active. Unknown, malformed, used or expired tokens, and
-   * tokens whose key was revoked or expired since, are invalid_api_key (UNAUTHENTICATED).
+   * the key it was made with is still active (or the session it was made for has not ended or
+   * expired). Unknown, malformed, used or expired tokens, and tokens whose key was revoked or
+   * expired since or whose session ended or expired since, are invalid_api_key (UNAUTHENTICATED).
    */
   redeemListenToken(
     request: RedeemListenTokenRequest,
