@@ -21,6 +21,8 @@ import { createOpenAiEngine } from './engines/openai';
 import { ENGINE_CAPABILITIES, openAiCapabilities, whisperCapabilities } from './engines/capabilities';
 import { createPocketsphinxEngine, DEBIAN_POCKETSPHINX_MODEL_DIR, DEFAULT_VAD_THRESHOLD, pocketsphinxModelFiles, POCKETSPHINX_MAX_CHUNK_SECONDS, POCKETSPHINX_PACKAGES } from './engines/pocketsphinx';
 import { createWhisperEngine, whisperModelName } from './engines/whisper';
+import { sileroVadPath } from './live/silero-vad';
+import type { WindowedLiveOptions } from './live/windowed-recognizer';
 import { commandExists } from './process';
 import { SecretSealer, secretKeysProblem } from './webhooks/secret-keys';
 
@@ -160,6 +162,14 @@ export async function findWhisperModel(cfg: Pick<TranscriptionConfig, 'MURMUR_MO
   return first ? path.join(dir, first) : undefined;
 }
 
+/**
+ * Live streams of the batch engines: the Silero VAD model in MURMUR_MODELS_DIR (looked for when a
+ * stream opens, so one fetched while the service runs is picked up), windows in the temp folder.
+ */
+function liveOptionsOf(cfg: TranscriptionConfig): WindowedLiveOptions {
+  return { vadModel: sileroVadPath(cfg.MURMUR_MODELS_DIR), ...(cfg.MURMUR_TRANSCRIBE_TMP_DIR ? { tmpDir: cfg.MURMUR_TRANSCRIBE_TMP_DIR } : {}) };
+}
+
 /** The engine `auto` resolves to. */
 export async function chooseEngine(cfg: TranscriptionConfig): Promise<EngineName> {
   if (cfg.MURMUR_TRANSCRIPTION_ENGINE !== 'auto') return cfg.MURMUR_TRANSCRIPTION_ENGINE;
@@ -236,6 +246,7 @@ export async function createEngineFromConfig(
         const engine = await createWhisperEngine({
           modelPath,
           threads: cfg.MURMUR_TRANSCRIBE_CONCURRENCY,
+          live: liveOptionsOf(cfg),
           ...(hooks.onNativeError ? { onNativeError: hooks.onNativeError } : {}),
         });
         return { name, engine };
@@ -252,6 +263,7 @@ export async function createEngineFromConfig(
         model: cfg.MURMUR_OPENAI_TRANSCRIBE_MODEL,
         timeoutMs: cfg.MURMUR_OPENAI_TIMEOUT_MS,
         words: cfg.MURMUR_OPENAI_WORDS,
+        live: liveOptionsOf(cfg),
         ...(cfg.OPENAI_API_KEY ? { apiKey: cfg.OPENAI_API_KEY } : {}),
       });
       return { name, engine };

@@ -4,12 +4,15 @@
  * MURMUR_MODELS_BASE_URL, with progress on stderr and checksums verified (see models.ts).
  * `npm run models -- fetch diarization [--force]` fetches the pinned speaker-diarization
  * files from sherpa-onnx's releases (MURMUR_SHERPA_RELEASES_URL; diarization/fetch-models.ts).
+ * `npm run models -- fetch vad [--force]` fetches the pinned Silero VAD v5 that live streams of
+ * the whisper and OpenAI engines need (live/silero-vad.ts).
  */
 import { readdir, stat } from 'node:fs/promises';
 import * as path from 'node:path';
 import { loadConfig, z } from '@murmur/kit';
 import { DEFAULT_MODELS_BASE_URL, fetchModel, KNOWN_MODELS } from './models';
-import { fetchDiarizationModels, SHERPA_RELEASES_URL } from './diarization/fetch-models';
+import { fetchDiarizationModels, fetchPinnedModels, SHERPA_RELEASES_URL } from './diarization/fetch-models';
+import { SILERO_VAD_DOWNLOAD, SILERO_VAD_FILE } from './live/silero-vad';
 import { DIARIZATION_DOWNLOADS, diarizationModelsOf } from './diarization/models';
 
 const schema = {
@@ -21,11 +24,14 @@ const schema = {
 
 /** The name that fetches the speaker-diarization models instead of a whisper model. */
 const DIARIZATION = 'diarization';
+/** The name that fetches the Silero VAD model of live streams. */
+const VAD = 'vad';
 
 const USAGE = `usage: npm run models -- fetch <name> [--sha256 <hex>] [--force]
        npm run models -- fetch diarization [--force]
+       npm run models -- fetch vad [--force]
        npm run models -- list
-names: ${Object.keys(KNOWN_MODELS).join(', ')} (or any ggml-<name>.bin on the server, with --sha256); diarization`;
+names: ${Object.keys(KNOWN_MODELS).join(', ')} (or any ggml-<name>.bin on the server, with --sha256); diarization; vad`;
 
 const mib = (n: number) => (n / (1024 * 1024)).toFixed(1);
 
@@ -69,6 +75,8 @@ export async function runModelsCli(argv: string[], env: NodeJS.ProcessEnv = proc
       if (names.length === 0) stderr.write('  (none)\n');
       stderr.write(`fetchable: ${Object.entries(KNOWN_MODELS).map(([n, m]) => `${n} (${m.size})`).join(', ')}\n`);
       const diarization = diarizationModelsOf(cfg.MURMUR_MODELS_DIR);
+      const vad = await stat(path.join(cfg.MURMUR_MODELS_DIR, SILERO_VAD_FILE)).then(() => true, () => false);
+      stderr.write(`vad (live streams of whisper/openai): ${vad ? 'installed' : `missing ${SILERO_VAD_FILE} (fetch vad, ${mib(SILERO_VAD_DOWNLOAD.bytes)} MiB)`}\n`);
       stderr.write(`diarization: ${'missing' in diarization ? `missing ${diarization.missing.join(', ')} (fetch diarization, ${mib(DIARIZATION_DOWNLOADS.reduce((n, d) => n + d.bytes, 0))} MiB)` : 'installed'}\n`);
       return 0;
     }
@@ -93,6 +101,17 @@ export async function runModelsCli(argv: string[], env: NodeJS.ProcessEnv = proc
     if (!name) {
       stderr.write(`${USAGE}\n`);
       return 2;
+    }
+    if (name === VAD) {
+      if (sha256 !== undefined) {
+        stderr.write(`--sha256 does not apply to vad: its file is pinned (src/live/silero-vad.ts)\n`);
+        return 2;
+      }
+      const printVad = progressPrinter(SILERO_VAD_FILE, stderr);
+      stderr.write(`fetching the Silero VAD model into ${path.resolve(cfg.MURMUR_MODELS_DIR)}\n`);
+      const [f] = await fetchPinnedModels([SILERO_VAD_DOWNLOAD], { dir: cfg.MURMUR_MODELS_DIR, force, onProgress: (_file, received, total) => printVad(received, total) });
+      if (f) stderr.write(f.alreadyPresent ? `${f.file} is already there (use --force to download it again)\n` : `saved ${f.file} (${mib(f.bytes)} MiB; sha256 verified)\n`);
+      return 0;
     }
     if (name === DIARIZATION) {
       if (sha256 !== undefined) {

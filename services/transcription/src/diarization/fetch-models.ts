@@ -165,3 +165,11 @@ export async function fetchDiarizationModels(opts: FetchDiarizationOptions): Pro
   }
   return out;
 }
+
+/**
+ * Any pinned files (the Silero VAD of live streams, live/silero-vad.ts) by the same rules: checked
+ * against their SHA-256 before they are moved into place.
+ */
+export function fetchPinnedModels(downloads: readonly PinnedDownload[], opts: Omit<FetchDiarizationOptions, 'downloads' | 'releasesUrl'>): Promise<FetchedDiarizationFile[]> {
+  return fetchDiarizationModels({ ...opts, downloads });
+}

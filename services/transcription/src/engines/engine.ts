@@ -78,10 +78,12 @@ export interface SpeechEngine {
   /** False for a language the engine cannot recognise (checked before any audio is read). */
   supportsLanguage?(language: string): boolean;
   /**
-   * Starts live recognition of one stream (an engine that decodes as audio arrives); resolves once
-   * it takes audio. Absent: the engine does not stream (docs/live.md).
+   * Starts live recognition of one stream; resolves once it takes audio. PocketSphinx decodes as
+   * the audio arrives; batch engines recognise Silero VAD's utterances on sliding windows
+   * (live/windowed-recognizer.ts). `language` is the stream's hint. Absent: the engine does not
+   * stream (docs/live.md).
    */
-  startLive?(opts: { onEvent(e: LiveEvent): void; signal?: AbortSignal }): Promise<LiveRecognizer>;
+  startLive?(opts: { onEvent(e: LiveEvent): void; signal?: AbortSignal; language?: string }): Promise<LiveRecognizer>;
   /** Frees native resources (whisper's model). */
   close?(): Promise<void>;
 }

@@ -10,6 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { TimedSegment } from '../stitch';
 import { openAiCapabilities } from './capabilities';
 import { EngineError, type Recognition, type RecognizeOptions, type SpeechEngine } from './engine';
+import { windowedStartLive, type WindowedLiveOptions } from '../live/windowed-recognizer';
 
 export interface OpenAiEngineOptions {
   /** e.g. "https://api.openai.com" or "http://127.0.0.1:8000/v1" (a trailing /v1 is not doubled). */
@@ -29,6 +30,12 @@ export interface OpenAiEngineOptions {
    * true). Set false for a server without them: asking for words is then refused up front.
    */
   words?: boolean;
+  /**
+   * Live streams on sliding windows (live/windowed-recognizer.ts). Partials are off unless
+   * `partialMs` is set: each would be a request for up to 15 s of audio, paid for by the second
+   * at OpenAI, so a stream gets its finals only.
+   */
+  live?: WindowedLiveOptions;
 }
 
 /** The endpoint for `baseUrl`, accepting bases with or without the trailing `/v1`. */
@@ -143,18 +150,20 @@ export function createOpenAiEngine(opts: OpenAiEngineOptions): SpeechEngine {
     return { retry: false, value: parseVerboseJson(body) };
   };
 
+  const recognize: SpeechEngine['recognize'] = async (wavPath, options) => {
+    for (let n = 0; ; n++) {
+      options.signal.throwIfAborted();
+      const outcome = await attempt(wavPath, options);
+      if (outcome.value) return outcome.value;
+      if (!outcome.retry || n >= retries) throw outcome.error ?? new EngineError('the transcription endpoint failed');
+      await sleep(retryDelayMs * (n + 1), undefined, { signal: options.signal });
+    }
+  };
   return {
     name: 'openai',
     model: opts.model,
     capabilities: openAiCapabilities(wantWords),
-    async recognize(wavPath, options) {
-      for (let n = 0; ; n++) {
-        options.signal.throwIfAborted();
-        const outcome = await attempt(wavPath, options);
-        if (outcome.value) return outcome.value;
-        if (!outcome.retry || n >= retries) throw outcome.error ?? new EngineError('the transcription endpoint failed');
-        await sleep(retryDelayMs * (n + 1), undefined, { signal: options.signal });
-      }
-    },
+    recognize,
+    startLive: windowedStartLive({ name: 'openai', recognize }, { partialMs: 0, ...opts.live }),
   };
 }

@@ -15,6 +15,7 @@ import { WAV_HEADER_BYTES } from '../pcm';
 import { EngineError, type Recognition, type RecognizeOptions, type SpeechEngine } from './engine';
 import { segmentsFromWords, wordsFromPieces } from './words';
 import { whisperCapabilities } from './capabilities';
+import { windowedStartLive, type WindowedLiveOptions } from '../live/windowed-recognizer';
 
 export interface WhisperOptions {
   /** Path of a ggml model file (ggml-base.en.bin, …). */
@@ -23,6 +24,11 @@ export interface WhisperOptions {
   threads?: number;
   /** Receives whisper.cpp's own error lines (its info logs are dropped). */
   onNativeError?: (line: string) => void;
+  /**
+   * Live streams on sliding windows (live/windowed-recognizer.ts): the Silero VAD model they need
+   * and where their windows are written. Without the model, streams are refused naming the fetch command.
+   */
+  live?: WindowedLiveOptions;
 }
 
 type WhisperModule = typeof import('@fugood/whisper.node');
@@ -116,15 +122,18 @@ export async function createWhisperEngine(opts: WhisperOptions): Promise<SpeechE
     }
   };
 
+  const recognize: SpeechEngine['recognize'] = (wavPath, opts) => {
+    const next = queue.then(() => run(wavPath, opts));
+    queue = next.catch(() => undefined);
+    return next;
+  };
   return {
     name: 'whisper',
     model,
     capabilities: whisperCapabilities(model),
-    recognize(wavPath, opts) {
-      const next = queue.then(() => run(wavPath, opts));
-      queue = next.catch(() => undefined);
-      return next;
-    },
+    recognize,
+    // Live streams: Silero VAD's utterances, each recognised whole (partials every second of audio).
+    startLive: windowedStartLive({ name: 'whisper', recognize }, opts.live),
     async close() {
       await queue;
       await ctx.release();

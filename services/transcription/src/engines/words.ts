@@ -56,3 +56,24 @@ export function segmentsFromWords(words: ReadonlyArray<Pick<EngineWord, 'text' |
   flush();
   return segments;
 }
+
+/**
+ * Words of segments that carry no word times (an engine without `words`): each segment's words
+ * spread evenly over it, by length in characters, so a word's time is an estimate within its
+ * segment. Confidence is unknown (null).
+ */
+export function wordsFromSegments(segments: readonly TimedSegment[]): EngineWord[] {
+  const words: EngineWord[] = [];
+  for (const s of segments) {
+    const texts = s.text.split(/\s+/).filter((t) => t.length > 0);
+    const total = texts.reduce((n, t) => n + t.length, 0);
+    const span = Math.max(0, s.end - s.start);
+    let at = s.start;
+    for (const text of texts) {
+      const end = at + (span * text.length) / total;
+      words.push({ text, start: at, end, confidence: null });
+      at = end;
+    }
+  }
+  return words;
+}

@@ -1,14 +1,18 @@
 /**
  * What a live recognizer is (the engine interface, engines/engine.ts, names it; live-recognizer.ts
- * implements it for PocketSphinx): audio in as it arrives, events out as speech is recognised.
+ * implements it for PocketSphinx, windowed-recognizer.ts for batch engines on Silero VAD's
+ * utterances): audio in as it arrives, events out as speech is recognised.
  */
 
-/** One recognised word: times in seconds from the stream's start, confidence 0–1 (the word's posterior). */
+/**
+ * One recognised word: times in seconds from the stream's start, confidence 0–1 (the word's
+ * posterior), or null from an engine that reports none (whisper, OpenAI-compatible).
+ */
 export interface LiveWord {
   text: string;
   start: number;
   end: number;
-  confidence: number;
+  confidence: number | null;
 }
 
 /** What the recognizer reports, in order, times in seconds from the stream's start. */

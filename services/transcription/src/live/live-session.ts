@@ -77,7 +77,8 @@ function wordsMessage(words: readonly LiveWord[]): transcription.FinalTranscript
     text: words.map((w) => w.text),
     startMs: words.map((w) => Math.round(w.start * 1000)),
     endMs: words.map((w) => Math.round(w.end * 1000)),
-    confidence: words.map((w) => w.confidence),
+    // The contract's Words: an empty list when the engine gives no confidences (read as null).
+    confidence: words.every((w) => w.confidence !== null) ? words.map((w) => w.confidence!) : [],
     speaker: [],
   };
 }
@@ -177,6 +178,7 @@ export class LiveSessions {
     try {
       recognizer = await deps.engine.startLive!({
         signal: workSignal,
+        language: config.language,
         onEvent: (event) => {
           if (event.type === 'speech_started') utteranceFrom = event.at;
           if (event.type === 'final') {
