@@ -13,6 +13,7 @@ import { checkLiveBinary, LIVE_BINARY, startLiveRecognizer, type LiveEvent, type
 import { BYTES_PER_SECOND, WAV_HEADER_BYTES } from '../src/pcm';
 import { wordErrorRate } from '../src/wer';
 import { librivoxUtterances, tempDir } from './fixtures';
+import { feed, recorder } from './live-support';
 
 const REPO = path.resolve(__dirname, '..', '..', '..');
 const utterances = new Map(librivoxUtterances().map((u) => [u.id.slice(-4), u]));
@@ -21,28 +22,6 @@ const pcmOf = (id: string) => readFileSync(utterances.get(id)!.wav).subarray(WAV
 const textOf = (id: string) => utterances.get(id)!.text;
 const seconds = (pcm: Buffer) => pcm.length / BYTES_PER_SECOND;
 
-/** Events as they come, and a way to wait for the next one of a type. */
-function recorder() {
-  const events: LiveEvent[] = [];
-  const waiting: Array<{ type: LiveEvent['type']; resolve(e: LiveEvent): void }> = [];
-  return {
-    events,
-    onEvent(e: LiveEvent) {
-      events.push(e);
-      const i = waiting.findIndex((w) => w.type === e.type);
-      if (i >= 0) waiting.splice(i, 1)[0]!.resolve(e);
-    },
-    /** The next event of `type` (one not seen yet). */
-    next(type: LiveEvent['type']): Promise<LiveEvent> {
-      return new Promise((resolve) => waiting.push({ type, resolve }));
-    },
-  };
-}
-
-/** Writes `pcm` in frames of `bytes` (100 ms by default), each once the pipe took the last. */
-async function feed(rec: LiveRecognizer, pcm: Buffer, bytes = BYTES_PER_SECOND / 10): Promise<void> {
-  for (let i = 0; i < pcm.length; i += bytes) await rec.write(pcm.subarray(i, i + bytes));
-}
 
 const finals = (events: LiveEvent[]) => events.filter((e): e is Extract<LiveEvent, { type: 'final' }> => e.type === 'final');
 const finalText = (events: LiveEvent[]) => finals(events).flatMap((f) => f.words.map((w) => w.text)).join(' ');

@@ -17,6 +17,7 @@ import { startWindowedRecognizer, windowedStartLive } from '../src/live/windowed
 import { BYTES_PER_SECOND, WAV_HEADER_BYTES } from '../src/pcm';
 import { wordErrorRate } from '../src/wer';
 import { librivoxUtterances, tempDir } from './fixtures';
+import { feed, recorder } from './live-support';
 
 const MODELS = path.resolve(__dirname, '../../../../shared/models');
 /** The VAD as the service finds it (MURMUR_MODELS_DIR), else the copy beside the repository. */
@@ -37,26 +38,6 @@ type Final = Extract<LiveEvent, { type: 'final' }>;
 const finals = (events: LiveEvent[]) => events.filter((e): e is Final => e.type === 'final');
 const textOfFinal = (f: Final) => f.words.map((w) => w.text).join(' ');
 
-/** Events as they come, and a way to wait for the next one of a type. */
-function recorder() {
-  const events: LiveEvent[] = [];
-  const waiting: Array<{ type: LiveEvent['type']; resolve(e: LiveEvent): void }> = [];
-  return {
-    events,
-    onEvent(e: LiveEvent) {
-      events.push(e);
-      const i = waiting.findIndex((w) => w.type === e.type);
-      if (i >= 0) waiting.splice(i, 1)[0]!.resolve(e);
-    },
-    next(type: LiveEvent['type']): Promise<LiveEvent> {
-      return new Promise((resolve) => waiting.push({ type, resolve }));
-    },
-  };
-}
-
-async function feed(rec: LiveRecognizer, pcm: Buffer, bytes = BYTES_PER_SECOND / 10): Promise<void> {
-  for (let i = 0; i < pcm.length; i += bytes) await rec.write(pcm.subarray(i, i + bytes));
-}
 
 /** speech_started … utterance_end brackets, each final inside one, every utterance closed. */
 function expectWellFormed(events: LiveEvent[]): void {
