@@ -226,6 +226,23 @@ describe('GET /api/v1/listen', () => {
     expect((await usage(key)).credits.monthly_remaining).toBe(100);
   });
 
+  it('waits for a recognizer far behind after the client\'s close: the idle limit no longer counts, no final is lost', async () => {
+    const { key } = await sys.newUser('live-behind@example.com');
+    const c = await connectLive(sys.baseUrl, { key });
+    await c.next('open');
+    await c.stream(pcm.subarray(0, 3 * 32_000));
+    await c.next('speech_started');
+    // This test's recognizer (a child of this process) stops for longer than the 3 s idle limit.
+    const [recognizer] = execFileSync('pgrep', ['-P', String(process.pid), '-f', 'ps-live'], { encoding: 'utf8' }).trim().split('\n').map(Number);
+    process.kill(recognizer!, 'SIGSTOP');
+    c.control('close');
+    await new Promise((r) => setTimeout(r, 4_000));
+    process.kill(recognizer!, 'SIGCONT');
+    await c.next('closed');
+    expect(await c.closed).toEqual({ code: 1000, reason: 'closed' });
+    expect(c.messages.some((m) => m.type === 'final')).toBe(true);
+  });
+
   it('refuses a user with no credits left (4402) before any audio, and a third stream at once (4429)', async () => {
     const poor = await sys.newUser('live-poor@example.com');
     await sys.admin.billing.adjustCredits({ userId: poor.user.id, monthlyCredits: 0, prepaidCredits: 0, note: 'test' });

@@ -178,6 +178,26 @@ describe('killed service processes', () => {
     await expectReconciled();
   }, 120_000);
 
+  it('the gateway told to stop (SIGTERM) mid-stream: the last finals arrive, then 1012 server_draining; the stream is charged', async () => {
+    const before = await usage();
+    const live = await connectLive(stack.base, { key });
+    await live.next('open');
+    const speech = pcmOfWav(WAV);
+    await live.stream(speech);
+    // Every frame reached the recognizer, none of it final yet: the drain must not lose it.
+    await live.until((m) => m.type === 'partial' && m.end > speech.length / 32_000 - 1.5);
+    process.kill(stack.supervisor.pid('gateway')!, 'SIGTERM');
+    expect(await live.closed).toEqual({ code: 1012, reason: 'server_draining' });
+    const types = live.messages.map((m) => m.type);
+    expect(types.slice(-2)).toEqual(['utterance_end', 'closed']);
+    expect(types).toContain('final');
+    await stack.waitReady('gateway');
+    delivered += 1;
+    const after = await usage();
+    expect(before.monthlyCreditsRemaining + before.prepaidCreditsRemaining - (after.monthlyCreditsRemaining + after.prepaidCreditsRemaining)).toBeGreaterThan(0);
+    await expectReconciled();
+  }, 120_000);
+
   // An AI call takes a rate-limit slot (10 a minute): only one is sent while conversion is down.
   describe.each([
     ['auth', () => read('/recordings?limit=1'), Infinity],

@@ -144,6 +144,8 @@ class ListenSession {
   /** Set once an error was told: nothing more is read from the client or relayed to it. */
   private stopped = false;
   private draining = false;
+  /** Set once the client (or a drain) asked the stream to end: idleness no longer counts. */
+  private ending = false;
   /** Settles when the service's answers ended (the stream is settled there), however they ended. */
   private relayed: Promise<void> = Promise.resolve();
   private idle: NodeJS.Timeout | undefined;
@@ -250,6 +252,8 @@ class ListenSession {
 
   private onMessage(data: RawData, isBinary: boolean): void {
     if (this.closing || this.stopped || !this.call) return;
+    // After `close` the stream is ending: what a client still sends (a keepalive) changes nothing.
+    if (this.ending) return;
     this.touch();
     try {
       if (isBinary) {
@@ -268,7 +272,12 @@ class ListenSession {
       }
       const control = controlOf(Buffer.isBuffer(data) ? data.toString('utf8') : String(data));
       if (control === 'finalize') this.call.send({ payload: { $case: 'control', value: transcription.StreamControl.STREAM_CONTROL_FINALIZE } });
-      else if (control === 'close') this.call.send({ payload: { $case: 'control', value: transcription.StreamControl.STREAM_CONTROL_CLOSE } });
+      else if (control === 'close') {
+        // The client is done: however far behind the recognizer is, its last finals are waited for.
+        this.ending = true;
+        clearTimeout(this.idle);
+        this.call.send({ payload: { $case: 'control', value: transcription.StreamControl.STREAM_CONTROL_CLOSE } });
+      }
     } catch (err) {
       this.fail(err);
     }
@@ -277,7 +286,7 @@ class ListenSession {
   /** No message for the idle limit ends the stream (4408). */
   private touch(): void {
     clearTimeout(this.idle);
-    if (this.closing) return;
+    if (this.closing || this.ending) return;
     const ms = this.deps.idleMs ?? LIVE_IDLE_SECONDS * 1000;
     this.idle = setTimeout(() => {
       this.fail(new MurmurError('request_timeout', `No audio or keepalive arrived for ${Math.round(ms / 1000)} s, so the stream was closed; what was received was transcribed. Send {"type":"keepalive"} while silent.`));
@@ -331,6 +340,8 @@ class ListenSession {
   async drain(graceMs: number): Promise<void> {
     if (this.closing) return this.finished;
     this.draining = true;
+    this.ending = true;
+    clearTimeout(this.idle);
     if (this.call) this.call.send({ payload: { $case: 'control', value: transcription.StreamControl.STREAM_CONTROL_CLOSE } });
     else this.close(LIVE_CLOSE_DRAINING, LIVE_DRAINING_REASON);
     const timer = setTimeout(() => this.close(LIVE_CLOSE_DRAINING, LIVE_DRAINING_REASON), graceMs);
