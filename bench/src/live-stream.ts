@@ -1,13 +1,13 @@
 /**
  * What the live benchmark sends and records: a stream of real speech (the LibriVox utterances
  * separated by silence, where each utterance lies known), and one client of GET /api/v1/listen
- * over a real WebSocket (`ws`, the gateway's own library) that sends it as 16 kHz linear16 in
- * 100 ms frames at real-time pace, noting when each frame left and when each message arrived on
- * one clock, so every audio time the server names maps back to the moment its audio was sent.
+ * over a real WebSocket (Node.js's own, the WHATWG WebSocket a browser has, with the key in
+ * `Authorization` as a server-side client sends it) that sends it as 16 kHz linear16 in 100 ms
+ * frames at real-time pace, noting when each frame left and when each message arrived on one
+ * clock, so every audio time the server names maps back to the moment its audio was sent.
  */
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import { WebSocket } from 'ws';
 import type { Utterance } from './transcribe-audio';
 
 /** linear16 at 16 kHz, mono: bytes of one second. */
@@ -100,28 +100,29 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 export async function runStream(gateway: string, key: string, pcm: Buffer, opts: { frameMs: number; closeTimeoutMs: number }): Promise<StreamRecord> {
   const url = new URL('/api/v1/listen?encoding=linear16&sample_rate=16000', gateway.replace(/^http/, 'ws'));
   const connectAt = performance.now();
-  const ws = new WebSocket(url, { headers: { authorization: `Bearer ${key}` }, perMessageDeflate: false });
+  const ws = new WebSocket(url, { headers: { authorization: `Bearer ${key}` } });
   const messages: StreamRecord['messages'] = [];
   let openAt = 0;
-  const opened = new Promise<void>((resolve, reject) => {
-    ws.on('message', (data, isBinary) => {
-      if (isBinary) return;
-      const at = performance.now();
-      const message = JSON.parse(data.toString()) as LiveMessage;
-      messages.push({ at, message });
-      if (message.type === 'open') {
-        openAt = at;
-        resolve();
-      }
-    });
-    ws.once('unexpected-response', (_req, res) => reject(new Error(`upgrade refused: ${res.statusCode}`)));
-    ws.once('error', (err) => reject(err));
+  let markOpen: () => void = () => undefined;
+  const opened = new Promise<void>((resolve) => (markOpen = resolve));
+  ws.addEventListener('message', (event) => {
+    if (typeof event.data !== 'string') return;
+    const at = performance.now();
+    const message = JSON.parse(event.data) as LiveMessage;
+    messages.push({ at, message });
+    if (message.type === 'open') {
+      openAt = at;
+      markOpen();
+    }
   });
-  const closed = new Promise<{ code: number; reason: string; at: number }>((resolve) => ws.on('close', (code, reason) => resolve({ code, reason: reason.toString(), at: performance.now() })));
-  ws.on('error', () => undefined);
+  const closed = new Promise<{ code: number; reason: string; at: number }>((resolve) =>
+    ws.addEventListener('close', (event) => resolve({ code: event.code, reason: event.reason, at: performance.now() })),
+  );
   const refused = closed.then(({ code, reason }) => {
-    throw new Error(`the stream closed before it opened: ${code} ${reason}`);
+    const error = messages.find((m) => m.message.type === 'error');
+    throw new Error(`the stream closed before it opened: ${code} ${reason || String(error?.message.error?.code ?? 'no reason (upgrade refused?)')}`);
   });
+  refused.catch(() => undefined);
   await Promise.race([opened, refused]);
 
   const frame = Math.round((BYTES_PER_SECOND * opts.frameMs) / 1000 / 2) * 2;
@@ -146,11 +147,17 @@ export async function runStream(gateway: string, key: string, pcm: Buffer, opts:
   const timeout = sleep(opts.closeTimeoutMs).then(() => undefined);
   const end = await Promise.race([closed, timeout]);
   if (!end) {
-    ws.terminate();
+    ws.close();
     throw new Error(`no close within ${opts.closeTimeoutMs} ms of {"type":"close"}`);
   }
   const error = messages.find((m) => m.message.type === 'error');
-  if (error) throw new Error(`the stream ended with an error: ${end.code} ${String(error.message.error?.code)}`);
-  if (end.code !== 1000) throw new Error(`the stream closed with ${end.code} ${end.reason}`);
+  if (error || end.code !== 1000) {
+    // What the stream had done by then (types and counts, never text), to tell a stuck recognizer from a slow one.
+    const counts: Record<string, number> = {};
+    for (const m of messages) counts[m.message.type] = (counts[m.message.type] ?? 0) + 1;
+    const last = messages.filter((m) => m.message.type !== 'error').at(-1);
+    const story = `${(bytesSent / BYTES_PER_SECOND).toFixed(1)} s of audio sent; received ${JSON.stringify(counts)}; the last before the end ${last ? `${((end.at - last.at) / 1000).toFixed(1)} s before the close (${last.message.type}${last.message.end !== undefined ? ` to ${last.message.end} s of audio` : ''})` : 'none'}`;
+    throw new Error(`the stream closed with ${end.code} ${String(error?.message.error?.code ?? end.reason)}: ${story}`);
+  }
   return { connectAt, openAt, frameSeconds: opts.frameMs / 1000, frameSentAt, maxSendLateMs, messages, closeSentAt, closedAt: end.at, closeCode: end.code, closeReason: end.reason, bytesSent };
 }
