@@ -126,7 +126,7 @@ export function streamFigures(record: StreamRecord, utterances: readonly PlacedU
     }),
     lag_growth_ms: r1(growth),
     close_to_closed_ms: closed ? r1(closed.at - record.closeSentAt) : -1,
-    keeps_real_time: missing === 0 && growth <= LAG_GROWTH_MAX_MS && closed !== undefined,
+    keeps_real_time: missing === 0 && growth <= LAG_GROWTH_MAX_MS && closed !== undefined && record.error === undefined,
     text: finals.map((f) => String(f.message.text)).join(' '),
     duration_seconds: Number(closed?.message.duration_seconds ?? 0),
     credits_charged: Number(closed?.message.credits_charged ?? 0),

@@ -87,6 +87,8 @@ export interface StreamRecord {
   closeCode: number;
   closeReason: string;
   bytesSent: number;
+  /** Set when the stream ended otherwise than with `closed` and 1000: its close code, error code and what it had received. */
+  error?: string;
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -94,8 +96,9 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 /**
  * Opens a stream with `key`, waits for `open`, sends `pcm` in `frameMs` frames at real-time pace
  * (frame k leaves at k·frameMs after the first, as a microphone hands them over), then
- * `{"type":"close"}`, and resolves once the server closed the socket. A refused upgrade, an
- * error message or no close within `closeTimeoutMs` after the close rejects: the run is invalid.
+ * `{"type":"close"}`, and resolves once the server closed the socket; a stream the server ended
+ * with an error resolves too, with `error` set (a level beyond the machine may end that way). A
+ * refused upgrade, or no close within `closeTimeoutMs` after the close, rejects.
  */
 export async function runStream(gateway: string, key: string, pcm: Buffer, opts: { frameMs: number; closeTimeoutMs: number }): Promise<StreamRecord> {
   const url = new URL('/api/v1/listen?encoding=linear16&sample_rate=16000', gateway.replace(/^http/, 'ws'));
@@ -151,13 +154,28 @@ export async function runStream(gateway: string, key: string, pcm: Buffer, opts:
     throw new Error(`no close within ${opts.closeTimeoutMs} ms of {"type":"close"}`);
   }
   const error = messages.find((m) => m.message.type === 'error');
+  let story: string | undefined;
   if (error || end.code !== 1000) {
     // What the stream had done by then (types and counts, never text), to tell a stuck recognizer from a slow one.
     const counts: Record<string, number> = {};
     for (const m of messages) counts[m.message.type] = (counts[m.message.type] ?? 0) + 1;
     const last = messages.filter((m) => m.message.type !== 'error').at(-1);
-    const story = `${(bytesSent / BYTES_PER_SECOND).toFixed(1)} s of audio sent; received ${JSON.stringify(counts)}; the last before the end ${last ? `${((end.at - last.at) / 1000).toFixed(1)} s before the close (${last.message.type}${last.message.end !== undefined ? ` to ${last.message.end} s of audio` : ''})` : 'none'}`;
-    throw new Error(`the stream closed with ${end.code} ${String(error?.message.error?.code ?? end.reason)}: ${story}`);
+    story =
+      `closed with ${end.code} ${String(error?.message.error?.code ?? end.reason)}: ${(bytesSent / BYTES_PER_SECOND).toFixed(1)} s of audio sent; received ${JSON.stringify(counts)}; ` +
+      `the last message ${last ? `${((end.at - last.at) / 1000).toFixed(1)} s before the close (${last.message.type}${last.message.end !== undefined ? ` to ${last.message.end} s of audio` : ''})` : 'none'}`;
   }
-  return { connectAt, openAt, frameSeconds: opts.frameMs / 1000, frameSentAt, maxSendLateMs, messages, closeSentAt, closedAt: end.at, closeCode: end.code, closeReason: end.reason, bytesSent };
+  return {
+    connectAt,
+    openAt,
+    frameSeconds: opts.frameMs / 1000,
+    frameSentAt,
+    maxSendLateMs,
+    messages,
+    closeSentAt,
+    closedAt: end.at,
+    closeCode: end.code,
+    closeReason: end.reason,
+    bytesSent,
+    ...(story ? { error: story } : {}),
+  };
 }

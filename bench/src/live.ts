@@ -44,7 +44,7 @@ const SETTINGS = {
   sweep_budget_seconds: 270,
   close_timeout_ms: 30_000,
   /** Before a level: wait (at most this long) until processes outside the benchmark use under NOISE_PERCENT of a core over a second. */
-  max_quiet_wait_seconds: 20,
+  max_quiet_wait_seconds: 10,
   /** A level that falls behind while others used the machine runs again once (after waiting for quiet). */
   noisy_retries: 1,
   monthly_credits: 100_000,
@@ -147,6 +147,8 @@ interface LevelResult {
   max_lag_growth_ms: number;
   close_to_closed_ms: Distribution;
   missing_finals: number;
+  /** Streams the server ended with an error (their close code, error code and what they had received). */
+  stream_errors: string[];
   wer_mean: number;
   /** Percent of one core per process over the level (transcription includes its recognizers, reaped at each stream's end). */
   cpu_percent: Record<string, number>;
@@ -159,6 +161,7 @@ interface LevelResult {
   wall_seconds: number;
   per_stream: Array<{
     user: number;
+    ended: string;
     keeps_real_time: boolean;
     final_latency_ms: Array<number | null>;
     lag_growth_ms: number;
@@ -220,6 +223,7 @@ async function runLevel(stack: Stack, users: readonly BenchUser[], speech: Speec
     max_lag_growth_ms: Math.max(0, ...figures.map((f) => f.lag_growth_ms)),
     close_to_closed_ms: pool((f) => [f.close_to_closed_ms]),
     missing_finals: figures.reduce((a, f) => a + f.missing_finals, 0),
+    stream_errors: records.flatMap((r, i) => (r.error ? [`stream ${i}: ${r.error}`] : [])),
     wer_mean: r3(figures.reduce((a, f) => a + wordErrorRate(reference, f.text).wer, 0) / (figures.length || 1)),
     cpu_percent: cpu,
     transcription_cpu_cores_per_stream: r3(transcriptionCpu / (n * speech.seconds)),
@@ -230,6 +234,7 @@ async function runLevel(stack: Stack, users: readonly BenchUser[], speech: Speec
     wall_seconds: r1(wall),
     per_stream: figures.map((f, i) => ({
       user: i,
+      ended: records[i]!.error === undefined ? 'closed' : `${records[i]!.closeCode} ${records[i]!.closeReason}`,
       keeps_real_time: f.keeps_real_time,
       final_latency_ms: f.utterances.map((u) => u.final_latency_ms ?? null),
       lag_growth_ms: f.lag_growth_ms,
@@ -244,6 +249,7 @@ async function runLevel(stack: Stack, users: readonly BenchUser[], speech: Speec
     })),
   };
   for (const s of level.per_stream) {
+    if (s.ended !== 'closed') continue;
     if (Math.abs(s.duration_seconds - s.seconds_sent) > 0.01) failures.push(`N=${n}, stream ${s.user}: closed.duration_seconds ${s.duration_seconds} ≠ ${s.seconds_sent} s sent`);
     if (s.credits_charged !== s.credits_expected) failures.push(`N=${n}, stream ${s.user}: charged ${s.credits_charged} credits for ${s.seconds_sent} s, expected ${s.credits_expected}`);
   }
@@ -290,6 +296,7 @@ async function runLive(log: (line: string) => void): Promise<BenchmarkReport> {
         `N=${String(n).padStart(2)}: ${level.keeps_real_time ? 'keeps real time' : 'FALLS BEHIND   '}  final p50 ${(level.final_latency_ms.p50 / 1000).toFixed(2)} s p90 ${(level.final_latency_ms.p90 / 1000).toFixed(2)} s  ` +
           `partial gap p90 ${(level.partial_gap_ms.p90 / 1000).toFixed(2)} s  lag growth ≤ ${(level.max_lag_growth_ms / 1000).toFixed(2)} s  transcription CPU ${level.cpu_percent.transcription}%  others ${level.other_cpu_percent}%`,
       );
+      for (const e of level.stream_errors) log(`N=${n}, ${e}`);
       if (f.length > 0) {
         stoppedBecause = `N=${n} failed`;
         break;
@@ -316,7 +323,7 @@ async function runLive(log: (line: string) => void): Promise<BenchmarkReport> {
   };
   targetsMet.all = targetsMet.final_latency_p50 && targetsMet.partial_cadence_p90;
   const maxOther = Math.max(0, ...results.map((l) => l.other_cpu_percent));
-  const credits = results.flatMap((l) => l.per_stream.map((s) => ({ streams: l.streams, seconds_sent: s.seconds_sent, duration_seconds: s.duration_seconds, credits_charged: s.credits_charged, credits_expected: s.credits_expected })));
+  const credits = results.flatMap((l) => l.per_stream.filter((s) => s.ended === 'closed').map((s) => ({ streams: l.streams, seconds_sent: s.seconds_sent, duration_seconds: s.duration_seconds, credits_charged: s.credits_charged, credits_expected: s.credits_expected })));
 
   const result = {
     benchmark: 'live',
@@ -375,7 +382,7 @@ async function runLive(log: (line: string) => void): Promise<BenchmarkReport> {
       `Everything (the bench's clients, five Node processes, one ps-live recognizer per stream, Postgres) shares the machine's ${machine.cpus} core(s). cpu_percent is percent of one core; the transcription service's figure includes its recognizers (counted when each is reaped, at its stream's end), so read it per level, not per second.`,
       'other_cpu_percent is the machine\'s busy time minus our processes: Postgres is counted there (a few queries per stream).',
       'Memory: the recognizers\' PSS (private pages plus their share of the model files all of them map) is what N streams really hold; their RSS counts the shared pages once per process.',
-      'A missed target does not fail the run; failures lists what makes it invalid (a refused or broken stream, a crashed process, a charge that does not match the audio).',
+      'A missed target does not fail the run; failures lists what makes it invalid (a refused stream, one that hung after its close, a crashed process, a charge that does not match the audio). A stream the server ended with an error (a level beyond the machine) is that level\'s stream_errors: the level does not keep real time.',
     ],
   };
 
@@ -399,6 +406,7 @@ async function runLive(log: (line: string) => void): Promise<BenchmarkReport> {
       `targets (one stream): final latency p50 ≤ ${s(TARGETS.final_latency_p50_ms_max)} s: ${targetsMet.final_latency_p50 ? 'met' : 'MISSED'}; partial gap p90 ≤ ${s(TARGETS.partial_gap_p90_ms_max)} s: ${targetsMet.partial_cadence_p90 ? 'met' : 'MISSED'}`,
       `most streams at real time: ${maxReal} (with final p50 ≤ ${s(TARGETS.final_latency_p50_ms_max)} s: ${maxLatency}); sweep: ${stoppedBecause}`,
       `credits: ${result.credits.credits_charged} charged for ${result.credits.seconds_streamed} s over ${result.credits.streams} streams (${result.credits.all_match ? 'each as expected' : 'MISMATCH'})`,
+      ...results.filter((l) => l.stream_errors.length > 0).map((l) => `N=${l.streams}: ${l.stream_errors.length} stream(s) ended by the server with an error (${[...new Set(l.per_stream.filter((p) => p.ended !== 'closed').map((p) => p.ended))].join(', ')}); see stream_errors`),
       ...(result.noisy ? [`NOISY: processes outside the benchmark used up to ${maxOther}% of a core; repeat before trusting the latencies`] : []),
     ],
   };
