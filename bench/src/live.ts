@@ -109,6 +109,8 @@ function memorySampler(transcriptionPid: number, gatewayPid: number, intervalMs:
 function cpuRead(pids: Record<string, number>) {
   const seconds: Record<string, number> = {};
   for (const [name, pid] of Object.entries(pids)) seconds[name] = cpuSecondsOf(pid, true) ?? 0;
+  // The transcription service's own thread pool and event loop (the relay), apart from its recognizers.
+  if (pids.transcription !== undefined) seconds.transcription_node_only = cpuSecondsOf(pids.transcription) ?? 0;
   const self = process.cpuUsage();
   seconds.bench = (self.user + self.system) / 1e6;
   return { at: performance.now(), seconds, busy: machineCpuSeconds().machine_busy ?? 0 };
@@ -116,7 +118,7 @@ function cpuRead(pids: Record<string, number>) {
 
 /** Percent of one core processes outside ours used over `ms` (the machine's busy time minus our processes and their children). */
 async function othersPercent(pids: Record<string, number>, ms: number): Promise<number> {
-  const sum = (r: ReturnType<typeof cpuRead>) => Object.values(r.seconds).reduce((a, b) => a + b, 0);
+  const sum = (r: ReturnType<typeof cpuRead>) => Object.entries(r.seconds).reduce((a, [name, v]) => (name === 'transcription_node_only' ? a : a + v), 0);
   const before = cpuRead(pids);
   await sleep(ms);
   const after = cpuRead(pids);
@@ -150,7 +152,7 @@ interface LevelResult {
   /** Streams the server ended with an error (their close code, error code and what they had received). */
   stream_errors: string[];
   wer_mean: number;
-  /** Percent of one core per process over the level (transcription includes its recognizers, reaped at each stream's end). */
+  /** Percent of one core per process over the level (transcription includes its recognizers, reaped at each stream's end; transcription_node_only is the service's Node.js process without them). */
   cpu_percent: Record<string, number>;
   /** The transcription service's CPU (recognizers included) per second of audio streamed: cores one stream keeps busy. */
   transcription_cpu_cores_per_stream: number;
@@ -201,7 +203,7 @@ async function runLevel(stack: Stack, users: readonly BenchUser[], speech: Speec
   let ours = 0;
   for (const [name, s] of Object.entries(after.seconds)) {
     const used = s - (before.seconds[name] ?? s);
-    ours += used;
+    if (name !== 'transcription_node_only') ours += used;
     cpu[name] = r1((used / wall) * 100);
   }
   const other = Math.max(0, r1(((after.busy - before.busy - ours) / wall) * 100));
