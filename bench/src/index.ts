@@ -7,6 +7,7 @@ import { convertBench } from './convert-benchmark';
 import { convertQualityBench } from './convert-quality';
 import { faultsBench } from './faults';
 import { jobsBench } from './jobs';
+import { liveBench } from './live';
 import { mcpBench } from './mcp';
 import { mcpBodiesBench } from './mcp-bodies';
 import { readPath } from './read-path';
@@ -22,6 +23,7 @@ export { transcribeBench } from './transcribe';
 export { faultsBench } from './faults';
 export { jobsBench } from './jobs';
 export { urlWebhooksBench } from './url-webhooks';
+export { liveBench } from './live';
 
 /** Every benchmark `npm run bench` knows, in the order it runs them. */
-export const BENCHMARKS: readonly Benchmark[] = [readPath, recordingWordsBench, mcpBench, mcpBodiesBench, billingBench, convertBench, convertQualityBench, transcribeBench, jobsBench, urlWebhooksBench, faultsBench];
+export const BENCHMARKS: readonly Benchmark[] = [readPath, recordingWordsBench, mcpBench, mcpBodiesBench, billingBench, convertBench, convertQualityBench, transcribeBench, jobsBench, urlWebhooksBench, liveBench, faultsBench];

@@ -95,3 +95,45 @@ export class RssSampler {
     return out;
   }
 }
+
+/** Every descendant of `pid` (children of any of its threads, theirs, …), from /proc/<pid>/task/<tid>/children. */
+export function descendants(pid: number): number[] {
+  const out: number[] = [];
+  const visit = (p: number) => {
+    let tasks: string[];
+    try {
+      tasks = fs.readdirSync(`/proc/${p}/task`);
+    } catch {
+      return;
+    }
+    for (const tid of tasks) {
+      let children = '';
+      try {
+        children = fs.readFileSync(`/proc/${p}/task/${tid}/children`, 'utf8');
+      } catch {
+        continue;
+      }
+      for (const c of children.split(' ').filter(Boolean).map(Number)) {
+        out.push(c);
+        visit(c);
+      }
+    }
+  };
+  visit(pid);
+  return out;
+}
+
+/**
+ * Proportional set size of a process in bytes (/proc/<pid>/smaps_rollup): its private pages plus
+ * its share of pages mapped by others too (the same model files in every recognizer), so the PSS
+ * of several processes adds up to what they really hold, where their RSS would count shared pages
+ * once per process.
+ */
+export function pssBytes(pid: number): number | undefined {
+  try {
+    const m = /^Pss:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'));
+    return m ? Number(m[1]) * 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
