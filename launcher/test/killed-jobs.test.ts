@@ -9,6 +9,8 @@
  *    its recorded chunks, it completes with one charge, and its audio is deleted;
  *  - the whole system stopped and started again with jobs queued and running: all complete;
  *  - two transcription replicas on one Postgres drain 8 jobs, no job ever run by two at once.
+ * The first two share one stack (each with a user of its own, one start-up fewer); the replicas
+ * get a stack of their own.
  * Jobs live in Postgres: a cluster of this test's own where one can run (CI), else each child's
  * embedded PGlite; the two-replica case needs the shared cluster, and without one it fails in CI
  * and is skipped elsewhere with the reason printed (itIfReal) — it never passes without it.
@@ -41,17 +43,25 @@ interface Fixture {
   lines: string[];
 }
 
-async function setUp(email: string, opts: { pg?: TestPostgres; replicas?: number } = {}): Promise<Fixture> {
+type Stack = Pick<Fixture, 'stack' | 'lines'>;
+
+async function startStack(opts: { pg?: TestPostgres; replicas?: number } = {}): Promise<Stack> {
   const lines: string[] = [];
   const stack = await startProcessStack({
     env: { ...JOB_ENV, ...(opts.pg ? { DATABASE_URL: opts.pg.url } : {}) },
     out: (line) => lines.push(line),
     transcriptionReplicas: opts.replicas ?? 0,
   });
+  return { stack, lines };
+}
+
+/** A user of their own (credits, key) on `on`: each test's jobs, charges and log lines are told apart by it. */
+async function setUp(email: string, on: Stack): Promise<Fixture> {
+  const { stack } = on;
   const user = await admin.createUser(stack.clients, email, 'Jobs', 'pro');
   await admin.grantCredits(stack.clients, email, 500);
   const key = (await admin.createKey(stack.clients, email, '90')).key;
-  return { stack, key, userId: user.id, lines };
+  return { ...on, key, userId: user.id };
 }
 
 async function submit(f: Fixture, file: string): Promise<Json> {
@@ -127,9 +137,16 @@ describe('transcription jobs through process deaths', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it('kill -9 of the worker mid-job: the restarted worker resumes from the recorded chunks; completed, charged once, audio deleted', async () => {
-    const f = await setUp('jobs-kill@example.com', pg ? { pg } : {});
-    try {
+  /** The kill and the restart share one stack (one start-up fewer), stopped before the replicas start theirs on the same Postgres. */
+  describe('on one stack', () => {
+    let single: Stack | undefined;
+    const singleStack = async () => (single ??= await startStack(pg ? { pg } : {}));
+    afterAll(async () => {
+      await single?.stack.stop();
+    });
+
+    it('kill -9 of the worker mid-job: the restarted worker resumes from the recorded chunks; completed, charged once, audio deleted', async () => {
+      const f = await setUp('jobs-kill@example.com', await singleStack());
       const { id } = await submit(f, longWav);
       const before = await eventually(() => job(f, id), (j) => j.processed_seconds > 0, 'the job recorded a chunk');
       const pid = f.stack.supervisor.pid('transcription')!;
@@ -146,14 +163,10 @@ describe('transcription jobs through process deaths', () => {
       expect(resumed[0]!.chunks_done).toBeGreaterThanOrEqual(Math.floor((before.processed_seconds / before.duration_seconds) * resumed[0]!.chunks));
       await expectChargedOnce(f, 1);
       expect(audioLeft(f)).toEqual([]);
-    } finally {
-      await f.stack.stop();
-    }
-  }, 300_000);
+    }, 300_000);
 
-  it('the whole system stopped and started again with jobs queued and running: every job completes, each charged once', async () => {
-    const f = await setUp('jobs-restart@example.com', pg ? { pg } : {});
-    try {
+    it('the whole system stopped and started again with jobs queued and running: every job completes, each charged once', async () => {
+      const f = await setUp('jobs-restart@example.com', await singleStack());
       const ids = [(await submit(f, longWav)).id as string, (await submit(f, WAV)).id as string, (await submit(f, WAV)).id as string];
       await eventually(() => job(f, ids[0]!), (j) => j.processed_seconds > 0, 'the first job recorded a chunk');
       await f.stack.restart(2_000);
@@ -163,13 +176,11 @@ describe('transcription jobs through process deaths', () => {
       }
       await expectChargedOnce(f, ids.length);
       expect(audioLeft(f)).toEqual([]);
-    } finally {
-      await f.stack.stop();
-    }
-  }, 300_000);
+    }, 300_000);
+  });
 
   itIfReal(clusterMissing, 'two transcription replicas drain 8 jobs: both take work, no job is ever run by two at once, each charged once', async () => {
-    const f = await setUp('jobs-replicas@example.com', { pg: pg!, replicas: 1 });
+    const f = await setUp('jobs-replicas@example.com', await startStack({ pg: pg!, replicas: 1 }));
     try {
       const ids: string[] = [];
       for (let i = 0; i < 8; i++) ids.push((await submit(f, WAV)).id as string);
