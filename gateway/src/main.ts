@@ -58,7 +58,7 @@ async function main(): Promise<void> {
   // Its timeouts (headers 10 s, no whole-request limit, keep-alive 65 s) are http/server.ts's.
   const server = createHttpServer(app, log);
   // GET /api/v1/listen: live transcription over WebSocket upgrades of the same server (docs/live.md).
-  const listen = attachListen(server, { clients, log, keyCache, oauth: { publicUrl: publicApiUrl(cfg) } });
+  const listen = attachListen(server, { clients, log, keyCache, app, oauth: { publicUrl: publicApiUrl(cfg) } });
   await listenOn(server, cfg.PORT, cfg.HOST);
   log.info({ port: cfg.PORT }, 'gateway listening');
   onShutdown(log, [

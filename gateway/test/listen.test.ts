@@ -18,6 +18,8 @@ type Json = Record<string, any>;
 
 const LIBRIVOX = '/usr/share/pocketsphinx/test/data/librivox';
 const WAV = `${LIBRIVOX}/sense_and_sensibility_01_austen_64kb-0870.wav`;
+/** A second loopback address, whose refused keys are counted apart from 127.0.0.1's. */
+const OTHER = '127.0.0.2';
 const REFERENCE = 'and mister john dashwood had then leisure to consider how much there might be prudently in his power to do for them';
 
 describe('GET /api/v1/listen', () => {
@@ -94,7 +96,7 @@ describe('GET /api/v1/listen', () => {
     await d.next('open');
     await d.stream(pcm);
     d.control('finalize');
-    await d.next('final');
+    await d.keepAliveWhile(d.next('final'));
     d.ws.terminate();
     let list: Json = { data: [] };
     for (let i = 0; i < 100 && list.data.length < 2; i++) {
@@ -202,8 +204,10 @@ describe('GET /api/v1/listen', () => {
 
     const fast = await connectLive(sys.baseUrl, { key });
     await fast.next('open');
-    // 60 s of speech at once: past the 10 s allowance at 2× real time.
-    await fast.stream(Buffer.concat(Array.from({ length: 8 }, () => pcm)), { frameMs: 1000 });
+    // 60 s of audio at once: past the 10 s allowance at 2× real time. Silence, which the recognizer
+    // takes at once: speech would be taken only as fast as it is recognised (the socket's
+    // backpressure slows the client), which on a loaded machine is not 2× real time.
+    await fast.stream(Buffer.alloc(60 * 32_000), { frameMs: 1000 });
     const r = await refusal(fast);
     expect(r).toMatchObject({ code: 4429, reason: 'audio_too_fast' });
     const u = await usage(key);
@@ -264,13 +268,26 @@ describe('GET /api/v1/listen', () => {
     expect(u.rate_limit.remaining).toBe(7);
   });
 
+  // From 127.0.0.2: the bound it spends is that address's, not the other tests' 127.0.0.1.
+  it('counts unknown keys and tokens against the address as REST does: past 20 a minute, 4429 too_many_invalid_keys before auth is asked', async () => {
+    for (let i = 0; i < 10; i++) {
+      expect(await refusal(await connectLive(sys.baseUrl, { key: `svc_${i.toString(16).padStart(64, 'a')}`, localAddress: OTHER }))).toMatchObject({ code: 4401, reason: 'invalid_api_key' });
+      expect(await refusal(await connectLive(sys.baseUrl, { query: { token: `lst_${'A'.repeat(42)}${i}` }, localAddress: OTHER }))).toMatchObject({ code: 4401, reason: 'invalid_api_key' });
+    }
+    const blocked = await refusal(await connectLive(sys.baseUrl, { key: `svc_${'b'.repeat(64)}`, localAddress: OTHER }));
+    expect(blocked).toMatchObject({ code: 4429, reason: 'too_many_invalid_keys' });
+    expect(blocked.error!.message).toContain('unknown or revoked API keys');
+    // Another address is not blocked.
+    expect(await refusal(await connectLive(sys.baseUrl, { key: `svc_${'b'.repeat(64)}` }))).toMatchObject({ code: 4401, reason: 'invalid_api_key' });
+  });
+
   it('drains: the last finals arrive, then 1012 server_draining', async () => {
     const { key } = await sys.newUser('live-drain@example.com');
     const c = await connectLive(sys.baseUrl, { key });
     await c.next('open');
     await c.stream(pcm);
     // Every frame reached the recognizer (a partial reaches the audio's end), none of it final yet.
-    await c.until((m) => m.type === 'partial' && m.end > seconds - 1.5);
+    await c.keepAliveWhile(c.until((m) => m.type === 'partial' && m.end > seconds - 1.5));
     expect(c.messages.some((m) => m.type === 'final')).toBe(false);
     await sys.listen.drain(10_000);
     const closed = await c.closed;
@@ -278,4 +295,5 @@ describe('GET /api/v1/listen', () => {
     expect(c.messages.at(-1)!.type).toBe('closed');
     expect(wordErrorRate(REFERENCE, finalText(c)).wer).toBeLessThan(0.5);
   });
+
 });

@@ -185,7 +185,7 @@ describe('killed service processes', () => {
     const speech = pcmOfWav(WAV);
     await live.stream(speech);
     // Every frame reached the recognizer, none of it final yet: the drain must not lose it.
-    await live.until((m) => m.type === 'partial' && m.end > speech.length / 32_000 - 1.5);
+    await live.keepAliveWhile(live.until((m) => m.type === 'partial' && m.end > speech.length / 32_000 - 1.5));
     process.kill(stack.supervisor.pid('gateway')!, 'SIGTERM');
     expect(await live.closed).toEqual({ code: 1012, reason: 'server_draining' });
     const types = live.messages.map((m) => m.type);

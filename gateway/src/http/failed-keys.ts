@@ -67,11 +67,8 @@ export class FailedKeyLimiter {
    * not one verified lately, with `Retry-After` and the window as policy `"keys"` on `res`.
    */
   async check(req: Request, res: Response, authorization: string): Promise<void> {
-    const state = await this.failures.get(addressBucket(req.ip));
-    if (!state || state.consumedPoints < FAILED_KEYS_PER_WINDOW) return;
-    const until = this.valid.get(FailedKeyLimiter.slot(authorization));
-    if (until !== undefined && until > this.now()) return;
-    const seconds = Math.max(1, Math.ceil(state.msBeforeNext / 1000));
+    const seconds = await this.blockedFor(req.ip, authorization);
+    if (seconds === undefined) return;
     // The draft's headers in both forms, as the AI routes send theirs (policy "ai").
     res.set({
       'RateLimit-Limit': String(FAILED_KEYS_PER_WINDOW),
@@ -80,7 +77,29 @@ export class FailedKeyLimiter {
       'RateLimit-Policy': `"keys";q=${FAILED_KEYS_PER_WINDOW};w=${FAILED_KEYS_WINDOW_S}`,
       RateLimit: `"keys";r=0;t=${seconds}`,
     });
-    throw new MurmurError(
+    throw FailedKeyLimiter.refusal(seconds);
+  }
+
+  /**
+   * For a caller without an HTTP response to decorate (a WebSocket): throws the same 429 when
+   * `address` is over its failures and `credential` is not one verified lately.
+   */
+  async checkAddress(address: string | undefined, credential: string): Promise<void> {
+    const seconds = await this.blockedFor(address, credential);
+    if (seconds !== undefined) throw FailedKeyLimiter.refusal(seconds);
+  }
+
+  /** Seconds until `address` may try unknown keys again, or undefined when it may now (or `credential` was verified lately). */
+  private async blockedFor(address: string | undefined, credential: string): Promise<number | undefined> {
+    const state = await this.failures.get(addressBucket(address));
+    if (!state || state.consumedPoints < FAILED_KEYS_PER_WINDOW) return undefined;
+    const until = this.valid.get(FailedKeyLimiter.slot(credential));
+    if (until !== undefined && until > this.now()) return undefined;
+    return Math.max(1, Math.ceil(state.msBeforeNext / 1000));
+  }
+
+  private static refusal(seconds: number): MurmurError {
+    return new MurmurError(
       'too_many_invalid_keys',
       `Too many requests from your address sent unknown or revoked API keys (more than ${FAILED_KEYS_PER_WINDOW} in ${FAILED_KEYS_WINDOW_S} s). Wait ${seconds} s, and check the key you send (Settings → Developer lists yours).`,
       { meta: { retry_after: String(seconds) } },
@@ -89,7 +108,12 @@ export class FailedKeyLimiter {
 
   /** A key auth did not know (or found revoked): one failure for the address. */
   async failed(req: Request): Promise<void> {
-    await this.failures.penalty(addressBucket(req.ip));
+    await this.failedAt(req.ip);
+  }
+
+  /** The same for a caller known by its address only (a WebSocket's, or a listen token's). */
+  async failedAt(address: string | undefined): Promise<void> {
+    await this.failures.penalty(addressBucket(address));
   }
 
   /** A key auth verified: it passes this address's block for a while. */

@@ -24,8 +24,10 @@ import {
   LIVE_MAX_SECONDS,
   LISTEN_PATH,
   liveCloseCodeOf,
+  LISTEN_TOKEN_PATTERN,
   liveOptionsOf,
   MurmurError,
+  parseAuthorization,
   toErrorBody,
   type LiveOptions,
 } from '@murmur/contract';
@@ -33,7 +35,10 @@ import { asPublicError, newRequestId, runWithContext, type DuplexCall, type Logg
 import { billing, transcription, type auth } from '@murmur/proto';
 import { authenticate } from '../operations/authenticate';
 import { redeemListenToken } from '../operations/listen-tokens';
-import { requireScope } from '../http/authenticate';
+import { FAILED_KEYS_LOCAL, requireScope } from '../http/authenticate';
+import { clientAddressOf } from '../http/client-address';
+import type { FailedKeyLimiter } from '../http/failed-keys';
+import type { Express } from 'express';
 import type { VerifiedKeyCache } from '../key-cache';
 import type { OAuthResourceOptions } from '../oauth/protected-resource';
 import { clientMessageOf, controlOf } from './listen-messages';
@@ -55,6 +60,11 @@ export const LISTEN_SETTLE_MS = 5_000;
 
 export interface ListenDeps {
   clients: ServiceClients;
+  /**
+   * The gateway's express app: its `trust proxy` setting gives a socket's client address and its
+   * bound on unknown keys (failed-keys.ts) counts a socket's refused keys and tokens with REST's.
+   */
+  app?: Express;
   log: Logger;
   keyCache?: VerifiedKeyCache;
   /** REST's resource identifier comes from it (an MCP OAuth token does not open a stream). */
@@ -213,19 +223,36 @@ class ListenSession {
     await this.finished;
   }
 
-  /** The caller: the key of `Authorization`, else the listen token of `?token=`. */
+  /**
+   * The caller: the key of `Authorization`, else the listen token of `?token=`. Refused keys and
+   * tokens count against the client's address as REST's refused keys do (failed-keys.ts).
+   */
   private async principal(): Promise<auth.Principal> {
     const header = this.req.headers.authorization;
     const token = this.url.searchParams.get('token');
     if (header && token !== null) {
       throw new MurmurError('invalid_request', 'Send an API key in Authorization or a listen token in `?token=`, not both.', { param: 'token' });
     }
-    if (header) {
-      const resource = `${(this.deps.oauth?.publicUrl ?? `http://${this.req.headers.host ?? 'localhost'}`).replace(/\/+$/, '')}/api/v1`;
-      return authenticate(this.deps.clients, header, this.deps.keyCache, resource);
+    const credential = header ?? token;
+    if (!credential) {
+      throw new MurmurError('missing_api_key', 'Send your API key in the Authorization header ("Authorization: Bearer svc_…"), or, from a browser, a listen token in `?token=` (POST /api/v1/listen/tokens).');
     }
-    if (token) return redeemListenToken(this.deps.clients, token);
-    throw new MurmurError('missing_api_key', 'Send your API key in the Authorization header ("Authorization: Bearer svc_…"), or, from a browser, a listen token in `?token=` (POST /api/v1/listen/tokens).');
+    const app = this.deps.app;
+    const failedKeys = app?.locals[FAILED_KEYS_LOCAL] as FailedKeyLimiter | undefined;
+    const address = app ? clientAddressOf(app, this.req) : this.req.socket.remoteAddress;
+    await failedKeys?.checkAddress(address, credential);
+    try {
+      const principal = header
+        ? await authenticate(this.deps.clients, header, this.deps.keyCache, `${(this.deps.oauth?.publicUrl ?? `http://${this.req.headers.host ?? 'localhost'}`).replace(/\/+$/, '')}/api/v1`)
+        : await redeemListenToken(this.deps.clients, credential);
+      failedKeys?.verified(credential);
+      return principal;
+    } catch (err) {
+      // Only a well-formed credential that auth looked up and did not find costs a read (as on REST).
+      const looked = header ? parseAuthorization(header).ok : LISTEN_TOKEN_PATTERN.test(credential);
+      if (err instanceof MurmurError && err.code === 'invalid_api_key' && looked) await failedKeys?.failedAt(address);
+      throw err;
+    }
   }
 
   private queryWithoutToken(): URLSearchParams {
@@ -263,9 +290,13 @@ class ListenSession {
         }
         if (!this.call.send({ payload: { $case: 'audio', value: bytes } })) {
           // The service is behind: stop reading the socket until it catches up (TCP slows the client).
+          // Meanwhile the client is not idle, we are: the idle limit waits too.
           this.ws.pause();
+          clearTimeout(this.idle);
           void this.call.drained().then(() => {
-            if (!this.closing) this.ws.resume();
+            if (this.closing) return;
+            this.ws.resume();
+            this.touch();
           });
         }
         return;

@@ -14,8 +14,13 @@ export interface LiveClient {
   closed: Promise<{ code: number; reason: string }>;
   /** Resolves with the first message of `type` (already received or to come). */
   next(type: string): Promise<LiveMessage>;
-  /** Resolves with the first message (received or to come) that `match` accepts. */
+  /**
+   * Resolves with the first message (received or to come) that `match` accepts; rejects, naming
+   * what came, if the socket closes first (a test fails at once rather than at its timeout).
+   */
   until(match: (m: LiveMessage) => boolean): Promise<LiveMessage>;
+  /** Sends keepalives every second until `waiting` settles (a client waiting in silence, as a real one does). */
+  keepAliveWhile<T>(waiting: Promise<T>): Promise<T>;
   send(data: Buffer | string): void;
   control(type: 'keepalive' | 'finalize' | 'close'): void;
   /** Sends `pcm` in frames of `frameMs`; `realTime` paces them as spoken. */
@@ -27,12 +32,15 @@ export function pcmOfWav(file: string): Buffer {
   return readFileSync(file).subarray(44);
 }
 
-export function connectLive(baseUrl: string, opts: { key?: string; query?: Record<string, string>; headers?: Record<string, string> } = {}): Promise<LiveClient> {
+export function connectLive(
+  baseUrl: string,
+  opts: { key?: string; query?: Record<string, string>; headers?: Record<string, string>; /** Connect from this loopback address (127.0.0.2, …). */ localAddress?: string } = {},
+): Promise<LiveClient> {
   const url = new URL('/api/v1/listen', baseUrl.replace(/^http/, 'ws'));
   for (const [k, v] of Object.entries(opts.query ?? {})) url.searchParams.set(k, v);
-  const ws = new WebSocket(url, { headers: { ...(opts.key ? { authorization: `Bearer ${opts.key}` } : {}), ...opts.headers } });
+  const ws = new WebSocket(url, { headers: { ...(opts.key ? { authorization: `Bearer ${opts.key}` } : {}), ...opts.headers }, ...(opts.localAddress ? { localAddress: opts.localAddress } : {}) });
   const messages: LiveMessage[] = [];
-  const waiters: Array<{ match: (m: LiveMessage) => boolean; resolve: (m: LiveMessage) => void }> = [];
+  const waiters: Array<{ match: (m: LiveMessage) => boolean; resolve: (m: LiveMessage) => void; reject: (e: Error) => void }> = [];
   ws.on('message', (data, isBinary) => {
     if (isBinary) return;
     const message = JSON.parse(data.toString()) as LiveMessage;
@@ -42,7 +50,13 @@ export function connectLive(baseUrl: string, opts: { key?: string; query?: Recor
       w.resolve(message);
     }
   });
-  const closed = new Promise<{ code: number; reason: string }>((resolve) => ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+    ws.on('close', (code, reason) => {
+      resolve({ code, reason: reason.toString() });
+      const said = messages.slice(-3).map((m) => JSON.stringify(m).slice(0, 200)).join(' ');
+      for (const w of waiters.splice(0)) w.reject(new Error(`the socket closed (${code} ${reason.toString()}) before the message awaited; last: ${said}`));
+    }),
+  );
   ws.on('error', () => undefined);
   const client: LiveClient = {
     ws,
@@ -54,7 +68,16 @@ export function connectLive(baseUrl: string, opts: { key?: string; query?: Recor
     until(match) {
       const seen = messages.find(match);
       if (seen) return Promise.resolve(seen);
-      return new Promise((resolve) => waiters.push({ match, resolve }));
+      if (ws.readyState === WebSocket.CLOSED) return Promise.reject(new Error('the socket is closed'));
+      return new Promise((resolve, reject) => waiters.push({ match, resolve, reject }));
+    },
+    async keepAliveWhile(waiting) {
+      const timer = setInterval(() => client.control('keepalive'), 1_000);
+      try {
+        return await waiting;
+      } finally {
+        clearInterval(timer);
+      }
     },
     send(data) {
       if (ws.readyState === WebSocket.OPEN) ws.send(data);

@@ -143,7 +143,7 @@ export async function startGateway(
     // Every response is checked against the OpenAPI document (see openapi-check.ts).
     const s = createHttpServer(recordResponses(app), undefined, { headersTimeoutMs });
     // As main.ts: live streams are upgrades of the same server.
-    listen = attachListen(s, { clients, log, keyCache, oauth, ...(listenIdleMs ? { idleMs: listenIdleMs } : {}) });
+    listen = attachListen(s, { clients, log, keyCache, oauth, app, ...(listenIdleMs ? { idleMs: listenIdleMs } : {}) });
     s.listen(0, '127.0.0.1', () => resolve(s));
   });
   oauth.publicUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -113,6 +113,7 @@ export const LIVE_ERROR_CODES = [
   'audio_too_large',
   'unsupported_audio',
   'rate_limit_exceeded',
+  'too_many_invalid_keys',
   'audio_too_fast',
   'transcription_failed',
   'service_unavailable',
