@@ -126,8 +126,8 @@ export class TranscriptionService {
   }
 
   /** The timeline options of a call, checked before anything is read or held (timeline-options.ts). */
-  checkTimeline(config: Pick<TranscribeConfig, 'timeline' | 'language'>): Promise<CheckedTimelineOptions> {
-    return checkTimelineOptions(this.opts.engine, config.timeline, config.language, this.opts.diarization);
+  checkTimeline(config: Pick<TranscribeConfig, 'timeline'>): Promise<CheckedTimelineOptions> {
+    return checkTimelineOptions(this.opts.engine, config.timeline, this.opts.diarization);
   }
 
   /**
@@ -215,7 +215,7 @@ export class TranscriptionService {
       const saving: SaveOptions = late ? { save: late.save, title: late.title, folderId: late.folderId } : { save: config.save, title: config.title, folderId: config.folderId };
       await this.checkSaving({ userId: config.userId, ...saving }, 'full');
       // Timeline options that followed the audio replace the config's, checked before anything is held.
-      if (late?.timeline) timelineOptions = await this.checkTimeline({ language: config.language, timeline: late.timeline });
+      if (late?.timeline) timelineOptions = await this.checkTimeline({ timeline: late.timeline });
       call.signal.throwIfAborted();
 
       // Held once ffmpeg yields its first PCM (undecodable bytes hold nothing): one priced

@@ -4,7 +4,7 @@
  * and this process can do (word times, a dictionary, the diarization models). Every refusal is
  * invalid_request naming the option and, where it is the cause, the engine.
  */
-import { AUTO_LANGUAGE, invalidParam, keytermsOf, redactionOptionsOf, speakersExpectedOf, type RedactionOptions } from '@murmur/contract';
+import { invalidParam, keytermsOf, redactionOptionsOf, speakersExpectedOf, type RedactionOptions } from '@murmur/contract';
 import type { timeline } from '@murmur/proto';
 import { capabilitiesOf, type SpeechEngine } from './engines/engine';
 import type { DiarizationPort } from './diarization/port';
@@ -20,21 +20,17 @@ export interface CheckedTimelineOptions {
   keyterms: string[];
   /** What to redact and how; null: nothing. */
   redaction: RedactionOptions | null;
-  /** `language: "auto"`: the engine detects it (and says how sure it is, where it can). */
-  detectLanguage: boolean;
 }
 
-export const NO_TIMELINE_OPTIONS: CheckedTimelineOptions = { words: false, diarize: false, speakersExpected: 0, keyterms: [], redaction: null, detectLanguage: false };
+export const NO_TIMELINE_OPTIONS: CheckedTimelineOptions = { words: false, diarize: false, speakersExpected: 0, keyterms: [], redaction: null };
 
 export async function checkTimelineOptions(
   engine: SpeechEngine,
   o: timeline.TimelineOptions | undefined,
-  language: string,
   diarization: DiarizationPort | undefined,
 ): Promise<CheckedTimelineOptions> {
   const caps = capabilitiesOf(engine);
-  const detectLanguage = language === AUTO_LANGUAGE;
-  if (!o) return { ...NO_TIMELINE_OPTIONS, detectLanguage };
+  if (!o) return NO_TIMELINE_OPTIONS;
   if (o.words && !caps.words) {
     throw invalidParam('words', `The ${engine.name} engine gives no word times, so \`words\` cannot be answered. Send the request without \`words\` (the engine table is in docs/timelines.md).`);
   }
@@ -62,5 +58,5 @@ export async function checkTimelineOptions(
     redact_pii_policies: o.redactPiiPolicies.length > 0 ? o.redactPiiPolicies : undefined,
     redact_pii_sub: o.redactPiiSub || undefined,
   });
-  return { words: o.words, diarize: o.diarize, speakersExpected, keyterms, redaction, detectLanguage };
+  return { words: o.words, diarize: o.diarize, speakersExpected, keyterms, redaction };
 }

@@ -21,7 +21,7 @@
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import * as path from 'node:path';
-import { AUTO_LANGUAGE, MurmurError, transcriptionTitle } from '@murmur/contract';
+import { MurmurError, transcriptionTitle } from '@murmur/contract';
 import { keepReservationHeld, type Logger } from '@murmur/kit';
 import { BYTES_PER_SECOND } from '../pcm';
 import type { ChunkTranscript } from '../stitch';
@@ -204,6 +204,5 @@ function timelineOptionsOfJob(row: JobRow): CheckedTimelineOptions {
     speakersExpected: o.speakers_expected ?? 0,
     keyterms: o.keyterms ?? [],
     redaction: o.redaction ?? null,
-    detectLanguage: row.language === AUTO_LANGUAGE,
   };
 }
