@@ -186,11 +186,14 @@ describe('killed service processes', () => {
     await live.stream(speech);
     // Every frame reached the recognizer, none of it final yet: the drain must not lose it.
     await live.keepAliveWhile(live.until((m) => m.type === 'partial' && m.end > speech.length / 32_000 - 1.5));
-    process.kill(stack.supervisor.pid('gateway')!, 'SIGTERM');
+    const draining = stack.supervisor.pid('gateway')!;
+    process.kill(draining, 'SIGTERM');
     expect(await live.closed).toEqual({ code: 1012, reason: 'server_draining' });
     const types = live.messages.map((m) => m.type);
     expect(types.slice(-2)).toEqual(['utterance_end', 'closed']);
     expect(types).toContain('final');
+    // The draining process still answers until it exits: wait for its successor, then for that to be ready.
+    await eventually(async () => ![undefined, draining].includes(stack.supervisor.pid('gateway')), 'the supervisor started a new gateway');
     await stack.waitReady('gateway');
     delivered += 1;
     const after = await usage();
