@@ -51,7 +51,7 @@ describe('a live stream and its credits', () => {
     return Buffer.concat([speech, Buffer.alloc(silence * 32_000)]);
   }
 
-  async function run(userId: string, pcm: Buffer, live = sessions): Promise<{ events: Response[]; error: unknown }> {
+  async function run(userId: string, pcm: Buffer, live = sessions, cancelAt?: (e: Response) => boolean): Promise<{ events: Response[]; error: unknown }> {
     async function* requests(): AsyncGenerator<transcription.StreamTranscriptionRequest> {
       yield {
         payload: {
@@ -62,8 +62,12 @@ describe('a live stream and its credits', () => {
       for (let at = 0; at < pcm.length; at += 32_000) yield { payload: { $case: 'audio', value: pcm.subarray(at, at + 32_000) } };
     }
     const events: Response[] = [];
+    const caller = new AbortController();
     try {
-      for await (const e of live.run(requests(), new AbortController().signal)) events.push(e);
+      for await (const e of live.run(requests(), caller.signal)) {
+        events.push(e);
+        if (cancelAt?.(e)) caller.abort(new Error('the caller went away'));
+      }
       return { events, error: undefined };
     } catch (error) {
       return { events, error };
@@ -101,6 +105,16 @@ describe('a live stream and its credits', () => {
     for (const f of cut) expect(f.endSeconds - f.startSeconds).toBeLessThan(5);
     const words = (fs: typeof cut) => fs.map((f) => f.text).join(' ').split(' ').length;
     expect(Math.abs(words(cut) - words(whole))).toBeLessThanOrEqual(3);
+  }, 60_000);
+
+  it('charges a caller that goes away before any final for the audio its partials covered', async () => {
+    const userId = newId('usr');
+    const { events, error } = await run(userId, speechThenSilence(1), sessions, (e) => e.event?.$case === 'partial' && e.event.value.endSeconds > 2);
+    expect(error).toBeInstanceOf(MurmurError);
+    expect(events.some((e) => e.event?.$case === 'finalTranscript')).toBe(false);
+    const u = await usage(userId);
+    expect(u.creditsReserved).toBe(0);
+    expect(u.transcriptionSeconds).toBeGreaterThanOrEqual(2);
   }, 60_000);
 
   it('ends a stream whose credits pay for one minute at that minute: its words final, that minute charged, insufficient_tokens', async () => {

@@ -10,11 +10,15 @@
  *  4. the end — the client's CLOSE or half-close, or a limit reached — flushes the last
  *     utterance, saves the finals (save), commits the seconds received and answers `closed`
  *     (or, after a limit, the limit's error, everything before it final and charged).
- * A stream whose caller vanished (cancelled) or whose recognizer failed keeps what was final:
- * saved when asked, and charged for the audio those finals cover, no more.
+ * A stream whose caller vanished (cancelled) or whose recognizer failed keeps what was final
+ * (saved when asked), and is charged for the audio its answered words cover — finals and
+ * partials alike, so cancelling before each final gets no words free — no more.
  */
 import {
+  LIVE_DEFAULT_SAMPLE_RATE,
+  LIVE_MAX_SAMPLE_RATE,
   LIVE_MAX_SECONDS,
+  LIVE_MIN_SAMPLE_RATE,
   LIVE_MAX_SPEED,
   LIVE_MAX_UTTERANCE_SECONDS,
   LIVE_SPEED_ALLOWANCE_SECONDS,
@@ -68,7 +72,10 @@ class Stop {
 /** The stream's words, kept as they become final (what a save stores). */
 interface Finals {
   words: LiveWord[];
-  /** Where the last final's utterance ended: the audio that was delivered as words. */
+  /**
+   * How far the words answered reach into the audio — finals, and partials too: a partial is
+   * recognised text delivered, so a caller that cancels before the final still pays for it.
+   */
   endSeconds: number;
 }
 
@@ -113,9 +120,9 @@ export class LiveSessions {
     if (!config.userId) throw new MurmurError('invalid_request', 'user_id is required.', { param: 'user_id' });
     const encoding = ENCODINGS[config.encoding];
     if (!encoding) throw new MurmurError('invalid_request', 'encoding must be LINEAR16, WEBM or OGG.', { param: 'encoding' });
-    const sampleRate = config.sampleRate || 16_000;
-    if (encoding === 'linear16' && (sampleRate < 8_000 || sampleRate > 48_000)) {
-      throw new MurmurError('invalid_request', 'sample_rate must be from 8000 to 48000.', { param: 'sample_rate' });
+    const sampleRate = config.sampleRate || LIVE_DEFAULT_SAMPLE_RATE;
+    if (encoding === 'linear16' && (sampleRate < LIVE_MIN_SAMPLE_RATE || sampleRate > LIVE_MAX_SAMPLE_RATE)) {
+      throw new MurmurError('invalid_request', `sample_rate must be from ${LIVE_MIN_SAMPLE_RATE} to ${LIVE_MAX_SAMPLE_RATE}.`, { param: 'sample_rate' });
     }
     if (!engine.startLive) {
       throw new MurmurError('service_unavailable', `Live transcription needs an engine that decodes as audio arrives; this server runs ${engine.name}, which does not. Use POST /transcribe.`);
@@ -187,6 +194,8 @@ export class LiveSessions {
           } else if (event.type === 'utterance_end') {
             finals.endSeconds = Math.max(finals.endSeconds, event.at);
             utteranceFrom = undefined;
+          } else if (event.type === 'partial') {
+            finals.endSeconds = Math.max(finals.endSeconds, event.end);
           }
           out.push(responseOf(event));
         },
@@ -216,7 +225,11 @@ export class LiveSessions {
       if (!hold.paysFor(seconds)) {
         await hold.idle();
         if (!hold.paysFor(seconds)) {
-          stop = new Stop(hold.refusal ?? new MurmurError('insufficient_tokens'));
+          // Refused: out of credits. Not refused but not extended either: billing unreachable.
+          stop = new Stop(
+            hold.refusal ??
+              new MurmurError('service_unavailable', 'Billing could not be reached to pay for more of this stream; it ended there, every word before it final and charged. Open a new stream in a few seconds.'),
+          );
           return;
         }
       }
@@ -272,7 +285,7 @@ export class LiveSessions {
     }
     const receivedSeconds = receivedBytes / BYTES_PER_SECOND;
     const ended = failure === undefined;
-    // Ended as asked (or at a limit): everything received was recognised. Otherwise only what was final.
+    // Ended as asked (or at a limit): everything received was recognised. Otherwise what the words answered cover.
     const chargedSeconds = ended ? receivedSeconds : Math.min(receivedSeconds, finals.endSeconds);
     let recordingId = '';
     let credits = 0;
