@@ -21,3 +21,4 @@ export * from './timeline-wire';
 export * from './timeline-json';
 export * from './redaction-rules';
 export * from './live-rules';
+export * from './search-rules';

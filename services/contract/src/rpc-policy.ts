@@ -116,6 +116,7 @@ export const LIBRARY_RULES: ServiceRules<typeof library.LibraryServiceService> =
   // A transcription job checks its folder at submission, for callers that did not (direct gRPC).
   getFolder: { user: { owner: 'ownerId' }, workloads: ['transcription'], admin: true },
   listKnowledgeBases: OWN_DATA,
+  searchPassages: OWN_DATA,
   getLibraryStats: OWN_DATA,
   // A transcription that completes stores its transcript for its owner (save: true), a call's as a
   // job's: the transcription service is its one owner. Not a developer's own call: a recording is

@@ -53,7 +53,52 @@ export async function startLibraryService(deps: LibraryServiceDeps): Promise<Run
     },
     deps.address,
   );
-  return { port: server.port, stop: () => server.shutdown() };
+  const backfill = workOffBacklog(service, deps.log);
+  return {
+    port: server.port,
+    async stop() {
+      await backfill.stop();
+      await server.shutdown();
+    },
+  };
+}
+
+/**
+ * Indexes the passages of rows stored before passages existed, in batches, until none are left
+ * (search finds a row as soon as its batch commits). A failure is logged and retried after a
+ * pause: it never stops the service, which serves everything else meanwhile.
+ */
+function workOffBacklog(service: LibraryService, log: Logger): { stop(): Promise<void> } {
+  let stopped = false;
+  let wake: (() => void) | undefined;
+  const pause = (ms: number) => new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    wake = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+  });
+  const done = (async () => {
+    let total = 0;
+    while (!stopped) {
+      try {
+        const indexed = await service.indexBacklog(100);
+        total += indexed;
+        if (indexed === 0) break;
+      } catch (err) {
+        log.warn({ err }, 'indexing the passages of older rows failed; retrying in 30 s');
+        await pause(30_000);
+      }
+    }
+    if (total > 0) log.info({ rows: total }, 'indexed the passages of older rows');
+  })();
+  return {
+    async stop() {
+      stopped = true;
+      wake?.();
+      await done;
+    },
+  };
 }
 
 export { LibraryService, type LibraryServiceOptions, type ListPage } from './service';

@@ -67,6 +67,9 @@ export function libraryHandlers(service: LibraryService): BoundService {
     async createKnowledgeBase(req) {
       return { knowledgeBase: await service.createKnowledgeBase(req) };
     },
+    async searchPassages(req) {
+      return service.searchPassages(req);
+    },
     async addKnowledgeBaseRecording(req) {
       return { knowledgeBase: await service.addKnowledgeBaseRecording(req) };
     },

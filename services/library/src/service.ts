@@ -24,6 +24,7 @@ import {
 } from './messages';
 import { filterDigest, PageCursors, type ListName, type PagePosition } from '@murmur/kit';
 import { isMissing, type LibraryStore, type PageQuery } from './store';
+import { SearchPages, searchFilters, searchQueryOf, sourcesOf } from './search';
 import {
   artifactContentOf,
   artifactDataOf,
@@ -86,11 +87,13 @@ export interface LibraryServiceOptions {
 export class LibraryService {
   private readonly store: LibraryStore;
   private readonly cursors: PageCursors;
+  private readonly searches: SearchPages;
   private readonly clock: Clock;
 
   constructor(opts: LibraryServiceOptions) {
     this.store = opts.store;
     this.cursors = new PageCursors(opts.cursorSecret);
+    this.searches = new SearchPages(opts.cursorSecret);
     this.clock = opts.clock ?? systemClock;
   }
 
@@ -179,6 +182,41 @@ export class LibraryService {
     return this.paged(ownerId, 'knowledge_bases', req.page?.cursor, filterDigest([]), limit, knowledgeBaseMessage, (page) =>
       this.store.listKnowledgeBases(ownerId, page),
     );
+  }
+
+  /**
+   * The owner's passages ranked for a query. Filters name their rows like any other id: a
+   * folder or recording that is malformed, missing or another owner's is not_found (checked only
+   * when the page is empty: a row proves its source is the owner's).
+   */
+  async searchPassages(req: library.SearchPassagesRequest): Promise<library.SearchPassagesResponse> {
+    const ownerId = ownerIdOf(req.ownerId);
+    const limit = pageSizeOf(req.page?.limit, 'limit', { zeroMeansDefault: true });
+    const query = searchQueryOf(req.query, 'q');
+    const sources = sourcesOf(req.sources);
+    const folderId = req.folderId === '' ? undefined : idOf('folder', req.folderId, 'folder_id');
+    const recordingId = req.recordingId === '' ? undefined : idOf('recording', req.recordingId, 'recording_id');
+    const range = dateRangeOf(req.createdAfter, req.createdBefore);
+    const filters = searchFilters({ query, sources, folderId, recordingId, after: range.after, before: range.before });
+    const after = this.searches.positionOf(ownerId, req.page?.cursor ?? '', filters);
+    const page = await this.searches.page(this.store, {
+      ownerId, query, sources, limit, filters,
+      ...(after ? { after } : {}),
+      ...(folderId !== undefined ? { folderId } : {}),
+      ...(recordingId !== undefined ? { recordingId } : {}),
+      ...(range.after ? { createdAfter: range.after } : {}),
+      ...(range.before ? { createdBefore: range.before } : {}),
+    });
+    if (page.passages.length === 0) {
+      if (folderId !== undefined && !(await this.store.getFolder(ownerId, folderId))) throw notFound('folder', 'folder_id');
+      if (recordingId !== undefined && !(await this.store.getRecording(ownerId, recordingId))) throw notFound('recording', 'recording_id');
+    }
+    return page;
+  }
+
+  /** Indexes rows stored before passages existed, a batch at a time; answers how many (0: done). */
+  async indexBacklog(batch = 100): Promise<number> {
+    return this.store.indexBacklog(batch);
   }
 
   async getLibraryStats(req: library.GetLibraryStatsRequest): Promise<library.GetLibraryStatsResponse> {

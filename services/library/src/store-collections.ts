@@ -1,6 +1,8 @@
 /** Postgres side of folders, knowledge bases and the per-owner stats (see store.ts). */
 import type { Database } from '@murmur/kit';
+import { knowledgeBasePassages } from './passages';
 import type { CollectionStore, FolderRecord, KnowledgeBaseRecord } from './store';
+import { replacePassages, type PassageOwner } from './store-passages';
 import { afterPosition, Params, toNumber } from './store-sql';
 
 interface FolderRow {
@@ -28,6 +30,11 @@ function toFolder(row: FolderRow): FolderRecord {
 
 function toKnowledgeBase(row: KnowledgeBaseRow): KnowledgeBaseRecord {
   return { ...toFolder(row), description: row.description };
+}
+
+/** Where a knowledge base's passages belong. */
+export function knowledgeBaseOwner(row: { id: string; owner_id: string; created_at: Date }): PassageOwner {
+  return { ownerId: row.owner_id, source: 'knowledge_base', sourceId: row.id, folderId: null, createdAt: row.created_at };
 }
 
 /** Folders, knowledge bases and stats over `db`. */
@@ -68,12 +75,16 @@ export function postgresCollectionStore(db: Database): CollectionStore {
     },
 
     async createKnowledgeBase(input) {
-      const [row] = await db.query<KnowledgeBaseRow>(
-        `INSERT INTO knowledge_bases AS k (id, owner_id, name, description, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $5)
-         RETURNING k.id, k.owner_id, k.name, k.description, k.created_at, k.updated_at, 0 AS recording_count`,
-        [input.id, input.ownerId, input.name, input.description, input.createdAt],
-      );
-      return toKnowledgeBase(row!);
+      return db.transaction(async (client) => {
+        const { rows } = await client.query<KnowledgeBaseRow>(
+          `INSERT INTO knowledge_bases AS k (id, owner_id, name, description, created_at, updated_at, passages_indexed) VALUES ($1, $2, $3, $4, $5, $5, true)
+           RETURNING k.id, k.owner_id, k.name, k.description, k.created_at, k.updated_at, 0 AS recording_count`,
+          [input.id, input.ownerId, input.name, input.description, input.createdAt],
+        );
+        const kb = rows[0]!;
+        await replacePassages(client, knowledgeBaseOwner(kb), knowledgeBasePassages(kb));
+        return toKnowledgeBase(kb);
+      });
     },
 
     async addKnowledgeBaseRecording(ownerId, knowledgeBaseId, recordingId, now) {

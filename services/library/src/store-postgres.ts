@@ -5,11 +5,19 @@
  */
 import type { Database } from '@murmur/kit';
 import type { LibraryStore } from './store';
+import { indexBacklog } from './store-backfill';
 import { postgresCollectionStore } from './store-collections';
+import { searchPassages } from './store-passages';
 import { postgresRecordingStore } from './store-recordings';
 import { postgresThreadStore } from './store-threads';
 
 /** The Postgres implementation over a database opened with the library migrations. */
 export function createPostgresLibraryStore(db: Database): LibraryStore {
-  return { ...postgresRecordingStore(db), ...postgresThreadStore(db), ...postgresCollectionStore(db) };
+  return {
+    ...postgresRecordingStore(db),
+    ...postgresThreadStore(db),
+    ...postgresCollectionStore(db),
+    searchPassages: (ownerId, filter, page) => searchPassages(db, ownerId, filter, page),
+    indexBacklog: (limit) => indexBacklog(db, limit),
+  };
 }

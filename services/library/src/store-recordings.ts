@@ -1,8 +1,10 @@
 /** Postgres side of recordings and their artifacts (see store.ts for the contract). */
 import type { Database } from '@murmur/kit';
 import type { ArtifactFormatWord } from './kinds';
+import { recordingPassages } from './passages';
 import { PREVIEW_SOURCE_CHARS } from './preview';
 import type { ArtifactRecord, RecordingRecord, RecordingStore } from './store';
+import { replacePassages, type PassageOwner } from './store-passages';
 import { afterPosition, Params, toNumber } from './store-sql';
 import type { CleanSegment, CleanTranscript } from './validation';
 
@@ -47,6 +49,11 @@ function toRecording(row: RecordingRow): RecordingRecord {
     hasTranscript: row.has_transcript,
     previewSource: row.preview_source ?? '',
   };
+}
+
+/** Where a recording's passages belong (its owner, folder and creation time, for the filters). */
+function recordingOwner(row: RecordingRow): PassageOwner {
+  return { ownerId: row.owner_id, source: 'recording', sourceId: row.id, folderId: row.folder_id, createdAt: row.created_at };
 }
 
 function toArtifact(row: ArtifactRow): ArtifactRecord {
@@ -105,23 +112,30 @@ export function postgresRecordingStore(db: Database): RecordingStore {
 
     async createRecording(input) {
       const t = input.transcript;
-      // One statement: the folder check and the insert cannot be split by a concurrent write.
-      const [row] = await db.query<RecordingRow>(
-        `INSERT INTO recordings AS r (id, owner_id, title, folder_id, duration_seconds, created_at, updated_at, transcript, language, segments, words, word_count, speakers)
-         SELECT $1, $2, $3, $4::text, $5::float8, $6::timestamptz, $6::timestamptz, $7::text, $8, $9::jsonb, $10::bytea, $11::int, $12::jsonb
-         WHERE $4::text IS NULL OR EXISTS (SELECT 1 FROM folders WHERE owner_id = $2 AND id = $4)
-         ON CONFLICT (id) DO NOTHING
-         RETURNING ${RECORDING_COLUMNS}`,
-        [
-          input.id, input.ownerId, input.title, input.folderId, input.durationSeconds, input.createdAt, t?.text ?? null, t?.language ?? '', JSON.stringify(t?.segments ?? []),
-          t?.words ? Buffer.from(t.words) : null, t?.wordCount ?? 0, JSON.stringify(t?.speakers ?? []),
-        ],
-      );
-      if (row) return toRecording(row);
-      // Not inserted: the id exists (a retried save, or another owner's) or the folder does not.
-      const [existing] = await db.query<RecordingRow & { owner_id: string }>(`SELECT ${RECORDING_COLUMNS}, r.owner_id FROM recordings AS r WHERE r.id = $1`, [input.id]);
-      if (!existing) return { missing: 'folder' };
-      return existing.owner_id === input.ownerId ? toRecording(existing) : { missing: 'taken' };
+      return db.transaction(async (client) => {
+        // One statement: the folder check and the insert cannot be split by a concurrent write.
+        const { rows } = await client.query<RecordingRow>(
+          `INSERT INTO recordings AS r (id, owner_id, title, folder_id, duration_seconds, created_at, updated_at, transcript, language, segments, words, word_count, speakers, passages_indexed)
+           SELECT $1, $2, $3, $4::text, $5::float8, $6::timestamptz, $6::timestamptz, $7::text, $8, $9::jsonb, $10::bytea, $11::int, $12::jsonb, true
+           WHERE $4::text IS NULL OR EXISTS (SELECT 1 FROM folders WHERE owner_id = $2 AND id = $4)
+           ON CONFLICT (id) DO NOTHING
+           RETURNING ${RECORDING_COLUMNS}`,
+          [
+            input.id, input.ownerId, input.title, input.folderId, input.durationSeconds, input.createdAt, t?.text ?? null, t?.language ?? '', JSON.stringify(t?.segments ?? []),
+            t?.words ? Buffer.from(t.words) : null, t?.wordCount ?? 0, JSON.stringify(t?.speakers ?? []),
+          ],
+        );
+        const row = rows[0];
+        if (row) {
+          if (t) await replacePassages(client, recordingOwner(row), recordingPassages(t));
+          return toRecording(row);
+        }
+        // Not inserted: the id exists (a retried save, or another owner's) or the folder does not.
+        const found = await client.query<RecordingRow & { owner_id: string }>(`SELECT ${RECORDING_COLUMNS}, r.owner_id FROM recordings AS r WHERE r.id = $1`, [input.id]);
+        const existing = found.rows[0];
+        if (!existing) return { missing: 'folder' as const };
+        return existing.owner_id === input.ownerId ? toRecording(existing) : { missing: 'taken' as const };
+      });
     },
 
     async deleteRecording(ownerId, id) {
@@ -131,6 +145,7 @@ export function postgresRecordingStore(db: Database): RecordingStore {
         for (const table of ['artifacts', 'thread_items', 'thread_context_sources', 'knowledge_base_recordings']) {
           await client.query(`DELETE FROM ${table} WHERE owner_id = $1 AND recording_id = $2`, [ownerId, id]);
         }
+        await client.query('DELETE FROM passages WHERE owner_id = $1 AND source_id = $2', [ownerId, id]);
         await client.query('DELETE FROM recordings WHERE owner_id = $1 AND id = $2', [ownerId, id]);
         return true;
       });
@@ -153,19 +168,28 @@ export function postgresRecordingStore(db: Database): RecordingStore {
            RETURNING ${RECORDING_COLUMNS}`,
           [ownerId, id, changes.title ?? null, changes.folderId !== undefined, changes.folderId ?? null, now],
         );
+        // The passages' copy of the folder moves with the recording, in the same transaction.
+        if (changes.folderId !== undefined) {
+          await client.query('UPDATE passages SET folder_id = $3 WHERE owner_id = $1 AND source_id = $2', [ownerId, id, changes.folderId]);
+        }
         return toRecording(rows[0]!);
       });
     },
 
     async attachTranscript(ownerId, id, transcript, now) {
-      const [row] = await db.query<RecordingRow>(
-        `UPDATE recordings AS r SET transcript = $3, language = $4, segments = $5::jsonb, words = $7::bytea, word_count = $8::int, speakers = $9::jsonb,
-           updated_at = greatest(r.updated_at, $6)
-         WHERE r.owner_id = $1 AND r.id = $2
-         RETURNING ${RECORDING_COLUMNS}`,
-        [ownerId, id, transcript.text, transcript.language, JSON.stringify(transcript.segments), now, transcript.words ? Buffer.from(transcript.words) : null, transcript.wordCount, JSON.stringify(transcript.speakers)],
-      );
-      return row ? toRecording(row) : null;
+      return db.transaction(async (client) => {
+        const { rows } = await client.query<RecordingRow>(
+          `UPDATE recordings AS r SET transcript = $3, language = $4, segments = $5::jsonb, words = $7::bytea, word_count = $8::int, speakers = $9::jsonb,
+             updated_at = greatest(r.updated_at, $6), passages_indexed = true
+           WHERE r.owner_id = $1 AND r.id = $2
+           RETURNING ${RECORDING_COLUMNS}`,
+          [ownerId, id, transcript.text, transcript.language, JSON.stringify(transcript.segments), now, transcript.words ? Buffer.from(transcript.words) : null, transcript.wordCount, JSON.stringify(transcript.speakers)],
+        );
+        const row = rows[0];
+        if (!row) return null;
+        await replacePassages(client, recordingOwner(row), recordingPassages(transcript));
+        return toRecording(row);
+      });
     },
 
     async setSpeakers(ownerId, id, speakers, now) {

@@ -2,6 +2,7 @@
 import type { Database } from '@murmur/kit';
 import type { ContextSourceKindWord, ThreadItemKindWord } from './kinds';
 import type { ContextSourceRecord, ThreadItemRecord, ThreadRecord, ThreadStore } from './store';
+import { appendItemPassages, type PassageOwner } from './store-passages';
 import { afterPosition, Params, type TxClient } from './store-sql';
 
 interface ThreadRow {
@@ -60,6 +61,12 @@ function toSource(row: SourceRow): ContextSourceRecord {
   return { id: row.id, kind: row.kind, refId: row.ref_id, title: row.title, addedAt: row.added_at };
 }
 
+/** Where a thread's passages belong (its creation time, for the date filters). */
+export async function threadOwner(client: TxClient, ownerId: string, threadId: string): Promise<PassageOwner> {
+  const { rows } = await client.query<{ created_at: Date }>('SELECT created_at FROM thought_threads WHERE owner_id = $1 AND id = $2', [ownerId, threadId]);
+  return { ownerId, source: 'thought_thread', sourceId: threadId, folderId: null, createdAt: rows[0]!.created_at };
+}
+
 /** Locks the owner's thread for the rest of the transaction; false when there is none. */
 async function lockThread(client: TxClient, ownerId: string, threadId: string): Promise<boolean> {
   const found = await client.query('SELECT 1 FROM thought_threads WHERE owner_id = $1 AND id = $2 FOR UPDATE', [ownerId, threadId]);
@@ -112,10 +119,11 @@ export function postgresThreadStore(db: Database): ThreadStore {
           if (rec.rowCount === 0) return { missing: 'recording' as const };
         }
         const { rows } = await client.query<ItemRow>(
-          `INSERT INTO thread_items (id, owner_id, thread_id, kind, text, recording_id, created_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING ${ITEM_COLUMNS}`,
+          `INSERT INTO thread_items (id, owner_id, thread_id, kind, text, recording_id, created_at, passages_indexed)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, true) RETURNING ${ITEM_COLUMNS}`,
           [input.id, input.ownerId, input.threadId, input.kind, input.text, input.recordingId, input.createdAt],
         );
+        await appendItemPassages(client, await threadOwner(client, input.ownerId, input.threadId), input.id, input.text);
         await touchThread(client, input.ownerId, input.threadId, input.createdAt);
         return toItem(rows[0]!);
       });

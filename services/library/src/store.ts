@@ -7,6 +7,7 @@
  */
 import type { PagePosition } from '@murmur/kit';
 import type { ArtifactFormatWord, ContextSourceKindWord, ThreadItemKindWord } from './kinds';
+import type { PassageFilter, PassageSearch, RankPosition } from './store-passages';
 import type { CleanTranscript } from './validation';
 
 /** Which referenced row was not found (or belongs to someone else). */
@@ -215,5 +216,15 @@ export interface CollectionStore {
   stats(ownerId: string): Promise<LibraryStats>;
 }
 
+export interface PassageSearchStore {
+  /** Ranked passages of one owner (store-passages.ts), or why the query can never match. */
+  searchPassages(ownerId: string, filter: PassageFilter, page: { after?: RankPosition; limit: number }): Promise<PassageSearch>;
+  /**
+   * Writes the passages of up to `limit` rows stored before passages existed (oldest first), each
+   * in its own transaction; answers how many it indexed (0: none are left).
+   */
+  indexBacklog(limit: number): Promise<number>;
+}
+
 /** Everything the library service stores. */
-export type LibraryStore = RecordingStore & ThreadStore & CollectionStore;
+export type LibraryStore = RecordingStore & ThreadStore & CollectionStore & PassageSearchStore;

@@ -3,7 +3,7 @@
  * clean value or throw invalid_request naming the offending field. Keeping them here (not in
  * SQL constraints) turns bad input into a 400 with a `param`, never a Postgres error and a 500.
  */
-import { charCount, checkText, isLanguageTag, MAX_LANGUAGE_CHARS, MAX_TITLE_CHARS, MurmurError, requireId, SPEAKER_ID_PATTERN, speakerNameOf, titleOf } from '@murmur/contract';
+import { charCount, checkText, isLanguageTag, MAX_LANGUAGE_CHARS, MAX_TITLE_CHARS, MurmurError, requireId, SEARCH_QUERY_MAX_CHARS, SPEAKER_ID_PATTERN, speakerNameOf, titleOf } from '@murmur/contract';
 import { timeline, type library } from '@murmur/proto';
 
 // The text rules live in the kit, shared with the gateway's checks before paid work.
@@ -15,7 +15,7 @@ export const LIMITS = {
   threadTitle: 500,
   name: 200,
   description: 2000,
-  query: 500,
+  query: SEARCH_QUERY_MAX_CHARS,
   transcriptText: 5_000_000,
   segments: 500_000,
   /** Words of one transcript: 100 days of audio would be ~1.4 M; 12 h of fast speech ~150 k. */

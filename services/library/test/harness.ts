@@ -13,8 +13,9 @@ export interface Harness {
   stop(): Promise<void>;
 }
 
-export async function startHarness(): Promise<Harness> {
-  const db = await openTestDatabase('library', LIBRARY_MIGRATIONS_DIR);
+/** `url`: the database (default DATABASE_URL, else embedded); "" forces the embedded PGlite. */
+export async function startHarness(url: string | undefined = process.env.DATABASE_URL || undefined): Promise<Harness> {
+  const db = await openTestDatabase('library', LIBRARY_MIGRATIONS_DIR, url);
   const clock = new ManualClock('2026-01-15T12:00:00Z');
   const running = await startLibraryService({ access: testAccess('library'), db, log: createLogger('library-test', 'silent'), address: '127.0.0.1:0', clock, cursorSecret: CURSOR_SECRET });
   const client = createPolicyClient(library.LibraryServiceClient, `127.0.0.1:${running.port}`, { deadlineMs: 30_000, maxReceiveMessageBytes: LIBRARY_MAX_MESSAGE_BYTES });

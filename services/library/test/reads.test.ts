@@ -183,6 +183,7 @@ describe('library reads over gRPC', () => {
         h.client.createKnowledgeBase({ ownerId, name: 'x', description: '', createdAt: undefined }),
         h.client.addKnowledgeBaseRecording({ ownerId, knowledgeBaseId: alice.kb, recordingId: alice.recording }),
         h.client.setSpeakerNames({ ownerId, recordingId: alice.recording, names: { S1: 'Maria' } }),
+        h.client.searchPassages({ ownerId, query: 'words', page: page(), sources: [], folderId: '', recordingId: '', createdAfter: undefined, createdBefore: undefined }),
       ];
       expect(calls).toHaveLength(Object.keys(library.LibraryServiceService).length);
       for (const err of await Promise.all(calls.map(failure))) expect({ code: err.code, param: err.param }).toEqual({ code: 'invalid_request', param: 'owner_id' });

@@ -50,6 +50,23 @@ export enum ContextSourceKind {
   CONTEXT_SOURCE_KIND_KNOWLEDGE_BASE = 3,
 }
 
+/** PassageSource is what a passage was cut from. */
+export enum PassageSource {
+  PASSAGE_SOURCE_UNSPECIFIED = 0,
+  PASSAGE_SOURCE_RECORDING = 1,
+  PASSAGE_SOURCE_THOUGHT_THREAD = 2,
+  PASSAGE_SOURCE_KNOWLEDGE_BASE = 3,
+}
+
+/** SearchRanking is how a page of passages was ranked. */
+export enum SearchRanking {
+  SEARCH_RANKING_UNSPECIFIED = 0,
+  /** SEARCH_RANKING_TEXT - Postgres full text alone (ts_rank_cd). */
+  SEARCH_RANKING_TEXT = 1,
+  /** SEARCH_RANKING_HYBRID - Full text and embeddings, fused by reciprocal rank. */
+  SEARCH_RANKING_HYBRID = 2,
+}
+
 export interface Segment {
   startSeconds: number;
   endSeconds: number;
@@ -420,6 +437,63 @@ export interface AddKnowledgeBaseRecordingRequest {
 
 export interface AddKnowledgeBaseRecordingResponse {
   knowledgeBase: KnowledgeBase | undefined;
+}
+
+export interface SearchPassagesRequest {
+  ownerId: string;
+  page:
+    | PageRequest
+    | undefined;
+  /** Postgres websearch syntax: words, "quoted phrases", OR, -excluded (1–500 characters). */
+  query: string;
+  /** Only passages of these sources; empty for all. */
+  sources: PassageSource[];
+  /** Only passages of recordings in this folder. */
+  folderId: string;
+  /** Only passages of this recording. */
+  recordingId: string;
+  /** The source's creation time, strictly after / before. */
+  createdAfter: Date | undefined;
+  createdBefore: Date | undefined;
+}
+
+/** Highlight is one matched stretch of a passage's text, in Unicode code points. */
+export interface Highlight {
+  offset: number;
+  length: number;
+}
+
+export interface Passage {
+  /** psg_… */
+  id: string;
+  source: PassageSource;
+  /** The recording, thread or knowledge base (rec_…, thr_…, kb_…). */
+  sourceId: string;
+  /** The source's current title (a knowledge base's name). */
+  title: string;
+  text: string;
+  highlights: Highlight[];
+  /** Seconds into the recording; absent for passages without times (threads, knowledge bases). */
+  startSeconds?: number | undefined;
+  endSeconds?:
+    | number
+    | undefined;
+  /** The speaker id of a speaker turn, and the name the user gave it ("" when unknown). */
+  speaker: string;
+  speakerName: string;
+  /** Relative relevance, higher is better; comparable only within one query. */
+  score: number;
+  sourceCreatedAt:
+    | Date
+    | undefined;
+  /** The thread item a thread's passage comes from (thi_…); empty otherwise. */
+  threadItemId: string;
+}
+
+export interface SearchPassagesResponse {
+  passages: Passage[];
+  page: PageInfo | undefined;
+  ranking: SearchRanking;
 }
 
 function createBaseSegment(): Segment {
@@ -4682,6 +4756,529 @@ export const AddKnowledgeBaseRecordingResponse: MessageFns<AddKnowledgeBaseRecor
   },
 };
 
+function createBaseSearchPassagesRequest(): SearchPassagesRequest {
+  return {
+    ownerId: "",
+    page: undefined,
+    query: "",
+    sources: [],
+    folderId: "",
+    recordingId: "",
+    createdAfter: undefined,
+    createdBefore: undefined,
+  };
+}
+
+export const SearchPassagesRequest: MessageFns<SearchPassagesRequest> = {
+  encode(message: SearchPassagesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.ownerId !== "") {
+      writer.uint32(10).string(message.ownerId);
+    }
+    if (message.page !== undefined) {
+      PageRequest.encode(message.page, writer.uint32(18).fork()).join();
+    }
+    if (message.query !== "") {
+      writer.uint32(26).string(message.query);
+    }
+    if (message.sources.length !== 0) {
+      writer.uint32(34).fork();
+      for (const v of message.sources) {
+        writer.int32(v);
+      }
+      writer.join();
+    }
+    if (message.folderId !== "") {
+      writer.uint32(42).string(message.folderId);
+    }
+    if (message.recordingId !== "") {
+      writer.uint32(50).string(message.recordingId);
+    }
+    if (message.createdAfter !== undefined) {
+      Timestamp.encode(toTimestamp(message.createdAfter), writer.uint32(58).fork()).join();
+    }
+    if (message.createdBefore !== undefined) {
+      Timestamp.encode(toTimestamp(message.createdBefore), writer.uint32(66).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SearchPassagesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSearchPassagesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.ownerId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.page = PageRequest.decode(reader, reader.uint32());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.query = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag === 32) {
+              message.sources.push(reader.int32() as any);
+
+              continue;
+            }
+
+            if (tag === 34) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.sources.push(reader.int32() as any);
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.folderId = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.recordingId = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.createdAfter = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.createdBefore = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<SearchPassagesRequest>, I>>(base?: I): SearchPassagesRequest {
+    return SearchPassagesRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SearchPassagesRequest>, I>>(object: I): SearchPassagesRequest {
+    const message = createBaseSearchPassagesRequest();
+    message.ownerId = object.ownerId ?? "";
+    message.page = (object.page !== undefined && object.page !== null)
+      ? PageRequest.fromPartial(object.page)
+      : undefined;
+    message.query = object.query ?? "";
+    message.sources = object.sources?.map((e) => e) || [];
+    message.folderId = object.folderId ?? "";
+    message.recordingId = object.recordingId ?? "";
+    message.createdAfter = object.createdAfter ?? undefined;
+    message.createdBefore = object.createdBefore ?? undefined;
+    return message;
+  },
+};
+
+function createBaseHighlight(): Highlight {
+  return { offset: 0, length: 0 };
+}
+
+export const Highlight: MessageFns<Highlight> = {
+  encode(message: Highlight, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.offset !== 0) {
+      writer.uint32(8).int32(message.offset);
+    }
+    if (message.length !== 0) {
+      writer.uint32(16).int32(message.length);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Highlight {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseHighlight();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.offset = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.length = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<Highlight>, I>>(base?: I): Highlight {
+    return Highlight.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<Highlight>, I>>(object: I): Highlight {
+    const message = createBaseHighlight();
+    message.offset = object.offset ?? 0;
+    message.length = object.length ?? 0;
+    return message;
+  },
+};
+
+function createBasePassage(): Passage {
+  return {
+    id: "",
+    source: 0,
+    sourceId: "",
+    title: "",
+    text: "",
+    highlights: [],
+    startSeconds: undefined,
+    endSeconds: undefined,
+    speaker: "",
+    speakerName: "",
+    score: 0,
+    sourceCreatedAt: undefined,
+    threadItemId: "",
+  };
+}
+
+export const Passage: MessageFns<Passage> = {
+  encode(message: Passage, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.source !== 0) {
+      writer.uint32(16).int32(message.source);
+    }
+    if (message.sourceId !== "") {
+      writer.uint32(26).string(message.sourceId);
+    }
+    if (message.title !== "") {
+      writer.uint32(34).string(message.title);
+    }
+    if (message.text !== "") {
+      writer.uint32(42).string(message.text);
+    }
+    for (const v of message.highlights) {
+      Highlight.encode(v!, writer.uint32(50).fork()).join();
+    }
+    if (message.startSeconds !== undefined) {
+      writer.uint32(57).double(message.startSeconds);
+    }
+    if (message.endSeconds !== undefined) {
+      writer.uint32(65).double(message.endSeconds);
+    }
+    if (message.speaker !== "") {
+      writer.uint32(74).string(message.speaker);
+    }
+    if (message.speakerName !== "") {
+      writer.uint32(82).string(message.speakerName);
+    }
+    if (message.score !== 0) {
+      writer.uint32(89).double(message.score);
+    }
+    if (message.sourceCreatedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.sourceCreatedAt), writer.uint32(98).fork()).join();
+    }
+    if (message.threadItemId !== "") {
+      writer.uint32(106).string(message.threadItemId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Passage {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePassage();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.source = reader.int32() as any;
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.sourceId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.title = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.text = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.highlights.push(Highlight.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 7: {
+            if (tag !== 57) {
+              break;
+            }
+
+            message.startSeconds = reader.double();
+            continue;
+          }
+          case 8: {
+            if (tag !== 65) {
+              break;
+            }
+
+            message.endSeconds = reader.double();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.speaker = reader.string();
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.speakerName = reader.string();
+            continue;
+          }
+          case 11: {
+            if (tag !== 89) {
+              break;
+            }
+
+            message.score = reader.double();
+            continue;
+          }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.sourceCreatedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.threadItemId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<Passage>, I>>(base?: I): Passage {
+    return Passage.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<Passage>, I>>(object: I): Passage {
+    const message = createBasePassage();
+    message.id = object.id ?? "";
+    message.source = object.source ?? 0;
+    message.sourceId = object.sourceId ?? "";
+    message.title = object.title ?? "";
+    message.text = object.text ?? "";
+    message.highlights = object.highlights?.map((e) => Highlight.fromPartial(e)) || [];
+    message.startSeconds = object.startSeconds ?? undefined;
+    message.endSeconds = object.endSeconds ?? undefined;
+    message.speaker = object.speaker ?? "";
+    message.speakerName = object.speakerName ?? "";
+    message.score = object.score ?? 0;
+    message.sourceCreatedAt = object.sourceCreatedAt ?? undefined;
+    message.threadItemId = object.threadItemId ?? "";
+    return message;
+  },
+};
+
+function createBaseSearchPassagesResponse(): SearchPassagesResponse {
+  return { passages: [], page: undefined, ranking: 0 };
+}
+
+export const SearchPassagesResponse: MessageFns<SearchPassagesResponse> = {
+  encode(message: SearchPassagesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.passages) {
+      Passage.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.page !== undefined) {
+      PageInfo.encode(message.page, writer.uint32(18).fork()).join();
+    }
+    if (message.ranking !== 0) {
+      writer.uint32(24).int32(message.ranking);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SearchPassagesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSearchPassagesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.passages.push(Passage.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.page = PageInfo.decode(reader, reader.uint32());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.ranking = reader.int32() as any;
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<SearchPassagesResponse>, I>>(base?: I): SearchPassagesResponse {
+    return SearchPassagesResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SearchPassagesResponse>, I>>(object: I): SearchPassagesResponse {
+    const message = createBaseSearchPassagesResponse();
+    message.passages = object.passages?.map((e) => Passage.fromPartial(e)) || [];
+    message.page = (object.page !== undefined && object.page !== null) ? PageInfo.fromPartial(object.page) : undefined;
+    message.ranking = object.ranking ?? 0;
+    return message;
+  },
+};
+
 /**
  * LibraryService owns a user's content: recordings with transcripts and artifacts, Thought
  * Threads, folders and knowledge bases. Every RPC is scoped by owner_id: an id that belongs to
@@ -4934,6 +5531,22 @@ export const LibraryServiceService = {
     responseDeserialize: (value: Buffer): AddKnowledgeBaseRecordingResponse =>
       AddKnowledgeBaseRecordingResponse.decode(value),
   },
+  /**
+   * SearchPassages ranks the owner's passages (a recording's speaker turns or ~30–60 s windows,
+   * a thread's items, a knowledge base's description) against a query, best first, with
+   * highlights. The passage index is written in the transaction of the row it comes from.
+   */
+  searchPassages: {
+    path: "/murmur.library.v1.LibraryService/SearchPassages" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SearchPassagesRequest): Buffer =>
+      Buffer.from(SearchPassagesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SearchPassagesRequest => SearchPassagesRequest.decode(value),
+    responseSerialize: (value: SearchPassagesResponse): Buffer =>
+      Buffer.from(SearchPassagesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SearchPassagesResponse => SearchPassagesResponse.decode(value),
+  },
 } as const;
 
 export interface LibraryServiceServer extends UntypedServiceImplementation {
@@ -4988,6 +5601,12 @@ export interface LibraryServiceServer extends UntypedServiceImplementation {
   createKnowledgeBase: handleUnaryCall<CreateKnowledgeBaseRequest, CreateKnowledgeBaseResponse>;
   /** AddKnowledgeBaseRecording adds a recording to a knowledge base (internal). */
   addKnowledgeBaseRecording: handleUnaryCall<AddKnowledgeBaseRecordingRequest, AddKnowledgeBaseRecordingResponse>;
+  /**
+   * SearchPassages ranks the owner's passages (a recording's speaker turns or ~30–60 s windows,
+   * a thread's items, a knowledge base's description) against a query, best first, with
+   * highlights. The passage index is written in the transaction of the row it comes from.
+   */
+  searchPassages: handleUnaryCall<SearchPassagesRequest, SearchPassagesResponse>;
 }
 
 export interface LibraryServiceClient extends Client {
@@ -5321,6 +5940,26 @@ export interface LibraryServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: AddKnowledgeBaseRecordingResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * SearchPassages ranks the owner's passages (a recording's speaker turns or ~30–60 s windows,
+   * a thread's items, a knowledge base's description) against a query, best first, with
+   * highlights. The passage index is written in the transaction of the row it comes from.
+   */
+  searchPassages(
+    request: SearchPassagesRequest,
+    callback: (error: ServiceError | null, response: SearchPassagesResponse) => void,
+  ): ClientUnaryCall;
+  searchPassages(
+    request: SearchPassagesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SearchPassagesResponse) => void,
+  ): ClientUnaryCall;
+  searchPassages(
+    request: SearchPassagesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SearchPassagesResponse) => void,
   ): ClientUnaryCall;
 }
 
