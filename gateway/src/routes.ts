@@ -39,6 +39,12 @@ export const ROUTES = [
     operationId: 'listRecordings',
     query: { ...PAGE, q: 'string', folder_id: 'string', created_after: 'datetime', created_before: 'datetime' },
   },
+  {
+    method: 'get',
+    path: '/search',
+    operationId: 'searchPassages',
+    query: { ...PAGE, q: 'string', type: 'string', folder_id: 'string', recording_id: 'string', created_after: 'datetime', created_before: 'datetime' },
+  },
   { method: 'get', path: '/recordings/{id}', operationId: 'getRecording', query: { words: 'boolean', response_format: 'string' } },
   { method: 'post', path: '/recordings/{id}/speakers', operationId: 'setSpeakerNames', query: NONE },
   { method: 'get', path: '/thought-threads', operationId: 'listThoughtThreads', query: PAGE },
@@ -80,6 +86,7 @@ export const MCP_TOOL_OPERATIONS = {
   get_thought_thread: 'getThoughtThread',
   list_folders: 'listFolders',
   get_usage: 'getUsage',
+  search: 'searchPassages',
   transcribe: 'transcribe',
   convert: 'convert',
 } as const satisfies Record<string, OperationId>;

@@ -38,7 +38,7 @@ describe.each(MCP_REVISIONS)('MCP server on %s', (revision) => {
   it('lists the eight tools with titles, input and output schemas and explicit annotations', async () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(
-      ['convert', 'get_recording', 'get_thought_thread', 'get_usage', 'list_folders', 'list_recordings', 'list_thought_threads', 'transcribe'].sort(),
+      ['convert', 'get_recording', 'get_thought_thread', 'get_usage', 'list_folders', 'list_recordings', 'list_thought_threads', 'search', 'transcribe'].sort(),
     );
     for (const tool of tools) {
       expect(tool.title).toEqual(expect.any(String));

@@ -28,7 +28,7 @@ describe('responses the document describes', () => {
   it('answers every read operation', async () => {
     const recording = (await api('/recordings?limit=1')).body.data[0].id as string;
     const thread = (await api('/thought-threads?limit=1')).body.data[0].id as string;
-    for (const path of ['/me', '/usage', `/recordings/${recording}`, `/thought-threads/${thread}`, '/folders', '/knowledge-bases', '/openapi.json']) {
+    for (const path of ['/me', '/usage', `/recordings/${recording}`, `/thought-threads/${thread}`, '/folders', '/knowledge-bases', '/search?q=meeting', '/openapi.json']) {
       expect([path, (await api(path)).status]).toEqual([path, 200]);
     }
     const filtered = await api('/recordings?limit=2&q=the&created_after=2020-01-01&created_before=2100-01-01T00:00:00Z');

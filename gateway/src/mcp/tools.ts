@@ -18,6 +18,8 @@ import {
   MAX_TITLE_CHARS,
   REDACTION_POLICIES,
   REDACTION_STYLES,
+  SEARCH_QUERY_MAX_CHARS,
+  SEARCH_SOURCE_TYPES,
 } from '@murmur/contract';
 import { DEFAULT_AUDIO_URL_POLICY, fetchAudioUrl, parseAudioUrl } from '../upload/fetch-audio';
 import * as ops from '../operations';
@@ -106,7 +108,7 @@ export const TOOLS: readonly ToolDefinition[] = [
         'List the user’s voice recordings, newest first, with a short preview of each transcript. Use `q` for full-text search over titles and transcripts, `folder_id` to stay in one folder, and the date bounds to narrow by creation time. Page with `cursor`.',
       inputSchema: {
         ...page,
-        q: z.string().max(500).optional().describe('Words to find in titles and transcripts ("quoted phrases", OR, -excluded).'),
+        q: z.string().max(SEARCH_QUERY_MAX_CHARS).optional().describe('Words to find in titles and transcripts ("quoted phrases", OR, -excluded).'),
         folder_id: z.string().optional().describe('Only recordings in this folder (fld_…).'),
         created_after: dateTime.optional().describe('Only recordings created after this ISO-8601 time.'),
         created_before: dateTime.optional().describe('Only recordings created before this ISO-8601 time.'),
@@ -172,6 +174,34 @@ export const TOOLS: readonly ToolDefinition[] = [
       annotations: { title: 'List folders', ...READ },
     },
     (ctx, args) => ops.listFolders(ctx, args),
+  ),
+
+  defineTool(
+    'search',
+    {
+      title: 'Search passages',
+      description:
+        'Find the moment: the passages of the user’s recordings, Thought Threads and knowledge bases that match `q`, best first. A recording is searched by speaker turn (or a 30–60 s window), so each result carries its start and end time in seconds and its speaker, with `highlights` (code-point offsets of the matching words in `passage`). ' +
+        'Use it before get_recording to find where something was said; pass `recording_id` to search one recording. Page with `cursor`.',
+      inputSchema: {
+        q: z.string().max(SEARCH_QUERY_MAX_CHARS).describe('Words to find (all must match), "quoted phrases", OR, -excluded. Use distinctive words, not a whole question.'),
+        type: z.array(z.enum(SEARCH_SOURCE_TYPES)).min(1).optional().describe('Only these sources (default: all).'),
+        folder_id: z.string().optional().describe('Only recordings in this folder (fld_…).'),
+        recording_id: z.string().optional().describe('Only this recording (rec_…).'),
+        created_after: dateTime.optional().describe('Only sources created after this ISO-8601 time.'),
+        created_before: dateTime.optional().describe('Only sources created before this ISO-8601 time.'),
+        ...page,
+      },
+      outputSchema: ops.searchPageShape.shape,
+      annotations: { title: 'Search passages', ...READ },
+    },
+    (ctx, args) =>
+      ops.searchPassages(ctx, {
+        ...args,
+        type: args.type?.join(','),
+        created_after: args.created_after ? new Date(args.created_after) : undefined,
+        created_before: args.created_before ? new Date(args.created_before) : undefined,
+      }),
   ),
 
   defineTool(
@@ -261,6 +291,12 @@ export const TOOLS: readonly ToolDefinition[] = [
 const RECORDINGS_IN: Readonly<Record<string, (value: object) => Array<{ id: string; title: string }>>> = {
   list_recordings: (value) => (value as { data: Array<{ id: string; title: string }> }).data,
   get_recording: (value) => [value as { id: string; title: string }],
+  // Each recording once, in the order of its best passage.
+  search: (value) => {
+    const seen = new Map<string, { id: string; title: string }>();
+    for (const r of (value as { data: Array<{ type: string; id: string; title: string }> }).data) if (r.type === 'recording' && !seen.has(r.id)) seen.set(r.id, r);
+    return [...seen.values()];
+  },
 };
 
 /**

@@ -15,6 +15,8 @@ import {
   MAX_PAGE_LIMIT,
   MAX_QUERY_VALUE_CHARS,
   REQUEST_ID_PATTERN,
+  SEARCH_QUERY_MAX_CHARS,
+  SEARCH_SOURCE_TYPES,
 } from '@murmur/contract';
 import * as ex from './examples';
 import { ROUTES } from '../routes';
@@ -30,7 +32,7 @@ function parameters(): Record<string, Json> {
   const date = (bound: string) =>
     query(
       `created_${bound}`,
-      `Only recordings created strictly ${bound} this time: ISO-8601 with a zone (\`2026-01-31T00:00:00Z\`) or a bare date (midnight UTC); a date that is not in the calendar (\`2026-02-30\`, \`T24:00\`) answers 400.`,
+      `Only recordings (on /search: sources) created strictly ${bound} this time: ISO-8601 with a zone (\`2026-01-31T00:00:00Z\`) or a bare date (midnight UTC); a date that is not in the calendar (\`2026-02-30\`, \`T24:00\`) answers 400.`,
       { type: 'string', maxLength: MAX_QUERY_VALUE_CHARS },
       bound === 'after' ? '2026-01-01T00:00:00Z' : '2026-02-01',
     );
@@ -44,7 +46,9 @@ function parameters(): Record<string, Json> {
     ),
     q: query(
       'q',
-      'Full-text search over title and transcript. Percent-encoded UTF-8 (`encodeURIComponent`); invalid UTF-8 or a NUL answers 400.',
+      `The words to find: words (all must match), "quoted phrases", \`OR\`, \`-excluded\` (Postgres websearch syntax), 1–${SEARCH_QUERY_MAX_CHARS} characters; ` +
+        'on /recordings over titles and transcripts, on /search (required there) over passages. Percent-encoded UTF-8 (`encodeURIComponent`); invalid UTF-8 or a NUL answers 400; ' +
+        'on /search an unclosed quote, an empty phrase, only excluded words, or only common words ("the", "and") answer 400 too.',
       { type: 'string', maxLength: MAX_QUERY_VALUE_CHARS },
       'launch plan',
     ),
@@ -53,6 +57,18 @@ function parameters(): Record<string, Json> {
       'Only recordings in this folder of yours. A folder that does not exist or is someone else’s answers 404 `not_found`, as anywhere else.',
       { type: 'string', maxLength: MAX_QUERY_VALUE_CHARS },
       ex.folderListExample.data[0]!.id,
+    ),
+    type: query(
+      'type',
+      `Only passages of these sources: one or more of ${SEARCH_SOURCE_TYPES.map((t) => `\`${t}\``).join(', ')}, comma-separated. Omitted: all.`,
+      { type: 'string', maxLength: MAX_QUERY_VALUE_CHARS },
+      'recording,thought_thread',
+    ),
+    recording_id: query(
+      'recording_id',
+      'Only passages of this recording of yours ("find the moment in this meeting"). A recording that does not exist or is someone else’s answers 404 `not_found`.',
+      { type: 'string', maxLength: MAX_QUERY_VALUE_CHARS },
+      ex.recordingExample.id,
     ),
     status: query('status', 'Only jobs in this status.', { type: 'string', enum: [...JOB_STATUS_NAMES] }, 'completed'),
     response_format: query(

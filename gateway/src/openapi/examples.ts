@@ -296,3 +296,46 @@ export function errorExample(code: ErrorCode) {
   const detail = ERROR_DETAILS[code] ?? { message: spec.message, param: null };
   return { error: { type: spec.type, code, message: detail.message, param: detail.param, request_id: REQUEST_ID } };
 }
+
+export const searchResultListExample = {
+  object: 'list',
+  data: [
+    {
+      object: 'search_result',
+      type: 'recording',
+      id: REC_ID,
+      passage_id: 'psg_3kq8m1v0c7d2h5n9r4t6b8jf',
+      title: 'Checkout redesign planning',
+      passage: 'We agreed to ship the new payment page in March.',
+      highlights: [{ offset: 29, length: 12 }],
+      start: 4.2,
+      end: 7.9,
+      speaker: 'S2',
+      speaker_name: 'Dev',
+      thread_item_id: null,
+      score: 0.166667,
+      created_at: '2026-03-12T14:30:00.000Z',
+      url: `/api/v1/recordings/${REC_ID}`,
+    },
+    {
+      object: 'search_result',
+      type: 'thought_thread',
+      id: THREAD_ID,
+      passage_id: 'psg_7ve1d0k2q9m4s8a3c6h5n1tb',
+      title: 'Checkout redesign',
+      passage: 'Ask finance whether the payment page can launch before the audit.',
+      highlights: [{ offset: 25, length: 12 }],
+      start: null,
+      end: null,
+      speaker: null,
+      speaker_name: null,
+      thread_item_id: 'thi_4r2m8c0v6q1k9d3h5n7t2bse',
+      score: 0.090909,
+      created_at: '2026-03-12T14:35:00.000Z',
+      url: `/api/v1/thought-threads/${THREAD_ID}`,
+    },
+  ],
+  has_more: false,
+  next_cursor: null,
+  ranking: 'text',
+};

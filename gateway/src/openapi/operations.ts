@@ -66,6 +66,19 @@ export function operations(): { [Id in OperationId]: Operation<Id> } {
     listRecordings: read('listRecordings', 'Library', 'List recordings', `Your recordings, optionally searched and filtered.${PAGING}`, 'RecordingList', ex.recordingListExample, {
       notFound: true,
     }),
+    searchPassages: read(
+      'searchPassages',
+      'Library',
+      'Search passages',
+      'The passages of your recordings, Thought Threads and knowledge bases that match `q`, best first: a recording is searched by speaker turn ' +
+        '(or a 30–60 s window of a long one), each with its start and end time and speaker, so you land on the moment, not the whole recording. ' +
+        '`highlights` mark the matching words (code-point offsets into `passage`). `ranking` says how the page was ranked: `text` (Postgres full text) ' +
+        'or `hybrid` (full text and embeddings, where an embeddings engine is configured). Filters: `type`, `folder_id`, `recording_id`, `created_after`, `created_before`. ' +
+        'Paged best first: pass `next_cursor` as `cursor` with the same `q` and filters. Unknown or repeated query parameters are refused with 400.',
+      'SearchResultList',
+      ex.searchResultListExample,
+      { notFound: true },
+    ),
     getRecording: {
       ...read(
         'getRecording',

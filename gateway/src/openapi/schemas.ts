@@ -82,6 +82,8 @@ const OUTPUT_SHAPES: Record<string, z.ZodType> = {
   TranscriptionJob: shapes.transcriptionJobShape,
   TranscriptionJobList: shapes.listShape(shapes.transcriptionJobShape),
   ListenToken: shapes.listenTokenShape,
+  SearchResult: shapes.searchResultShape,
+  SearchResultList: shapes.searchPageShape,
 };
 
 const TYPED_ID = /^([a-z]+)_…$/;

@@ -15,3 +15,5 @@ export * from './transcriptions';
 export * from './shapes';
 export * from './admission';
 export * from './listen-tokens';
+export * from './search';
+export * from './present-search';

@@ -3,7 +3,7 @@
  * MCP tools declare them as output schemas; the OpenAPI document is generated from them.
  * `present.ts` builds values of these shapes from the services' messages.
  */
-import { JOB_STATUS_NAMES, LISTEN_TOKEN_PATTERN, LISTEN_TOKEN_TTL_SECONDS } from '@murmur/contract';
+import { JOB_STATUS_NAMES, LISTEN_TOKEN_PATTERN, LISTEN_TOKEN_TTL_SECONDS, SEARCH_RANKINGS, SEARCH_SOURCE_TYPES } from '@murmur/contract';
 import { z } from 'zod';
 
 const isoTime = z.string().describe('ISO-8601 UTC time');
@@ -159,6 +159,32 @@ export function listShape<T extends z.ZodTypeAny>(item: T) {
     next_cursor: z.string().nullable().describe('Pass as `cursor` for the next page; null on the last page'),
   });
 }
+
+/** One passage found by GET /search and the `search` tool. */
+export const searchResultShape = z.object({
+  object: z.literal('search_result'),
+  type: z.enum(SEARCH_SOURCE_TYPES).describe('What the passage was cut from'),
+  id: z.string().describe('The recording, thread or knowledge base (rec_…, thr_…, kb_…)'),
+  passage_id: z.string().describe('psg_…: the passage, as `ask` cites it. A new transcript of the recording makes new passages.'),
+  title: z.string().describe('The source’s current title (a knowledge base’s name)'),
+  passage: z.string().describe('The passage’s text: a speaker turn or a 30–60 s window of a recording, a thread item, a knowledge base’s description'),
+  highlights: z
+    .array(z.object({ offset: z.number().int(), length: z.number().int() }))
+    .describe('The stretches of `passage` that match the query, in Unicode code points (not bytes, not UTF-16 units)'),
+  start: z.number().nullable().describe('Seconds into the recording; null for passages without times'),
+  end: z.number().nullable(),
+  speaker: z.string().nullable().describe('The speaker id of the turn (S1, S2, …); null when unknown'),
+  speaker_name: z.string().nullable().describe('The name given to that speaker; null when none'),
+  thread_item_id: z.string().nullable().describe('For a thread’s passage: the item it comes from'),
+  score: z.number().describe('Relevance from 0 to 1, higher is better; compare only within one query'),
+  created_at: nullableTime.describe('When the source was created'),
+  url: z.string().nullable().describe('The API path of the source (null for knowledge bases, which have no route of their own)'),
+});
+
+/** A page of search results, with how it was ranked. */
+export const searchPageShape = listShape(searchResultShape).extend({
+  ranking: z.enum(SEARCH_RANKINGS).describe('`text`: Postgres full-text ranking; `hybrid`: full text and embeddings fused by reciprocal rank (when an embeddings engine is configured)'),
+});
 
 export const rateLimitShape = z.object({
   limit: z.number().int(),

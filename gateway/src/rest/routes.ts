@@ -50,6 +50,7 @@ export function apiRouter(clients: ServiceClients, idempotency: IdempotencyStore
     getMe: json((c) => ops.getMe(c)),
     getUsage: json((c) => ops.getUsage(c)),
     listRecordings: json((c, q) => ops.listRecordings(c, q)),
+    searchPassages: json((c, q) => ops.searchPassages(c, q)),
     getRecording: async (req, res, q) => {
       const format = ops.transcriptFormatOf(q.response_format);
       // Text and captions read the words (captions are cut on them), not shown in those bodies.
