@@ -43,16 +43,16 @@ export function insufficientScope(keyId: string, needed: OAuthScope, call: strin
 /** What each scope means, for the consent screen and the metadata documents. */
 export const OAUTH_SCOPE_DESCRIPTIONS: Readonly<Record<OAuthScope, string>> = {
   read: 'Read your profile, plan, usage, recordings, Thought Threads, folders and knowledge bases',
-  ai: 'Transcribe audio and convert transcripts, spending your AI Credits',
+  ai: 'Transcribe audio, convert transcripts and answer questions from your library, spending your AI Credits',
 };
 
 export function isOAuthScope(s: string): s is OAuthScope {
   return (OAUTH_SCOPES as readonly string[]).includes(s);
 }
 
-/** The scope an MCP tool needs: the two AI tools need `ai`, the read tools `read`. */
+/** The scope an MCP tool needs: the three AI tools (transcribe, convert, ask) need `ai`, the read tools `read`. */
 export function scopeForTool(tool: string): OAuthScope {
-  return tool === 'transcribe' || tool === 'convert' ? 'ai' : 'read';
+  return tool === 'transcribe' || tool === 'convert' || tool === 'ask' ? 'ai' : 'read';
 }
 
 /** "mat_" + 32 random bytes in unpadded base64url: an access token. */

@@ -116,7 +116,8 @@ export const LIBRARY_RULES: ServiceRules<typeof library.LibraryServiceService> =
   // A transcription job checks its folder at submission, for callers that did not (direct gRPC).
   getFolder: { user: { owner: 'ownerId' }, workloads: ['transcription'], admin: true },
   listKnowledgeBases: OWN_DATA,
-  searchPassages: OWN_DATA,
+  // `ask` (conversion's Answer) searches the caller's passages on the caller's behalf.
+  searchPassages: { user: { owner: 'ownerId' }, workloads: ['conversion'], admin: true },
   getLibraryStats: OWN_DATA,
   // A transcription that completes stores its transcript for its owner (save: true), a call's as a
   // job's: the transcription service is its one owner. Not a developer's own call: a recording is
@@ -156,6 +157,7 @@ export const TRANSCRIPTION_RULES: ServiceRules<typeof transcription.Transcriptio
 
 export const CONVERSION_RULES: ServiceRules<typeof conversion.ConversionServiceService> = {
   convert: { user: { owner: 'userId', scope: 'ai' } },
+  answer: { user: { owner: 'userId', scope: 'ai' } },
   listKinds: AUTHENTICATED,
 };
 

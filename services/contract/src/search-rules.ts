@@ -31,6 +31,16 @@ export type SearchSourceType = (typeof SEARCH_SOURCE_TYPES)[number];
 export const SEARCH_RANKINGS = ['text', 'hybrid'] as const;
 export type SearchRankingWord = (typeof SEARCH_RANKINGS)[number];
 
+/** A question for POST /ask and the `ask` tool, in characters. */
+export const ASK_QUESTION_MAX_CHARS = 1_000;
+
+/** How many passages an answer is drawn from (the best of the search). */
+export const ASK_MAX_PASSAGES = 8;
+
+/** How an answer was made: quoted from the passages (the local engine) or written by an LLM from them. */
+export const ANSWER_MODES = ['extractive', 'generative'] as const;
+export type AnswerModeWord = (typeof ANSWER_MODES)[number];
+
 /** The id prefix of a passage (`psg_…`). */
 export const PASSAGE_ID_PREFIX = 'psg';
 

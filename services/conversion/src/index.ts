@@ -73,6 +73,8 @@ export {
   buildPrompt, condenseTranscript, createEngine, ggufHeaderProblem, EngineConfigError, EngineError, extractArtifact, LlamaEngine, llamaModelPath, LocalEngine, OpenAiEngine,
   modelArtifact, schemaFor, strictSchema, type ConversionEngine, type EngineInput, type LlamaEngineOptions, type OpenAiEngineOptions,
 } from './engines/index';
+export type { AnswerInput, AnswerPassage, EngineAnswer } from './engines/engine';
+export { ANSWER_SCHEMA, answerPrompt, extractiveAnswer, modelAnswer, passageLine, questionQuery } from './answers';
 export { isKindName, KIND_NAMES, KINDS, unknownKind, type KindName } from './kinds';
 export { escapeMarkdown, markdownCell, markdownTable, renderArtifact, type OutputFormatName } from './render';
 export { artifactData, columnKeys, type ActionItemData } from './artifact-data';

@@ -9,6 +9,9 @@ export function conversionHandlers(service: ConversionService): BoundService {
     async convert(req, ctx) {
       return service.convert(req, ctx.signal);
     },
+    async answer(req, ctx) {
+      return service.answer(req, ctx.signal);
+    },
     async listKinds() {
       return service.listKinds();
     },

@@ -9,6 +9,8 @@
  * nothing reserved.
  */
 import {
+  ASK_MAX_PASSAGES,
+  ASK_QUESTION_MAX_CHARS,
   checkIdempotencyKey,
   invalidParam,
   isId,
@@ -27,7 +29,8 @@ import {
 } from '@murmur/kit';
 import { createHash } from 'node:crypto';
 import { billing, conversion, library } from '@murmur/proto';
-import type { ConversionEngine } from './engines/engine';
+import { passageLine, questionQuery } from './answers';
+import type { ConversionEngine, EngineAnswer } from './engines/engine';
 import { isKindName, KINDS, unknownKind, type KindName } from './kinds';
 import { artifactData } from './artifact-data';
 import type { Artifact } from './artifacts';
@@ -36,7 +39,7 @@ import { renderArtifact, type OutputFormatName } from './render';
 /** The billing RPCs conversion uses. */
 export type BillingClient = Pick<PromiseClient<billing.BillingServiceClient>, 'reserve' | 'commit' | 'release' | 'renewReservation'>;
 /** The library RPCs conversion uses. */
-export type LibraryClient = Pick<PromiseClient<library.LibraryServiceClient>, 'getRecording' | 'addArtifact'>;
+export type LibraryClient = Pick<PromiseClient<library.LibraryServiceClient>, 'getRecording' | 'addArtifact' | 'searchPassages'>;
 
 /** Default time an engine gets before the conversion fails. */
 export const DEFAULT_ENGINE_TIMEOUT_MS = 120_000;
@@ -287,6 +290,113 @@ export class ConversionService {
       'converted',
     );
     return this.response(artifactId, kind, format, content, data, reservation.credits, source.recording?.id ?? '', createdAt, rateLimit);
+  }
+
+  /**
+   * Answers a question from the caller's passages (issue 34): search (free), then — only when
+   * something was found — reserve like a conversion of the question and the passages the engine
+   * reads, run the engine, commit. A failing engine releases the hold (conversion_failed); a
+   * question that matches nothing answers so, with nothing reserved or charged.
+   */
+  async answer(req: conversion.AnswerRequest, signal: AbortSignal): Promise<conversion.AnswerResponse> {
+    const started = Date.now();
+    const userId = req.userId.trim();
+    if (userId === '' || userId.length > 64) throw invalidParam('user_id', 'user_id must be the id of the calling user (usr_…).');
+    const question = req.question.trim();
+    if (question === '' || !HAS_WORDS.test(question)) throw invalidParam('question', 'question must not be empty: ask something, e.g. "What did we decide about the pricing page?".');
+    if (countCharacters(question) > ASK_QUESTION_MAX_CHARS) throw invalidParam('question', `question must be at most ${ASK_QUESTION_MAX_CHARS} characters.`);
+    if (req.idempotencyKey !== '') checkIdempotencyKey(req.idempotencyKey, 'idempotency_key');
+    const query = questionQuery(question);
+    if (query === '') throw invalidParam('question', 'The question has no words to search your library for.');
+
+    let found: library.SearchPassagesResponse;
+    try {
+      found = await this.opts.library.searchPassages({
+        ownerId: userId,
+        query,
+        page: { limit: ASK_MAX_PASSAGES, cursor: '' },
+        sources: req.sources,
+        folderId: req.folderId,
+        recordingId: req.recordingId,
+        createdAfter: req.createdAfter,
+        createdBefore: req.createdBefore,
+      });
+    } catch (err) {
+      // The search's `q` is the question here.
+      if (err instanceof MurmurError && err.param === 'q') throw invalidParam('question', 'The question has no words to search your library for (only common words such as "what" or "the"): add a distinctive word.');
+      throw err;
+    }
+    const passages = found.passages;
+    const id = newId('ans');
+    if (passages.length === 0) {
+      return { id, answer: 'Nothing in your library matches this question.', mode: this.answerMode(), citedPassageIds: [], passages: [], creditsCharged: 0, engine: this.opts.engine.name, createdAt: this.clock.now(), rateLimit: undefined };
+    }
+    const numbered = passages.map((p, i) => ({ n: i + 1, title: p.title, text: withoutControls(p.text), start: p.startSeconds ?? null, speaker: p.speakerName || p.speaker }));
+    const chars = countCharacters(question) + numbered.reduce((n, p) => n + countCharacters(passageLine(p)) + 1, 0);
+    const fingerprint = `sha256:${createHash('sha256')
+      .update(JSON.stringify(['ask/1', question, req.sources, req.folderId, req.recordingId, req.createdAfter?.toISOString() ?? '', req.createdBefore?.toISOString() ?? '']))
+      .digest('hex')}`;
+    const { reservation, rateLimit, replayed } = await this.opts.billing.reserve({
+      userId,
+      operation: billing.Operation.OPERATION_CONVERT,
+      credits: 0,
+      idempotencyKey: req.idempotencyKey || `answer:${id}`,
+      admissionId: req.admissionId,
+      audioSeconds: 0,
+      transcriptChars: chars,
+      holdSeconds: this.leaseSeconds,
+      requestFingerprint: fingerprint,
+    });
+    if (!reservation) throw new MurmurError('internal_error', 'internal error');
+    if (replayed) {
+      // An answer is not stored: running the engine again would be work nobody pays for.
+      throw new MurmurError(
+        'idempotency_conflict',
+        reservation.state === billing.ReservationState.RESERVATION_STATE_HELD
+          ? 'A question with this Idempotency-Key is still being answered. Retry after it finishes.'
+          : 'This Idempotency-Key belongs to a question that was answered and charged; its answer is no longer kept. Use a new key for a new question.',
+        { param: 'idempotency_key' },
+      );
+    }
+    const lease = keepReservationHeld(this.opts.billing, { userId, reservationId: reservation.id }, { leaseSeconds: this.leaseSeconds, log: this.opts.log });
+    let result: EngineAnswer;
+    try {
+      try {
+        const runSignal = AbortSignal.any([signal, lease.signal, AbortSignal.timeout(this.timeoutMs)]);
+        result = await untilAborted(this.opts.engine.answer({ question, passages: numbered, signal: runSignal }), runSignal);
+        if (result.answer.trim() === '') throw new Error('the engine produced no text');
+      } catch (err) {
+        await this.release(userId, reservation.id, lease.lost ? 'hold lapsed' : 'answer failed');
+        if (lease.lost) throw holdLapsedError();
+        this.opts.log.warn({ engine: this.opts.engine.name, chars, reason: (err as Error).message, cancelled: signal.aborted }, 'answer failed; credits released');
+        throw new MurmurError('conversion_failed', 'The answer could not be written; no credits were charged. Try again, or search with GET /search.');
+      }
+      try {
+        await this.commit(userId, reservation.id, reservation.credits, signal);
+      } catch (err) {
+        await this.release(userId, reservation.id, 'commit failed');
+        throw lease.lost ? holdLapsedError() : err;
+      }
+    } finally {
+      lease.stop();
+    }
+    this.opts.log.info({ engine: this.opts.engine.name, mode: result.mode, passages: passages.length, chars, credits: reservation.credits, ms: Date.now() - started }, 'answered');
+    return {
+      id,
+      answer: result.answer,
+      mode: result.mode === 'generative' ? conversion.AnswerMode.ANSWER_MODE_GENERATIVE : conversion.AnswerMode.ANSWER_MODE_EXTRACTIVE,
+      citedPassageIds: result.citations.map((n) => passages[n - 1]!.id),
+      passages,
+      creditsCharged: reservation.credits,
+      engine: this.opts.engine.name,
+      createdAt: this.clock.now(),
+      rateLimit,
+    };
+  }
+
+  /** The mode this service's engine answers in (the local engine quotes; the LLM engines write). */
+  private answerMode(): conversion.AnswerMode {
+    return this.opts.engine.name === 'local' ? conversion.AnswerMode.ANSWER_MODE_EXTRACTIVE : conversion.AnswerMode.ANSWER_MODE_GENERATIVE;
   }
 
   /** The transcript to convert and the time its relative dates are read against. */

@@ -377,7 +377,7 @@ describe('engine failures return the credits', () => {
     h.engine.current = new LocalEngine();
   });
 
-  const failing = (convert: (input: EngineInput) => Promise<Artifact>): ConversionEngine => ({ name: 'test', convert });
+  const failing = (convert: (input: EngineInput) => Promise<Artifact>): ConversionEngine => ({ name: 'test', convert, answer: () => Promise.reject(new EngineError('not asked here')) });
 
   it.each([
     ['throws', failing(async () => Promise.reject(new EngineError('model crashed')))],

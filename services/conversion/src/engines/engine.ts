@@ -5,6 +5,7 @@
  * conversion_failed and returns the credits) and stops when `signal` aborts.
  */
 import type { Artifact } from '../artifacts';
+
 import type { KindName } from '../kinds';
 
 export interface EngineInput {
@@ -18,10 +19,37 @@ export interface EngineInput {
   signal: AbortSignal;
 }
 
+/** One passage an answer may draw on, numbered from 1 as the engine cites it. */
+export interface AnswerPassage {
+  n: number;
+  title: string;
+  text: string;
+  /** Seconds into the recording; null for passages without times. */
+  start: number | null;
+  /** The speaker's name or id; "" when unknown. */
+  speaker: string;
+}
+
+export interface AnswerInput {
+  question: string;
+  /** Best first. */
+  passages: AnswerPassage[];
+  signal: AbortSignal;
+}
+
+/** An engine's answer: its text, with the numbers of the passages it cites (in `[n]` marks too). */
+export interface EngineAnswer {
+  answer: string;
+  citations: number[];
+  mode: 'extractive' | 'generative';
+}
+
 export interface ConversionEngine {
   /** "local", "llama" or "openai": reported in ConvertResponse.engine. */
   readonly name: string;
   convert(input: EngineInput): Promise<Artifact>;
+  /** Answers a question from the passages only, citing them; throws when it cannot. */
+  answer(input: AnswerInput): Promise<EngineAnswer>;
   /** Frees models, sockets or threads; called when the service stops. */
   close?(): Promise<void>;
 }

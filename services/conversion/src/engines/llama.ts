@@ -11,10 +11,10 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { importEsm } from '../esm';
-import type { KindName } from '../kinds';
 import { readTranscript } from '../nlp/document';
 import { rankSentences } from '../nlp/rank';
-import { EngineError, type ConversionEngine, type EngineInput } from './engine';
+import { ANSWER_SCHEMA, answerPrompt, modelAnswer } from '../answers';
+import { EngineError, type AnswerInput, type ConversionEngine, type EngineAnswer, type EngineInput } from './engine';
 import type { Artifact } from '../artifacts';
 import { buildPrompt, modelArtifact, schemaFor } from './structured';
 
@@ -75,7 +75,8 @@ interface Loaded {
   model: LlamaModel;
   context: LlamaContext;
   sequence: LlamaSequence;
-  grammars: Map<KindName, Promise<LlamaGrammar>>;
+  /** By artifact kind, and `answer` for answers. */
+  grammars: Map<string, Promise<LlamaGrammar>>;
 }
 
 /**
@@ -177,23 +178,56 @@ export class LlamaEngine implements ConversionEngine {
       if (promptTokens(prompt) > budget) throw new EngineError(`the transcript does not fit the model's ${loaded.context.contextSize}-token context`);
     }
 
+    const answer = await this.chat(loaded, prompt, await grammar, maxTokens, input.signal, 'conversion');
+    return modelArtifact(answer, input);
+  }
+
+  async answer(input: AnswerInput): Promise<EngineAnswer> {
+    const run = this.queue.then(() => this.answerNow(input));
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private async answerNow(input: AnswerInput): Promise<EngineAnswer> {
+    input.signal.throwIfAborted();
+    let loaded: Loaded;
+    try {
+      loaded = await this.load();
+    } catch (err) {
+      throw new EngineError(`the llama model could not be loaded: ${(err as Error).message}`, { cause: err });
+    }
+    const grammar = loaded.grammars.get('answer') ?? loaded.llama.createGrammarForJsonSchema(ANSWER_SCHEMA as never);
+    loaded.grammars.set('answer', grammar);
+    const maxTokens = Math.min(this.opts.maxTokens, Math.floor(loaded.context.contextSize / 4));
+    const budget = loaded.context.contextSize - maxTokens;
+    // The worst-ranked passages give way first when the context is short.
+    let passages = input.passages;
+    let prompt = answerPrompt({ question: input.question, passages });
+    while (passages.length > 1 && loaded.model.tokenize(`${prompt.system}\n${prompt.user}`).length + 64 > budget) {
+      passages = passages.slice(0, -1);
+      prompt = answerPrompt({ question: input.question, passages });
+    }
+    const answer = await this.chat(loaded, prompt, await grammar, maxTokens, input.signal, 'answer');
+    return modelAnswer(answer, passages.length);
+  }
+
+  /** One grammar-constrained chat turn on the engine's one sequence; the model's text. */
+  private async chat(loaded: Loaded, prompt: { system: string; user: string }, grammar: LlamaGrammar, maxTokens: number, signal: AbortSignal, what: string): Promise<string> {
     await loaded.sequence.clearHistory();
     const session = new loaded.module.LlamaChatSession({ contextSequence: loaded.sequence, systemPrompt: prompt.system, autoDisposeSequence: false });
-    let answer: string;
     try {
-      answer = await session.prompt(prompt.user, {
-        grammar: await grammar,
+      return await session.prompt(prompt.user, {
+        grammar,
         maxTokens,
-        signal: input.signal,
+        signal,
         temperature: this.opts.temperature ?? 0,
         ...(this.opts.seed !== undefined ? { seed: this.opts.seed } : {}),
       });
     } catch (err) {
-      throw new EngineError(input.signal.aborted ? 'the llama conversion was stopped' : `the llama model failed: ${(err as Error).message}`, { cause: err });
+      throw new EngineError(signal.aborted ? `the llama ${what} was stopped` : `the llama model failed: ${(err as Error).message}`, { cause: err });
     } finally {
       session.dispose({ disposeSequence: false });
     }
-    return modelArtifact(answer, input);
   }
 
   async close(): Promise<void> {

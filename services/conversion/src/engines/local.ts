@@ -16,7 +16,8 @@ import { parseInstructions, type LocalInstructions } from '../nlp/instructions';
 import { findPeople, type People } from '../nlp/people';
 import { rankSentences, selectDiverse, type Ranked } from '../nlp/rank';
 import { findTopics } from '../nlp/topics';
-import type { ConversionEngine, EngineInput } from './engine';
+import { extractiveAnswer } from '../answers';
+import type { AnswerInput, ConversionEngine, EngineAnswer, EngineInput } from './engine';
 
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
 const DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
@@ -238,5 +239,11 @@ export class LocalEngine implements ConversionEngine {
   async convert(input: EngineInput): Promise<Artifact> {
     input.signal.throwIfAborted();
     return extractArtifact(input.transcript, input.kind, input.instructions, input.referenceTime);
+  }
+
+  /** The best sentences of the passages, quoted with their citations: no model, never a new word. */
+  async answer(input: AnswerInput): Promise<EngineAnswer> {
+    input.signal.throwIfAborted();
+    return extractiveAnswer(input);
   }
 }

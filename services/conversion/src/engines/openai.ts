@@ -6,7 +6,8 @@
  */
 import type { Artifact } from '../artifacts';
 import { schemaFor, buildPrompt, modelArtifact } from './structured';
-import { EngineError, type ConversionEngine, type EngineInput } from './engine';
+import { ANSWER_SCHEMA, answerPrompt, modelAnswer } from '../answers';
+import { EngineError, type AnswerInput, type ConversionEngine, type EngineAnswer, type EngineInput } from './engine';
 
 export interface OpenAiEngineOptions {
   /** e.g. "https://api.openai.com/v1" or "http://127.0.0.1:11434/v1". */
@@ -45,6 +46,16 @@ export class OpenAiEngine implements ConversionEngine {
 
   async convert(input: EngineInput): Promise<Artifact> {
     const { system, user } = buildPrompt(input);
+    return modelArtifact(await this.complete(system, user, `murmur_${input.kind}`, schemaFor(input.kind), input.signal), input);
+  }
+
+  async answer(input: AnswerInput): Promise<EngineAnswer> {
+    const { system, user } = answerPrompt(input);
+    return modelAnswer(await this.complete(system, user, 'murmur_answer', ANSWER_SCHEMA, input.signal), input.passages.length);
+  }
+
+  /** One chat completion constrained to `schema`; the model's JSON text. */
+  private async complete(system: string, user: string, name: string, schema: unknown, callerSignal: AbortSignal): Promise<string> {
     const body = {
       model: this.opts.model,
       messages: [
@@ -52,12 +63,9 @@ export class OpenAiEngine implements ConversionEngine {
         { role: 'user', content: user },
       ],
       temperature: 0,
-      response_format: {
-        type: 'json_schema',
-        json_schema: { name: `murmur_${input.kind}`, strict: true, schema: strictSchema(schemaFor(input.kind)) },
-      },
+      response_format: { type: 'json_schema', json_schema: { name, strict: true, schema: strictSchema(schema) } },
     };
-    const signal = AbortSignal.any([input.signal, AbortSignal.timeout(this.opts.timeoutMs)]);
+    const signal = AbortSignal.any([callerSignal, AbortSignal.timeout(this.opts.timeoutMs)]);
     let res: Response;
     let text: string;
     try {
@@ -73,7 +81,7 @@ export class OpenAiEngine implements ConversionEngine {
       });
       text = await res.text();
     } catch (err) {
-      const reason = signal.aborted ? (input.signal.aborted ? 'the call was cancelled' : `no answer within ${this.opts.timeoutMs} ms`) : `request failed: ${(err as Error).message}`;
+      const reason = signal.aborted ? (callerSignal.aborted ? 'the call was cancelled' : `no answer within ${this.opts.timeoutMs} ms`) : `request failed: ${(err as Error).message}`;
       throw new EngineError(`openai endpoint: ${reason}`, { cause: err });
     }
     if (!res.ok) throw new EngineError(`openai endpoint answered HTTP ${res.status}`);
@@ -88,6 +96,6 @@ export class OpenAiEngine implements ConversionEngine {
     if (choice.message.refusal) throw new EngineError('the model refused the request');
     if (choice.finish_reason === 'length') throw new EngineError('the model ran out of tokens before finishing');
     if (typeof choice.message.content !== 'string' || choice.message.content.trim() === '') throw new EngineError('the model answered with no content');
-    return modelArtifact(choice.message.content, input);
+    return choice.message.content;
   }
 }

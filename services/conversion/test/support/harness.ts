@@ -8,7 +8,7 @@ import { createClient, createLogger, newId, type Database, type PromiseClient } 
 import { createPolicyClient, openTestDatabase, testAccess, testMinter } from '@murmur/kit/testing';
 import { LIBRARY_MAX_MESSAGE_BYTES, LIBRARY_MIGRATIONS_DIR, startLibraryService } from '@murmur/library';
 import { billing, conversion, library } from '@murmur/proto';
-import { CONVERSION_MAX_MESSAGE_BYTES, LocalEngine, startConversionService, type Artifact, type ConversionEngine, type EngineInput } from '../../src/index';
+import { CONVERSION_MAX_MESSAGE_BYTES, LocalEngine, startConversionService, type AnswerInput, type Artifact, type ConversionEngine, type EngineAnswer, type EngineInput } from '../../src/index';
 
 /** An engine that forwards to whichever engine the test set last. */
 export class SwitchableEngine implements ConversionEngine {
@@ -23,6 +23,14 @@ export class SwitchableEngine implements ConversionEngine {
   convert(input: EngineInput): Promise<Artifact> {
     this.calls.push(input);
     return this.current.convert(input);
+  }
+
+  /** The questions the engine saw, newest last. */
+  readonly questions: AnswerInput[] = [];
+
+  answer(input: AnswerInput): Promise<EngineAnswer> {
+    this.questions.push(input);
+    return this.current.answer(input);
   }
 }
 

@@ -21,6 +21,16 @@ import {
 import { Struct } from "../../../google/protobuf/struct";
 import { Timestamp } from "../../../google/protobuf/timestamp";
 import { RateLimitState } from "../../billing/v1/billing";
+import { Passage, PassageSource } from "../../library/v1/library";
+
+/** AnswerMode is how an answer was made. */
+export enum AnswerMode {
+  ANSWER_MODE_UNSPECIFIED = 0,
+  /** ANSWER_MODE_EXTRACTIVE - The best sentences of the best passages, quoted (the local engine). */
+  ANSWER_MODE_EXTRACTIVE = 1,
+  /** ANSWER_MODE_GENERATIVE - Written by an LLM from the passages, citing them. */
+  ANSWER_MODE_GENERATIVE = 2,
+}
 
 /** OutputFormat is how the artifact is written. */
 export enum OutputFormat {
@@ -29,6 +39,41 @@ export enum OutputFormat {
   OUTPUT_FORMAT_MARKDOWN = 1,
   /** OUTPUT_FORMAT_PLAIN - plain text; a spreadsheet becomes CSV */
   OUTPUT_FORMAT_PLAIN = 2,
+}
+
+export interface AnswerRequest {
+  userId: string;
+  /** 1–1,000 characters of natural language. */
+  question: string;
+  /** The search's filters (as SearchPassagesRequest's). */
+  sources: PassageSource[];
+  folderId: string;
+  recordingId: string;
+  createdAfter: Date | undefined;
+  createdBefore:
+    | Date
+    | undefined;
+  /** As ConvertRequest's. */
+  idempotencyKey: string;
+  admissionId: string;
+}
+
+export interface AnswerResponse {
+  /** ans_… */
+  id: string;
+  answer: string;
+  mode: AnswerMode;
+  /** The passages the answer cites, in the order first cited (ids of `passages`). */
+  citedPassageIds: string[];
+  /** The passages the answer was drawn from, best first. */
+  passages: Passage[];
+  creditsCharged: number;
+  engine: string;
+  createdAt:
+    | Date
+    | undefined;
+  /** As ConvertResponse's. */
+  rateLimit: RateLimitState | undefined;
 }
 
 export interface ConvertRequest {
@@ -99,6 +144,344 @@ export interface ArtifactKind {
 export interface ListKindsResponse {
   kinds: ArtifactKind[];
 }
+
+function createBaseAnswerRequest(): AnswerRequest {
+  return {
+    userId: "",
+    question: "",
+    sources: [],
+    folderId: "",
+    recordingId: "",
+    createdAfter: undefined,
+    createdBefore: undefined,
+    idempotencyKey: "",
+    admissionId: "",
+  };
+}
+
+export const AnswerRequest: MessageFns<AnswerRequest> = {
+  encode(message: AnswerRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.question !== "") {
+      writer.uint32(18).string(message.question);
+    }
+    if (message.sources.length !== 0) {
+      writer.uint32(26).fork();
+      for (const v of message.sources) {
+        writer.int32(v);
+      }
+      writer.join();
+    }
+    if (message.folderId !== "") {
+      writer.uint32(34).string(message.folderId);
+    }
+    if (message.recordingId !== "") {
+      writer.uint32(42).string(message.recordingId);
+    }
+    if (message.createdAfter !== undefined) {
+      Timestamp.encode(toTimestamp(message.createdAfter), writer.uint32(50).fork()).join();
+    }
+    if (message.createdBefore !== undefined) {
+      Timestamp.encode(toTimestamp(message.createdBefore), writer.uint32(58).fork()).join();
+    }
+    if (message.idempotencyKey !== "") {
+      writer.uint32(66).string(message.idempotencyKey);
+    }
+    if (message.admissionId !== "") {
+      writer.uint32(74).string(message.admissionId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AnswerRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAnswerRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.question = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag === 24) {
+              message.sources.push(reader.int32() as any);
+
+              continue;
+            }
+
+            if (tag === 26) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.sources.push(reader.int32() as any);
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.folderId = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.recordingId = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.createdAfter = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.createdBefore = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.idempotencyKey = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.admissionId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<AnswerRequest>, I>>(base?: I): AnswerRequest {
+    return AnswerRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AnswerRequest>, I>>(object: I): AnswerRequest {
+    const message = createBaseAnswerRequest();
+    message.userId = object.userId ?? "";
+    message.question = object.question ?? "";
+    message.sources = object.sources?.map((e) => e) || [];
+    message.folderId = object.folderId ?? "";
+    message.recordingId = object.recordingId ?? "";
+    message.createdAfter = object.createdAfter ?? undefined;
+    message.createdBefore = object.createdBefore ?? undefined;
+    message.idempotencyKey = object.idempotencyKey ?? "";
+    message.admissionId = object.admissionId ?? "";
+    return message;
+  },
+};
+
+function createBaseAnswerResponse(): AnswerResponse {
+  return {
+    id: "",
+    answer: "",
+    mode: 0,
+    citedPassageIds: [],
+    passages: [],
+    creditsCharged: 0,
+    engine: "",
+    createdAt: undefined,
+    rateLimit: undefined,
+  };
+}
+
+export const AnswerResponse: MessageFns<AnswerResponse> = {
+  encode(message: AnswerResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.answer !== "") {
+      writer.uint32(18).string(message.answer);
+    }
+    if (message.mode !== 0) {
+      writer.uint32(24).int32(message.mode);
+    }
+    for (const v of message.citedPassageIds) {
+      writer.uint32(34).string(v!);
+    }
+    for (const v of message.passages) {
+      Passage.encode(v!, writer.uint32(42).fork()).join();
+    }
+    if (message.creditsCharged !== 0) {
+      writer.uint32(48).int64(message.creditsCharged);
+    }
+    if (message.engine !== "") {
+      writer.uint32(58).string(message.engine);
+    }
+    if (message.createdAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(66).fork()).join();
+    }
+    if (message.rateLimit !== undefined) {
+      RateLimitState.encode(message.rateLimit, writer.uint32(74).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AnswerResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAnswerResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.answer = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.mode = reader.int32() as any;
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.citedPassageIds.push(reader.string());
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.passages.push(Passage.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.creditsCharged = longToNumber(reader.int64());
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.engine = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.rateLimit = RateLimitState.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<AnswerResponse>, I>>(base?: I): AnswerResponse {
+    return AnswerResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AnswerResponse>, I>>(object: I): AnswerResponse {
+    const message = createBaseAnswerResponse();
+    message.id = object.id ?? "";
+    message.answer = object.answer ?? "";
+    message.mode = object.mode ?? 0;
+    message.citedPassageIds = object.citedPassageIds?.map((e) => e) || [];
+    message.passages = object.passages?.map((e) => Passage.fromPartial(e)) || [];
+    message.creditsCharged = object.creditsCharged ?? 0;
+    message.engine = object.engine ?? "";
+    message.createdAt = object.createdAt ?? undefined;
+    message.rateLimit = (object.rateLimit !== undefined && object.rateLimit !== null)
+      ? RateLimitState.fromPartial(object.rateLimit)
+      : undefined;
+    return message;
+  },
+};
 
 function createBaseConvertRequest(): ConvertRequest {
   return {
@@ -645,6 +1028,20 @@ export const ConversionServiceService = {
     responseSerialize: (value: ListKindsResponse): Buffer => Buffer.from(ListKindsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListKindsResponse => ListKindsResponse.decode(value),
   },
+  /**
+   * Answer answers a question from the caller's own passages (library SearchPassages), citing
+   * the passages it used: generatively with an LLM engine, extractively with the local one.
+   * Charged like a conversion of the question and passages read; nothing found → nothing charged.
+   */
+  answer: {
+    path: "/murmur.conversion.v1.ConversionService/Answer" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: AnswerRequest): Buffer => Buffer.from(AnswerRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): AnswerRequest => AnswerRequest.decode(value),
+    responseSerialize: (value: AnswerResponse): Buffer => Buffer.from(AnswerResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): AnswerResponse => AnswerResponse.decode(value),
+  },
 } as const;
 
 export interface ConversionServiceServer extends UntypedServiceImplementation {
@@ -655,6 +1052,12 @@ export interface ConversionServiceServer extends UntypedServiceImplementation {
   convert: handleUnaryCall<ConvertRequest, ConvertResponse>;
   /** ListKinds lists the artifact kinds this service produces. */
   listKinds: handleUnaryCall<ListKindsRequest, ListKindsResponse>;
+  /**
+   * Answer answers a question from the caller's own passages (library SearchPassages), citing
+   * the passages it used: generatively with an LLM engine, extractively with the local one.
+   * Charged like a conversion of the question and passages read; nothing found → nothing charged.
+   */
+  answer: handleUnaryCall<AnswerRequest, AnswerResponse>;
 }
 
 export interface ConversionServiceClient extends Client {
@@ -692,6 +1095,26 @@ export interface ConversionServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListKindsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Answer answers a question from the caller's own passages (library SearchPassages), citing
+   * the passages it used: generatively with an LLM engine, extractively with the local one.
+   * Charged like a conversion of the question and passages read; nothing found → nothing charged.
+   */
+  answer(
+    request: AnswerRequest,
+    callback: (error: ServiceError | null, response: AnswerResponse) => void,
+  ): ClientUnaryCall;
+  answer(
+    request: AnswerRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: AnswerResponse) => void,
+  ): ClientUnaryCall;
+  answer(
+    request: AnswerRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: AnswerResponse) => void,
   ): ClientUnaryCall;
 }
 
