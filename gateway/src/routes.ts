@@ -52,6 +52,7 @@ export const ROUTES = [
   { method: 'get', path: '/folders', operationId: 'listFolders', query: PAGE },
   { method: 'get', path: '/knowledge-bases', operationId: 'listKnowledgeBases', query: PAGE },
   { method: 'post', path: '/convert', operationId: 'convert' },
+  { method: 'post', path: '/ask', operationId: 'ask' },
   { method: 'post', path: '/transcribe', operationId: 'transcribe' },
   { method: 'post', path: '/transcriptions', operationId: 'createTranscription' },
   { method: 'get', path: '/transcriptions', operationId: 'listTranscriptions', query: { ...PAGE, status: 'string' } },
@@ -89,6 +90,7 @@ export const MCP_TOOL_OPERATIONS = {
   search: 'searchPassages',
   transcribe: 'transcribe',
   convert: 'convert',
+  ask: 'ask',
 } as const satisfies Record<string, OperationId>;
 
 export type McpToolName = keyof typeof MCP_TOOL_OPERATIONS;

@@ -1,6 +1,6 @@
 /**
- * Passage search end to end (issue 34): GET /api/v1/search and the MCP `search` tool on both
- * protocol revisions, through the checked test gateway (every response held to the OpenAPI
+ * Passage search and questions end to end (issue 34): GET /api/v1/search, POST /api/v1/ask and
+ * the MCP `search` and `ask` tools on both protocol revisions, through the checked test gateway (every response held to the OpenAPI
  * document) against real auth, billing and library services. Two users with identical text each
  * see only their own passages, field by field; bad input is the contract's 400 or 404.
  */
@@ -10,7 +10,7 @@ import { get, startSystem, type TestSystem } from './support/system';
 
 const TEXT = 'We decided that the pricing page ships on Friday after the legal review.';
 
-describe('passage search over REST and MCP', () => {
+describe('passage search and ask over REST and MCP', () => {
   let sys: TestSystem;
   type Seeded = { id: string; key: string; recording: string; folder: string; thread: string; kb: string; title: string };
   let alice: Seeded;
@@ -46,7 +46,7 @@ describe('passage search over REST and MCP', () => {
   }
 
   beforeAll(async () => {
-    sys = await startSystem();
+    sys = await startSystem({ ai: true });
     alice = await seed('alice-search@example.com', 'Alice');
     bob = await seed('bob-search@example.com', 'Bob');
   });
@@ -179,6 +179,94 @@ describe('passage search over REST and MCP', () => {
         expect([foreign.isError, foreign.data.error.code]).toEqual([true, 'not_found']);
         const broken = await callTool(client, 'search', { q: '"pricing' });
         expect([broken.isError, broken.data.error.code, broken.data.error.param]).toEqual([true, 'invalid_request', 'q']);
+      } finally {
+        await client.close();
+      }
+    });
+  });
+
+  const askApi = (key: string, body: unknown, headers: Record<string, string> = {}) =>
+    fetch(`${sys.baseUrl}/api/v1/ask`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) }).then(
+      async (res) => ({ status: res.status, headers: res.headers, body: (await res.json()) as Record<string, any> }),
+    );
+  const credits = async (key: string) => {
+    const u = (await get(sys.baseUrl, '/api/v1/usage', key)).body;
+    return { remaining: u.credits.monthly_remaining as number, reserved: u.credits.reserved as number };
+  };
+
+  describe('POST /ask', () => {
+    it('answers from the caller’s passages extractively, citing them, and charges once', async () => {
+      const before = await credits(alice.key);
+      const res = await askApi(alice.key, { question: 'When does the pricing page ship?' }, { 'idempotency-key': 'ask-alice-1' });
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ object: 'answer', question: 'When does the pricing page ship?', mode: 'extractive', engine: 'local' });
+      expect(res.body.answer).toContain('We decided that the pricing page ships on Friday after the legal review. [');
+      const cited = res.body.citations.find((c: { id: string }) => c.id === alice.recording);
+      expect(cited).toMatchObject({ type: 'recording', title: alice.title, start: 3, end: 11.5, speaker: 'S2', speaker_name: 'Alice Lee', url: `/api/v1/recordings/${alice.recording}` });
+      expect(res.body.passages.map((p: { passage_id: string }) => p.passage_id)).toContain(cited.passage_id);
+      expect(JSON.stringify(res.body)).not.toContain('Bob');
+      expect(res.body.credits_charged).toBeGreaterThan(0);
+      expect(res.headers.get('ratelimit-limit')).toBe('10');
+      const after = await credits(alice.key);
+      expect(after).toEqual({ remaining: before.remaining - res.body.credits_charged, reserved: 0 });
+      // The same key and question replay the answer free; another question under it is a 409.
+      const replay = await askApi(alice.key, { question: 'When does the pricing page ship?' }, { 'idempotency-key': 'ask-alice-1' });
+      expect([replay.status, replay.headers.get('idempotent-replayed'), replay.body.id]).toEqual([200, 'true', res.body.id]);
+      const reused = await askApi(alice.key, { question: 'Who reviews the page?' }, { 'idempotency-key': 'ask-alice-1' });
+      expect([reused.status, reused.body.error.code]).toEqual([409, 'idempotency_conflict']);
+      expect(await credits(alice.key)).toEqual(after);
+    });
+
+    it('answers a question that matches nothing so, free', async () => {
+      const before = await credits(bob.key);
+      const res = await askApi(bob.key, { question: 'What is the zeppelin maintenance schedule?' });
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ citations: [], passages: [], credits_charged: 0 });
+      expect(await credits(bob.key)).toEqual(before);
+    });
+
+    it.each([
+      [{}, 'question'],
+      [{ question: '' }, 'question'],
+      [{ question: 'what is the' }, 'question'],
+      [{ question: 'x'.repeat(1001) }, 'question'],
+      [{ question: 'pricing?', type: ['meetings'] }, 'type.0'],
+      [{ question: 'pricing?', mode: 'generative' }, 'mode'],
+      [{ question: 'pricing?', created_after: '2026-02-30' }, 'created_after'],
+    ])('answers 400 to %j, charging nothing', async (body, param) => {
+      const before = await credits(alice.key);
+      const res = await askApi(alice.key, body);
+      expect([res.status, res.body.error.code, res.body.error.param]).toEqual([400, 'invalid_request', param]);
+      expect(await credits(alice.key)).toEqual(before);
+    });
+
+    it('answers 404 for another user’s recording, charging nothing, and 403 to a read-only key', async () => {
+      const before = await credits(alice.key);
+      const res = await askApi(alice.key, { question: 'What was decided?', recording_id: bob.recording });
+      expect([res.status, res.body.error.code]).toEqual([404, 'not_found']);
+      expect(await credits(alice.key)).toEqual(before);
+      const readOnly = (await sys.admin.auth.createApiKey({ userId: alice.id, name: 'ro-ask', expiry: auth.KeyExpiry.KEY_EXPIRY_90_DAYS, scopes: ['read'] })).key;
+      expect((await askApi(readOnly, { question: 'What was decided?' })).status).toBe(403);
+    });
+  });
+
+  describe.each(MCP_REVISIONS)('the ask tool (MCP %s)', (revision) => {
+    it('answers with citations as structured content and links the cited recordings', async () => {
+      const client = await connectMcpAt(revision, sys.baseUrl, bob.key);
+      try {
+        const validators = await outputValidators(client);
+        const { tools } = await client.listTools();
+        expect(tools.find((t) => t.name === 'ask')?.annotations).toMatchObject({ readOnlyHint: false });
+        const raw = await client.callTool({ name: 'ask', arguments: { question: 'What did the legal review decide about the pricing page?', type: ['recording'] } });
+        expect(raw.isError).toBeFalsy();
+        expectValidOutput(validators, 'ask', raw.structuredContent);
+        const answer = raw.structuredContent as { citations: Array<{ id: string }>; credits_charged: number };
+        expect(answer.citations.map((c) => c.id)).toEqual([bob.recording]);
+        expect(answer.credits_charged).toBeGreaterThan(0);
+        const links = (raw.content as Array<{ type: string; uri?: string }>).filter((c) => c.type === 'resource_link');
+        expect(links.map((l) => l.uri)).toEqual([`${sys.baseUrl}/api/v1/recordings/${bob.recording}`]);
+        const bad = await callTool(client, 'ask', { question: '   ' });
+        expect([bad.isError, bad.data.error.code, bad.data.error.param]).toEqual([true, 'invalid_request', 'question']);
       } finally {
         await client.close();
       }

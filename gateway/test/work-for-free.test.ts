@@ -52,8 +52,17 @@ describe('paid work is never free', () => {
     throw new Error('the job did not complete');
   }
 
-  it("refuses a completed job's id as the Idempotency-Key of POST /transcribe and POST /convert (409), charging and admitting nothing", async () => {
-    const { key } = await sys.newUser('free-job-key@example.com');
+  /** A recording of the user's to ask about (POST /ask charges only when a passage matches). */
+  async function notes(userId: string): Promise<void> {
+    await sys.admin.library.createRecording({
+      ownerId: userId, recordingId: '', title: 'Ship date', folderId: '', durationSeconds: 4, createdAt: undefined,
+      transcript: { text: 'We agreed to ship on Friday.', language: 'en', segments: [{ startSeconds: 0, endSeconds: 4, text: 'We agreed to ship on Friday.' }], timeline: undefined },
+    });
+  }
+
+  it("refuses a completed job's id as the Idempotency-Key of POST /transcribe, POST /convert and POST /ask (409), charging and admitting nothing", async () => {
+    const { key, user } = await sys.newUser('free-job-key@example.com');
+    await notes(user.id);
     const jobId = await completedJob(key);
     const before = await usage(key);
     expect(before.used).toBe(1);
@@ -67,18 +76,24 @@ describe('paid work is never free', () => {
     // Over the Free plan's 200,000-character cap: the cap is checked whatever the key.
     const tooLong = await post('/convert', key, { transcript: 'x'.repeat(300_000), kind: 'summary' }, { 'idempotency-key': jobId });
     expect([tooLong.status, tooLong.body.error?.param]).toEqual([400, 'transcript']);
+    const ask = await post('/ask', key, { question: 'When do we ship?' }, { 'idempotency-key': jobId });
+    expect([ask.status, ask.body.error?.code]).toEqual([409, 'idempotency_conflict']);
 
     const after = await usage(key);
     expect({ remaining: after.remaining, used: after.used, reserved: after.reserved }).toEqual({ remaining: before.remaining, used: 1, reserved: 0 });
   });
 
-  it('charges the honest calls beside them once each: a keyed transcription replayed by the gateway, a keyed conversion', async () => {
-    const { key } = await sys.newUser('free-honest@example.com');
+  it('charges the honest calls beside them once each: a keyed transcription replayed by the gateway, a keyed conversion, a keyed question replayed', async () => {
+    const { key, user } = await sys.newUser('free-honest@example.com');
+    await notes(user.id);
     const first = await post('/transcribe', key, form(), { 'idempotency-key': 'honest-1' });
     const again = await post('/transcribe', key, form(), { 'idempotency-key': 'honest-1' });
     expect([first.status, again.status, again.headers.get('idempotent-replayed'), again.body.id]).toEqual([200, 200, 'true', first.body.id]);
     const conv = await post('/convert', key, { transcript: 'Dana sends the budget on Friday.', kind: 'summary' }, { 'idempotency-key': 'honest-2' });
     expect(conv.status).toBe(200);
-    expect(await usage(key)).toMatchObject({ used: 2, reserved: 0 });
+    const asked = await post('/ask', key, { question: 'When do we ship?' }, { 'idempotency-key': 'honest-3' });
+    const askedAgain = await post('/ask', key, { question: 'When do we ship?' }, { 'idempotency-key': 'honest-3' });
+    expect([asked.status, asked.body.credits_charged, askedAgain.headers.get('idempotent-replayed'), askedAgain.body.id]).toEqual([200, 1, 'true', asked.body.id]);
+    expect(await usage(key)).toMatchObject({ used: 3, reserved: 0 });
   });
 });

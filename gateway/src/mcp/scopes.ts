@@ -1,6 +1,6 @@
 /**
  * What a key's or an OAuth access token's scopes allow on /mcp (docs/oauth.md,
- * docs/authorization.md): `read` the seven read tools, search among them, `ai` transcribe and convert and the tasks
+ * docs/authorization.md): `read` the seven read tools (search among them), `ai` transcribe, convert, ask and the tasks
  * (transcription jobs) they make. A full-access API key has both; a read-only key only `read`.
  * Checked on the JSON-RPC message before the SDK sees it, so a missing scope is an HTTP 403 with
  * `WWW-Authenticate: Bearer error="insufficient_scope"`, as the MCP authorization spec asks, and

@@ -285,18 +285,36 @@ export const TOOLS: readonly ToolDefinition[] = [
       return ops.convert(ctx, args, { admissionId: ctx.received?.admissionId ?? '', idempotencyKey: `mcp_${crypto.randomUUID()}` });
     },
   ),
+
+  defineTool(
+    'ask',
+    {
+      title: 'Ask the library',
+      description:
+        'Answer a question from the user’s own recordings, Thought Threads and knowledge bases, citing the passages used (with times and speakers). `mode` says whether an LLM wrote the answer (`generative`) or the best sentences were quoted (`extractive`, the local default). Spends AI Credits like a conversion of the passages read (nothing when nothing matches) and counts toward the 10-a-minute AI rate limit. To find moments without spending credits, use `search`.',
+      inputSchema: ops.askInputSchema.shape,
+      outputSchema: ops.answerShape.shape,
+      annotations: { title: 'Ask the library', ...AI },
+    },
+    async (ctx, args) => ops.ask(ctx, args, { admissionId: ctx.received?.admissionId ?? '', idempotencyKey: `mcp_${crypto.randomUUID()}` }),
+  ),
 ];
+
+type SourceRef = { type: string; id: string; title: string };
+
+/** Each recording among search results or citations once, in order of first appearance. */
+function recordingsOf(refs: SourceRef[]): Array<{ id: string; title: string }> {
+  const seen = new Map<string, { id: string; title: string }>();
+  for (const r of refs) if (r.type === 'recording' && !seen.has(r.id)) seen.set(r.id, { id: r.id, title: r.title });
+  return [...seen.values()];
+}
 
 /** The tools whose results name recordings, and how to find them there (for resource links). */
 const RECORDINGS_IN: Readonly<Record<string, (value: object) => Array<{ id: string; title: string }>>> = {
   list_recordings: (value) => (value as { data: Array<{ id: string; title: string }> }).data,
   get_recording: (value) => [value as { id: string; title: string }],
-  // Each recording once, in the order of its best passage.
-  search: (value) => {
-    const seen = new Map<string, { id: string; title: string }>();
-    for (const r of (value as { data: Array<{ type: string; id: string; title: string }> }).data) if (r.type === 'recording' && !seen.has(r.id)) seen.set(r.id, r);
-    return [...seen.values()];
-  },
+  search: (value) => recordingsOf((value as { data: SourceRef[] }).data),
+  ask: (value) => recordingsOf((value as { citations: SourceRef[] }).citations),
 };
 
 /**

@@ -339,3 +339,28 @@ export const searchResultListExample = {
   next_cursor: null,
   ranking: 'text',
 };
+
+export const answerExample = {
+  id: 'ans_5m2q8c1v7d0h3k9n4r6t2bjf',
+  object: 'answer',
+  question: 'When does the new payment page ship?',
+  answer: 'We agreed to ship the new payment page in March. [1]',
+  mode: 'extractive',
+  citations: [
+    {
+      passage_id: searchResultListExample.data[0]!.passage_id,
+      type: 'recording',
+      id: REC_ID,
+      title: 'Checkout redesign planning',
+      start: 4.2,
+      end: 7.9,
+      speaker: 'S2',
+      speaker_name: 'Dev',
+      url: `/api/v1/recordings/${REC_ID}`,
+    },
+  ],
+  passages: [searchResultListExample.data[0]!],
+  credits_charged: 1,
+  engine: 'local',
+  created_at: '2026-03-12T15:02:11.000Z',
+};

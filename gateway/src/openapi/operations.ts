@@ -1,5 +1,5 @@
 /** Every operation of `/api/v1`: what it takes, answers, and which errors its pipeline can give. */
-import { CONVERT_READ_FIRST_MAX_BYTES, LISTEN_TOKEN_TTL_SECONDS, MAX_WATCHERS_PER_USER, WEBHOOK_RETRY_LIMIT } from '@murmur/contract';
+import { ASK_MAX_PASSAGES, CONVERT_READ_FIRST_MAX_BYTES, LISTEN_TOKEN_TTL_SECONDS, MAX_WATCHERS_PER_USER, WEBHOOK_RETRY_LIMIT } from '@murmur/contract';
 import { MAX_AUDIO_BYTES } from '../operations/transcribe';
 import * as ex from './examples';
 import { AI_CALL, CHANGES, COMMON_HEADERS, errorResponses, EVERY_CALL, header, IDEMPOTENT_REPLAYED, jsonResponse, rateLimitHeaders } from './responses';
@@ -131,6 +131,7 @@ export function operations(): { [Id in OperationId]: Operation<Id> } {
     listFolders: read('listFolders', 'Library', 'List folders', `Your folders with their recording counts.${PAGING}`, 'FolderList', ex.folderListExample),
     listKnowledgeBases: read('listKnowledgeBases', 'Library', 'List knowledge bases', `Your knowledge bases.${PAGING}`, 'KnowledgeBaseList', ex.knowledgeBaseListExample),
     convert: convertOperation(),
+    ask: askOperation(),
     transcribe: transcribeOperation(),
     ...jobs,
     createListenToken: listenTokenOperation(),
@@ -361,6 +362,42 @@ function convertOperation(): Operation<'convert'> {
         },
       },
       ...errorResponses([...AI_CALL, 'request_timeout', 'conversion_failed'], { ai: true, replayable: true }),
+    },
+  };
+}
+
+function askOperation(): Operation<'ask'> {
+  return {
+    operationId: 'ask',
+    tags: ['AI'],
+    summary: 'Ask your library a question',
+    description:
+      'Answers a question from your own recordings, Thought Threads and knowledge bases, citing the passages it used (`citations`, and `[n]` marks in ' +
+      '`answer` that count from 1 in `passages`). The question is searched as any of its words (`GET /search` ranking), and the best ' +
+      `${ASK_MAX_PASSAGES} passages are read. \`mode\` says how it was answered: \`generative\` when an LLM engine is configured (llama or an OpenAI-compatible ` +
+      'endpoint), `extractive` with the local default, which quotes the passages’ best-matching sentences and writes nothing of its own. ' +
+      'Charged like a conversion of the question and the passages read; a question that matches nothing is answered so, free. Filters as `GET /search` (`type` a list). ' +
+      AI_PIPELINE,
+    parameters: [param('Idempotency-Key'), param('X-Request-Id')],
+    requestBody: {
+      required: true,
+      content: {
+        'application/json': {
+          schema: ref('AskRequest'),
+          examples: {
+            library: { summary: 'Your whole library', value: { question: 'When does the new payment page ship?' } },
+            recording: { summary: 'One recording', value: { question: 'Who opened the meeting?', recording_id: ex.recordingExample.id } },
+          },
+        },
+      },
+    },
+    responses: {
+      '200': {
+        description: 'The answer with its citations and the passages it was drawn from.',
+        headers: { ...COMMON_HEADERS, ...rateLimitHeaders(true), 'Idempotent-Replayed': IDEMPOTENT_REPLAYED },
+        content: { 'application/json': { schema: ref('Answer'), example: ex.answerExample } },
+      },
+      ...errorResponses([...AI_CALL, 'request_timeout', 'not_found', 'conversion_failed'], { ai: true, replayable: true }),
     },
   };
 }

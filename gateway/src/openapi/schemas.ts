@@ -24,7 +24,7 @@ import {
 } from '@murmur/contract';
 import { MAX_AUDIO_URL_CHARS, MAX_AUDIO_URL_REDIRECTS } from '../upload/fetch-audio';
 import * as shapes from '../operations/shapes';
-import { convertInputSchema, speakerNamesInputSchema } from '../operations/schemas';
+import { askInputSchema, convertInputSchema, speakerNamesInputSchema } from '../operations/schemas';
 import { MAX_AUDIO_BYTES } from '../operations/transcribe';
 import { TRANSCRIPT_FORMATS } from '../operations/transcript-formats';
 
@@ -84,6 +84,7 @@ const OUTPUT_SHAPES: Record<string, z.ZodType> = {
   ListenToken: shapes.listenTokenShape,
   SearchResult: shapes.searchResultShape,
   SearchResultList: shapes.searchPageShape,
+  Answer: shapes.answerShape,
 };
 
 const TYPED_ID = /^([a-z]+)_…$/;
@@ -132,6 +133,7 @@ function generate(): Record<string, JsonSchema> {
       { title: 'From a recording', required: ['recording_id'] },
     ],
   };
+  out.AskRequest = strip(z.toJSONSchema(askInputSchema, { target: 'draft-2020-12', io: 'input' }) as JsonSchema);
   out.SpeakerNamesRequest = strip(z.toJSONSchema(speakerNamesInputSchema, { target: 'draft-2020-12', io: 'input' }) as JsonSchema);
   Object.assign(out, transcribeRequestSchemas());
   return out;

@@ -17,3 +17,4 @@ export * from './admission';
 export * from './listen-tokens';
 export * from './search';
 export * from './present-search';
+export * from './ask';

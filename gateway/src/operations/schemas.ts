@@ -4,7 +4,7 @@
  * `param` set to the offending field.
  */
 import { z } from 'zod';
-import { invalidParam, MAX_INSTRUCTIONS_CHARS, MAX_SPEAKER_NAME_CHARS, MurmurError, SPEAKER_ID_PATTERN } from '@murmur/contract';
+import { ASK_QUESTION_MAX_CHARS, invalidParam, MAX_INSTRUCTIONS_CHARS, MAX_SPEAKER_NAME_CHARS, MurmurError, SEARCH_SOURCE_TYPES, SPEAKER_ID_PATTERN } from '@murmur/contract';
 
 /** A UTF-16 surrogate without its partner: what JSON's `"\ud800"` decodes to, and no UTF-8 can hold. */
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
@@ -76,6 +76,23 @@ export const convertInputSchema = z
   .strict();
 
 export type ConvertInput = z.infer<typeof convertInputSchema>;
+
+/** POST /ask and the `ask` tool: a question, and the search filters of GET /search. */
+export const askInputSchema = z
+  .object({
+    question: z.string().describe(`What to ask your library, in your words (1–${ASK_QUESTION_MAX_CHARS} characters), e.g. "What did we decide about the pricing page?".`),
+    type: z.array(z.enum(SEARCH_SOURCE_TYPES)).min(1).optional().describe('Only passages of these sources (default: all).'),
+    folder_id: z.string().optional().describe('Only recordings in this folder (fld_…).'),
+    recording_id: z.string().optional().describe('Only this recording (rec_…).'),
+    created_after: z.string().optional().describe('Only sources created after this ISO-8601 time.'),
+    created_before: z.string().optional().describe('Only sources created before this ISO-8601 time.'),
+  })
+  .strict();
+
+export type AskInput = z.infer<typeof askInputSchema>;
+
+/** An ask body is small: a question and filters. */
+export const MAX_ASK_BODY_BYTES = 64 * 1024;
 
 /**
  * POST /recordings/{id}/speakers: `{"names": {"S1": "Maria", "S2": ""}}` ("" clears a name). The

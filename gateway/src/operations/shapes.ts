@@ -3,7 +3,7 @@
  * MCP tools declare them as output schemas; the OpenAPI document is generated from them.
  * `present.ts` builds values of these shapes from the services' messages.
  */
-import { JOB_STATUS_NAMES, LISTEN_TOKEN_PATTERN, LISTEN_TOKEN_TTL_SECONDS, SEARCH_RANKINGS, SEARCH_SOURCE_TYPES } from '@murmur/contract';
+import { ANSWER_MODES, JOB_STATUS_NAMES, LISTEN_TOKEN_PATTERN, LISTEN_TOKEN_TTL_SECONDS, SEARCH_RANKINGS, SEARCH_SOURCE_TYPES } from '@murmur/contract';
 import { z } from 'zod';
 
 const isoTime = z.string().describe('ISO-8601 UTC time');
@@ -184,6 +184,34 @@ export const searchResultShape = z.object({
 /** A page of search results, with how it was ranked. */
 export const searchPageShape = listShape(searchResultShape).extend({
   ranking: z.enum(SEARCH_RANKINGS).describe('`text`: Postgres full-text ranking; `hybrid`: full text and embeddings fused by reciprocal rank (when an embeddings engine is configured)'),
+});
+
+/** POST /ask and the `ask` tool: an answer with the passages it cites. */
+export const answerShape = z.object({
+  id: z.string().describe('ans_…'),
+  object: z.literal('answer'),
+  question: z.string(),
+  answer: z.string().describe('The answer; each statement followed by the numbers of the passages it rests on, as [n] (n counts from 1 in `passages`)'),
+  mode: z.enum(ANSWER_MODES).describe('`extractive`: the best sentences of the passages, quoted (the local engine, no LLM); `generative`: written by the configured LLM from the passages'),
+  citations: z
+    .array(
+      z.object({
+        passage_id: z.string(),
+        type: z.enum(SEARCH_SOURCE_TYPES),
+        id: z.string(),
+        title: z.string(),
+        start: z.number().nullable(),
+        end: z.number().nullable(),
+        speaker: z.string().nullable(),
+        speaker_name: z.string().nullable(),
+        url: z.string().nullable(),
+      }),
+    )
+    .describe('The passages the answer cites, in the order first cited'),
+  passages: z.array(searchResultShape).describe('The passages the answer was drawn from, best first (as GET /search shows them)'),
+  credits_charged: z.number().int().describe('0 when nothing in the library matched'),
+  engine: z.string().describe('The conversion engine that answered: local, llama or openai'),
+  created_at: nullableTime,
 });
 
 export const rateLimitShape = z.object({

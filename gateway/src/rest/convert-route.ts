@@ -1,4 +1,4 @@
-/** POST /convert's REST spec: how it reads its body (read before admission when small) and renders its answer. */
+/** POST /convert's and POST /ask's REST specs: how it reads its body (read before admission when small) and renders its answer. */
 import type { Request, Response } from 'express';
 import { CONVERT_READ_FIRST_MAX_BYTES } from '@murmur/contract';
 import { billing } from '@murmur/proto';
@@ -29,5 +29,19 @@ export function convertSpec(body: BodyOptions = {}): AiRouteSpec<ops.ConvertInpu
       const declared = Number(req.headers['content-length']);
       return Number.isSafeInteger(declared) && declared <= CONVERT_READ_FIRST_MAX_BYTES;
     },
+  };
+}
+
+/** POST /ask: a small JSON body (a question and filters), always read before admission: its charge admits it. */
+export function askSpec(body: BodyOptions = {}): AiRouteSpec<ops.AskInput> {
+  const read = async (req: Request, res: Response) =>
+    ops.parseInput(ops.askInputSchema, await readJsonBody(req, res, { limit: ops.MAX_ASK_BODY_BYTES, idleTimeoutMs: body.bodyIdleTimeoutMs }));
+  return {
+    operation: billing.Operation.OPERATION_CONVERT,
+    read,
+    fingerprint: (input) => sha256(canonical(input)),
+    fingerprintOf: async (req, res) => sha256(canonical(await read(req, res))),
+    execute: async (ctx, input, call) => json(200, await ops.ask(ctx, input, call)),
+    readsBeforeAdmission: () => true,
   };
 }

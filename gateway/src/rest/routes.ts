@@ -15,7 +15,7 @@ import { asyncApiHandler, openApiHandler } from '../openapi/route';
 import { expressPath, ROUTES, type OperationId, type QuerySpec, type RouteOf } from '../routes';
 import type { BodyOptions } from '../upload/body-options';
 import { aiRoute } from './ai-route';
-import { convertSpec } from './convert-route';
+import { askSpec, convertSpec } from './convert-route';
 import { transcribeSpec } from './transcribe-route';
 import { renderRecording } from './transcript-response';
 import { transcriptionEventsRoute, transcriptionRoute } from './transcription-routes';
@@ -71,6 +71,7 @@ export function apiRouter(clients: ServiceClients, idempotency: IdempotencyStore
     listFolders: json((c, q) => ops.listFolders(c, q)),
     listKnowledgeBases: json((c, q) => ops.listKnowledgeBases(c, q)),
     convert: aiRoute(clients, idempotency, log, convertSpec(body)),
+    ask: aiRoute(clients, idempotency, log, askSpec(body)),
     transcribe: aiRoute(clients, idempotency, log, transcribeSpec(body)),
     createTranscription: aiRoute(clients, idempotency, log, transcribeSpec(body, 'job')),
     listTranscriptions: json((c, q) => ops.listTranscriptions(c, q)),
