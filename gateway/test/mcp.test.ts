@@ -35,10 +35,10 @@ describe.each(MCP_REVISIONS)('MCP server on %s', (revision) => {
     expect(client.getNegotiatedProtocolVersion?.() ?? '2025-11-25').toBe(revision);
   });
 
-  it('lists the eight tools with titles, input and output schemas and explicit annotations', async () => {
+  it('lists the ten tools with titles, input and output schemas and explicit annotations', async () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(
-      ['convert', 'get_recording', 'get_thought_thread', 'get_usage', 'list_folders', 'list_recordings', 'list_thought_threads', 'search', 'transcribe'].sort(),
+      ['ask', 'convert', 'get_recording', 'get_thought_thread', 'get_usage', 'list_folders', 'list_recordings', 'list_thought_threads', 'search', 'transcribe'].sort(),
     );
     for (const tool of tools) {
       expect(tool.title).toEqual(expect.any(String));
@@ -46,7 +46,7 @@ describe.each(MCP_REVISIONS)('MCP server on %s', (revision) => {
       expect(tool.inputSchema.type).toBe('object');
       expect(tool.outputSchema?.type).toBe('object');
       expect(tool.annotations?.openWorldHint).toBe(false);
-      const ai = tool.name === 'transcribe' || tool.name === 'convert';
+      const ai = tool.name === 'transcribe' || tool.name === 'convert' || tool.name === 'ask';
       expect(tool.annotations?.readOnlyHint).toBe(!ai);
       if (ai) expect(tool.annotations?.destructiveHint).toBe(false);
     }
