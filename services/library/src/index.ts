@@ -5,6 +5,10 @@
  */
 import * as path from 'node:path';
 import { commonSchema, startGrpcServer, type Clock, type Database, type Logger, type AccessControl } from '@murmur/kit';
+import { startEmbedder, type Embedder } from './embeddings/embedder';
+import type { EmbeddingsEngine } from './embeddings/engine';
+import { pgvectorAvailable, pgvectorIndex } from './embeddings/pgvector-index';
+import { arrayVectorIndex, type VectorIndex } from './embeddings/vector-index';
 import { libraryHandlers } from './server';
 import { LibraryService } from './service';
 import { createPostgresLibraryStore } from './store-postgres';
@@ -27,20 +31,44 @@ export interface LibraryServiceDeps {
   clock?: Clock;
   /** MURMUR_CURSOR_SECRET; defaults to the development secret of the shared config. */
   cursorSecret?: string;
+  /** An embeddings engine (MURMUR_EMBEDDINGS_URL): passages get vectors and search ranks hybrid. */
+  embeddings?: EmbeddingsEngine;
+  /** Where vectors live (MURMUR_VECTOR_INDEX): `auto` takes pgvector where the server has it, else arrays. */
+  vectorIndex?: 'auto' | 'array' | 'pgvector';
 }
 
 /** A started library server: its port (useful with port 0) and how to stop it. */
 export interface RunningLibraryService {
   port: number;
+  /** The embedder, when an embeddings engine is configured (tests wait for `idle()`). */
+  embedder?: Embedder;
+  /** Which vector index this process uses, when an embeddings engine is configured. */
+  vectorIndex?: 'array' | 'pgvector';
   stop(): Promise<void>;
+}
+
+/** The vector index a deployment gets: pgvector where the server has it (or where asked), else arrays. */
+async function chooseVectorIndex(db: Database, wanted: 'auto' | 'array' | 'pgvector'): Promise<VectorIndex> {
+  if (wanted === 'array') return arrayVectorIndex(db);
+  if (wanted === 'pgvector' || (await pgvectorAvailable(db))) return pgvectorIndex(db);
+  return arrayVectorIndex(db);
 }
 
 /** Starts the LibraryService gRPC server (with health and reflection). Does not close `db`. */
 export async function startLibraryService(deps: LibraryServiceDeps): Promise<RunningLibraryService> {
+  let embedder: Embedder | undefined;
+  let index: VectorIndex | undefined;
+  if (deps.embeddings) {
+    index = await chooseVectorIndex(deps.db, deps.vectorIndex ?? 'auto');
+    embedder = startEmbedder(deps.embeddings, index, deps.log);
+    deps.log.info({ model: deps.embeddings.model, index: index.kind }, 'embeddings on: search ranks passages by text and vectors');
+  }
   const service = new LibraryService({
     store: createPostgresLibraryStore(deps.db),
     cursorSecret: deps.cursorSecret ?? commonSchema.MURMUR_CURSOR_SECRET.parse(undefined),
     ...(deps.clock ? { clock: deps.clock } : {}),
+    ...(deps.embeddings && index ? { semantic: { engine: deps.embeddings, index, log: deps.log } } : {}),
+    ...(embedder ? { onPassagesWritten: () => embedder!.wake() } : {}),
   });
   const server = await startGrpcServer(
     {
@@ -53,10 +81,13 @@ export async function startLibraryService(deps: LibraryServiceDeps): Promise<Run
     },
     deps.address,
   );
-  const backfill = workOffBacklog(service, deps.log);
+  const backfill = workOffBacklog(service, deps.log, () => embedder?.wake());
   return {
     port: server.port,
+    ...(embedder ? { embedder } : {}),
+    ...(index ? { vectorIndex: index.kind } : {}),
     async stop() {
+      await embedder?.stop();
       await backfill.stop();
       await server.shutdown();
     },
@@ -68,7 +99,7 @@ export async function startLibraryService(deps: LibraryServiceDeps): Promise<Run
  * (search finds a row as soon as its batch commits). A failure is logged and retried after a
  * pause: it never stops the service, which serves everything else meanwhile.
  */
-function workOffBacklog(service: LibraryService, log: Logger): { stop(): Promise<void> } {
+function workOffBacklog(service: LibraryService, log: Logger, onIndexed: () => void): { stop(): Promise<void> } {
   let stopped = false;
   let wake: (() => void) | undefined;
   const pause = (ms: number) => new Promise<void>((resolve) => {
@@ -85,6 +116,7 @@ function workOffBacklog(service: LibraryService, log: Logger): { stop(): Promise
         const indexed = await service.indexBacklog(100);
         total += indexed;
         if (indexed === 0) break;
+        onIndexed();
       } catch (err) {
         log.warn({ err }, 'indexing the passages of older rows failed; retrying in 30 s');
         await pause(30_000);
@@ -103,4 +135,8 @@ function workOffBacklog(service: LibraryService, log: Logger): { stop(): Promise
 
 export { LibraryService, type LibraryServiceOptions, type ListPage } from './service';
 export { createPostgresLibraryStore } from './store-postgres';
+export { EmbeddingsError, normalise, OpenAiEmbeddings, type EmbeddingsEngine, type OpenAiEmbeddingsOptions } from './embeddings/engine';
+export { arrayVectorIndex, type VectorIndex } from './embeddings/vector-index';
+export { reciprocalRankFusion, HYBRID_CANDIDATES, RRF_K } from './search';
+export { loadLibraryConfig, libraryConfigSchema, embeddingsFromConfig, type LibraryConfig } from './config';
 export type { LibraryStore } from './store';

@@ -24,7 +24,7 @@ import {
 } from './messages';
 import { filterDigest, PageCursors, type ListName, type PagePosition } from '@murmur/kit';
 import { isMissing, type LibraryStore, type PageQuery } from './store';
-import { SearchPages, searchFilters, searchQueryOf, sourcesOf } from './search';
+import { SearchPages, searchFilters, searchQueryOf, sourcesOf, type SemanticSearch } from './search';
 import {
   artifactContentOf,
   artifactDataOf,
@@ -81,6 +81,10 @@ export interface LibraryServiceOptions {
   /** HMAC key of page cursors (MURMUR_CURSOR_SECRET); the same on every replica. */
   cursorSecret: string;
   clock?: Clock;
+  /** Embeddings engine and vector index: search ranks hybrid when given. */
+  semantic?: SemanticSearch;
+  /** Told after every write that made passages (the embedder wakes). */
+  onPassagesWritten?: () => void;
 }
 
 /** One instance per process; stateless apart from its store, clock and cursor key. */
@@ -88,12 +92,14 @@ export class LibraryService {
   private readonly store: LibraryStore;
   private readonly cursors: PageCursors;
   private readonly searches: SearchPages;
+  private readonly onPassagesWritten: () => void;
   private readonly clock: Clock;
 
   constructor(opts: LibraryServiceOptions) {
     this.store = opts.store;
     this.cursors = new PageCursors(opts.cursorSecret);
-    this.searches = new SearchPages(opts.cursorSecret);
+    this.searches = new SearchPages(opts.cursorSecret, opts.semantic);
+    this.onPassagesWritten = opts.onPassagesWritten ?? (() => undefined);
     this.clock = opts.clock ?? systemClock;
   }
 
@@ -198,10 +204,10 @@ export class LibraryService {
     const recordingId = req.recordingId === '' ? undefined : idOf('recording', req.recordingId, 'recording_id');
     const range = dateRangeOf(req.createdAfter, req.createdBefore);
     const filters = searchFilters({ query, sources, folderId, recordingId, after: range.after, before: range.before });
-    const after = this.searches.positionOf(ownerId, req.page?.cursor ?? '', filters);
+    const position = this.searches.positionOf(ownerId, req.page?.cursor ?? '', filters);
     const page = await this.searches.page(this.store, {
       ownerId, query, sources, limit, filters,
-      ...(after ? { after } : {}),
+      ...(position ? { after: position.after, mode: position.mode } : {}),
       ...(folderId !== undefined ? { folderId } : {}),
       ...(recordingId !== undefined ? { recordingId } : {}),
       ...(range.after ? { createdAfter: range.after } : {}),
@@ -237,6 +243,7 @@ export class LibraryService {
     }
     const id = req.recordingId || newId('rec');
     const created = await this.store.createRecording({ id, ownerId, title, folderId, durationSeconds, transcript, createdAt });
+    if (transcript) this.onPassagesWritten();
     if (isMissing(created)) {
       if (created.missing === 'taken') throw new MurmurError('invalid_request', 'recording_id is taken; choose another id or leave it empty.', { param: 'recording_id' });
       throw notFound('folder', 'folder_id');
@@ -275,6 +282,7 @@ export class LibraryService {
     const transcript = transcriptOf(req.transcript);
     const id = idOf('recording', req.recordingId, 'recording_id');
     const updated = await this.store.attachTranscript(ownerId, id, transcript, this.clock.now());
+    this.onPassagesWritten();
     if (!updated) throw notFound('recording', 'recording_id');
     return recordingSummaryMessage(updated);
   }
@@ -332,6 +340,7 @@ export class LibraryService {
     const threadId = idOf('thread', req.threadId, 'thread_id');
     if (recordingId !== null) idOf('recording', recordingId, 'recording_id');
     const item = await this.store.addThreadItem({ id: newId('thi'), ownerId, threadId, kind, text, recordingId, createdAt: this.clock.now() });
+    this.onPassagesWritten();
     if (isMissing(item)) throw item.missing === 'thread' ? notFound('thread', 'thread_id') : notFound('recording', 'recording_id');
     return threadItemMessage(item);
   }
@@ -352,7 +361,9 @@ export class LibraryService {
     const name = nameOf(req.name);
     const description = descriptionOf(req.description);
     const createdAt = createdAtOf(req.createdAt, this.clock.now());
-    return knowledgeBaseMessage(await this.store.createKnowledgeBase({ id: newId('kb'), ownerId, name, description, createdAt }));
+    const kb = await this.store.createKnowledgeBase({ id: newId('kb'), ownerId, name, description, createdAt });
+    this.onPassagesWritten();
+    return knowledgeBaseMessage(kb);
   }
 
   async addKnowledgeBaseRecording(req: library.AddKnowledgeBaseRecordingRequest): Promise<library.KnowledgeBase> {

@@ -120,17 +120,33 @@ interface HitRow {
 const START = '\u0001';
 const STOP = '\u0002';
 
-/** Ranked passages of one owner for a query, best first, `limit` of them after `after`. */
-export async function searchPassages(db: Database, ownerId: string, filter: PassageFilter, page: { after?: RankPosition; limit: number }): Promise<PassageSearch> {
-  const p = new Params();
-  const owner = p.add(ownerId);
-  const query = p.add(filter.query);
-  let where = `p.owner_id = ${owner} AND p.search @@ q.q`;
+/**
+ * The filter's conditions on passages `p` (owner first: every query of passages starts there).
+ * Shared by the text ranking and the vector indexes, so both see exactly the same passages.
+ */
+export function filterConditions(p: Params, ownerId: string, filter: Omit<PassageFilter, 'query'>): string {
+  let where = `p.owner_id = ${p.add(ownerId)}`;
   if (filter.sources && filter.sources.length > 0) where += ` AND p.source = ANY(${p.add(filter.sources)}::text[])`;
   if (filter.folderId !== undefined) where += ` AND p.folder_id = ${p.add(filter.folderId)}`;
   if (filter.recordingId !== undefined) where += ` AND p.source_id = ${p.add(filter.recordingId)} AND p.source = 'recording'`;
   if (filter.createdAfter) where += ` AND p.source_created_at > ${p.add(filter.createdAfter)}::timestamptz`;
   if (filter.createdBefore) where += ` AND p.source_created_at < ${p.add(filter.createdBefore)}::timestamptz`;
+  return where;
+}
+
+/** The columns of a hit, over a row `h` of passages with a `score`, and the query `q.q`. */
+const HIT_SELECT = `SELECT h.id, h.source, h.source_id, h.thread_item_id, h.text, h.start_seconds, h.end_seconds, h.speaker, h.score, h.source_created_at,
+            ts_headline('english', h.text, q.q, 'HighlightAll=true, StartSel=${START}, StopSel=${STOP}') AS marked,
+            coalesce(r.title, t.title, k.name, '') AS title, r.speakers`;
+const HIT_JOINS = `LEFT JOIN recordings r ON h.source = 'recording' AND r.owner_id = h.owner_id AND r.id = h.source_id
+     LEFT JOIN thought_threads t ON h.source = 'thought_thread' AND t.owner_id = h.owner_id AND t.id = h.source_id
+     LEFT JOIN knowledge_bases k ON h.source = 'knowledge_base' AND k.owner_id = h.owner_id AND k.id = h.source_id`;
+
+/** Ranked passages of one owner for a query, best first, `limit` of them after `after`. */
+export async function searchPassages(db: Database, ownerId: string, filter: PassageFilter, page: { after?: RankPosition; limit: number }): Promise<PassageSearch> {
+  const p = new Params();
+  const query = p.add(filter.query);
+  const where = `${filterConditions(p, ownerId, filter)} AND p.search @@ q.q`;
   const after = page.after ? ` WHERE (h.score < ${p.add(page.after.score)}::real OR (h.score = ${p.add(page.after.score)}::real AND h.id > ${p.add(page.after.id)}::text))` : '';
   const rows = await db.query<HitRow>(
     `WITH q AS (SELECT websearch_to_tsquery('english', ${query}) AS q),
@@ -140,27 +156,64 @@ export async function searchPassages(db: Database, ownerId: string, filter: Pass
        FROM passages p, q WHERE ${where}
      ),
      page AS (SELECT * FROM hits h${after} ORDER BY h.score DESC, h.id LIMIT ${p.add(page.limit)})
-     SELECT h.id, h.source, h.source_id, h.thread_item_id, h.text, h.start_seconds, h.end_seconds, h.speaker, h.score, h.source_created_at,
-            ts_headline('english', h.text, q.q, 'HighlightAll=true, StartSel=${START}, StopSel=${STOP}') AS marked,
-            coalesce(r.title, t.title, k.name, '') AS title, r.speakers
+     ${HIT_SELECT}
      FROM page h CROSS JOIN q
-     LEFT JOIN recordings r ON h.source = 'recording' AND r.owner_id = h.owner_id AND r.id = h.source_id
-     LEFT JOIN thought_threads t ON h.source = 'thought_thread' AND t.owner_id = h.owner_id AND t.id = h.source_id
-     LEFT JOIN knowledge_bases k ON h.source = 'knowledge_base' AND k.owner_id = h.owner_id AND k.id = h.source_id
+     ${HIT_JOINS}
      ORDER BY h.score DESC, h.id`,
     p.values,
   );
   if (rows.length === 0) {
-    // Nothing matched: say so plainly, unless the query could never match (stop words only, or
-    // only excluded words), which is the caller's mistake and gets its own answer.
-    const [shape] = await db.query<{ nodes: number; tree: string }>(
-      `SELECT numnode(q) AS nodes, querytree(q) AS tree FROM websearch_to_tsquery('english', $1) AS q`,
-      [filter.query],
-    );
-    if (!shape || shape.nodes === 0) return { refused: 'no_terms' };
-    if (shape.tree === 'T') return { refused: 'only_excluded' };
+    const refused = await queryRefusal(db, filter.query);
+    if (refused) return { refused };
   }
   return { hits: rows.map(toHit) };
+}
+
+/**
+ * Why a query can never match (stop words only, or only excluded words), or null when it can:
+ * asked only when a search found nothing, so a query that matches costs no extra round trip.
+ */
+async function queryRefusal(db: Database, query: string): Promise<'no_terms' | 'only_excluded' | null> {
+  const [shape] = await db.query<{ nodes: number; tree: string }>(`SELECT numnode(q) AS nodes, querytree(q) AS tree FROM websearch_to_tsquery('english', $1) AS q`, [query]);
+  if (!shape || shape.nodes === 0) return 'no_terms';
+  if (shape.tree === 'T') return 'only_excluded';
+  return null;
+}
+
+/** The ids and text ranks of the best `limit` passages for a query (hybrid ranking's text list). */
+export async function textCandidates(db: Database, ownerId: string, filter: PassageFilter, limit: number): Promise<{ ranked: Array<{ id: string; score: number }> } | { refused: 'no_terms' | 'only_excluded' }> {
+  const p = new Params();
+  const query = p.add(filter.query);
+  const rows = await db.query<{ id: string; score: number }>(
+    `WITH q AS (SELECT websearch_to_tsquery('english', ${query}) AS q)
+     SELECT p.id, ts_rank_cd(p.search, q.q, 32) AS score FROM passages p, q
+     WHERE ${filterConditions(p, ownerId, filter)} AND p.search @@ q.q
+     ORDER BY score DESC, p.id LIMIT ${p.add(limit)}`,
+    p.values,
+  );
+  if (rows.length === 0) {
+    const refused = await queryRefusal(db, filter.query);
+    if (refused) return { refused };
+  }
+  return { ranked: rows.map((r) => ({ id: r.id, score: Number(r.score) })) };
+}
+
+/** The owner's passages of `ids` as hits (in that order), scored as given, highlighted for `query`. */
+export async function hitsByIds(db: Database, ownerId: string, ids: Array<{ id: string; score: number }>, query: string): Promise<PassageHit[]> {
+  if (ids.length === 0) return [];
+  const rows = await db.query<HitRow>(
+    `WITH q AS (SELECT websearch_to_tsquery('english', $2) AS q),
+     h AS (
+       SELECT p.id, p.owner_id, p.source, p.source_id, p.thread_item_id, p.text, p.start_seconds, p.end_seconds, p.speaker, p.source_created_at, s.score
+       FROM unnest($3::text[], $4::float8[]) AS s(id, score) JOIN passages p ON p.id = s.id AND p.owner_id = $1
+     )
+     ${HIT_SELECT}
+     FROM h CROSS JOIN q
+     ${HIT_JOINS}`,
+    [ownerId, query, ids.map((i) => i.id), ids.map((i) => i.score)],
+  );
+  const byId = new Map(rows.map((r) => [r.id, toHit(r)]));
+  return ids.flatMap((i) => byId.get(i.id) ?? []);
 }
 
 function toHit(row: HitRow): PassageHit {

@@ -7,7 +7,7 @@ import type { Database } from '@murmur/kit';
 import type { LibraryStore } from './store';
 import { indexBacklog } from './store-backfill';
 import { postgresCollectionStore } from './store-collections';
-import { searchPassages } from './store-passages';
+import { hitsByIds, searchPassages, textCandidates } from './store-passages';
 import { postgresRecordingStore } from './store-recordings';
 import { postgresThreadStore } from './store-threads';
 
@@ -18,6 +18,8 @@ export function createPostgresLibraryStore(db: Database): LibraryStore {
     ...postgresThreadStore(db),
     ...postgresCollectionStore(db),
     searchPassages: (ownerId, filter, page) => searchPassages(db, ownerId, filter, page),
+    textCandidates: (ownerId, filter, limit) => textCandidates(db, ownerId, filter, limit),
+    hitsByIds: (ownerId, ids, query) => hitsByIds(db, ownerId, ids, query),
     indexBacklog: (limit) => indexBacklog(db, limit),
   };
 }

@@ -7,7 +7,7 @@
  */
 import type { PagePosition } from '@murmur/kit';
 import type { ArtifactFormatWord, ContextSourceKindWord, ThreadItemKindWord } from './kinds';
-import type { PassageFilter, PassageSearch, RankPosition } from './store-passages';
+import type { PassageFilter, PassageHit, PassageSearch, RankPosition } from './store-passages';
 import type { CleanTranscript } from './validation';
 
 /** Which referenced row was not found (or belongs to someone else). */
@@ -219,6 +219,10 @@ export interface CollectionStore {
 export interface PassageSearchStore {
   /** Ranked passages of one owner (store-passages.ts), or why the query can never match. */
   searchPassages(ownerId: string, filter: PassageFilter, page: { after?: RankPosition; limit: number }): Promise<PassageSearch>;
+  /** The ids and text ranks of the best `limit` passages (hybrid ranking's text list). */
+  textCandidates(ownerId: string, filter: PassageFilter, limit: number): Promise<{ ranked: Array<{ id: string; score: number }> } | { refused: 'no_terms' | 'only_excluded' }>;
+  /** The owner's passages of `ids` as hits, in that order, with the scores given and highlights for `query`. */
+  hitsByIds(ownerId: string, ids: Array<{ id: string; score: number }>, query: string): Promise<PassageHit[]>;
   /**
    * Writes the passages of up to `limit` rows stored before passages existed (oldest first), each
    * in its own transaction; answers how many it indexed (0: none are left).
