@@ -275,13 +275,7 @@ export class ConversionService {
           throw err;
         }
       }
-      try {
-        await this.commit(userId, reservation.id, reservation.credits, signal);
-      } catch (err) {
-        // Not charged: the hold is released here or expires on its own.
-        await this.release(userId, reservation.id, 'commit failed');
-        throw lease.lost ? holdLapsedError() : err;
-      }
+      await this.commitOrRelease(userId, reservation, signal, lease);
     } finally {
       lease.stop();
     }
@@ -371,12 +365,7 @@ export class ConversionService {
         this.opts.log.warn({ engine: this.opts.engine.name, chars, reason: (err as Error).message, cancelled: signal.aborted }, 'answer failed; credits released');
         throw new MurmurError('conversion_failed', 'The answer could not be written; no credits were charged. Try again, or search with GET /search.');
       }
-      try {
-        await this.commit(userId, reservation.id, reservation.credits, signal);
-      } catch (err) {
-        await this.release(userId, reservation.id, 'commit failed');
-        throw lease.lost ? holdLapsedError() : err;
-      }
+      await this.commitOrRelease(userId, reservation, signal, lease);
     } finally {
       lease.stop();
     }
@@ -478,6 +467,17 @@ export class ConversionService {
         this.opts.log.warn({ reservation_id: reservationId, err: err.message }, 'commit failed; retrying (it is idempotent)');
         await new Promise((resolve) => setTimeout(resolve, pause));
       }
+    }
+  }
+
+  /** Charges the finished work; a commit that fails releases the hold (not charged) and fails the call. */
+  private async commitOrRelease(userId: string, reservation: billing.Reservation, signal: AbortSignal, lease: { lost: boolean }): Promise<void> {
+    try {
+      await this.commit(userId, reservation.id, reservation.credits, signal);
+    } catch (err) {
+      // Not charged: the hold is released here or expires on its own.
+      await this.release(userId, reservation.id, 'commit failed');
+      throw lease.lost ? holdLapsedError() : err;
     }
   }
 

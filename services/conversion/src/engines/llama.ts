@@ -151,21 +151,32 @@ export class LlamaEngine implements ConversionEngine {
   }
 
   async convert(input: EngineInput): Promise<Artifact> {
-    const run = this.queue.then(() => this.convertNow(input));
+    return this.queued(() => this.convertNow(input));
+  }
+
+  /** Runs `work` after every earlier call: conversions and answers share the one sequence. */
+  private queued<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(work);
     this.queue = run.catch(() => undefined);
     return run;
   }
 
-  private async convertNow(input: EngineInput): Promise<Artifact> {
-    input.signal.throwIfAborted();
+  /** The loaded model and the grammar of `schema` (made once per key), or an EngineError. */
+  private async ready(signal: AbortSignal, key: string, schema: () => Record<string, unknown>): Promise<{ loaded: Loaded; grammar: Promise<LlamaGrammar> }> {
+    signal.throwIfAborted();
     let loaded: Loaded;
     try {
       loaded = await this.load();
     } catch (err) {
       throw new EngineError(`the llama model could not be loaded: ${(err as Error).message}`, { cause: err });
     }
-    const grammar = loaded.grammars.get(input.kind) ?? loaded.llama.createGrammarForJsonSchema(schemaFor(input.kind));
-    loaded.grammars.set(input.kind, grammar);
+    const grammar = loaded.grammars.get(key) ?? loaded.llama.createGrammarForJsonSchema(schema() as never);
+    loaded.grammars.set(key, grammar);
+    return { loaded, grammar };
+  }
+
+  private async convertNow(input: EngineInput): Promise<Artifact> {
+    const { loaded, grammar } = await this.ready(input.signal, input.kind, () => schemaFor(input.kind));
 
     const maxTokens = Math.min(this.opts.maxTokens, Math.floor(loaded.context.contextSize / 2));
     const budget = loaded.context.contextSize - maxTokens;
@@ -183,21 +194,11 @@ export class LlamaEngine implements ConversionEngine {
   }
 
   async answer(input: AnswerInput): Promise<EngineAnswer> {
-    const run = this.queue.then(() => this.answerNow(input));
-    this.queue = run.catch(() => undefined);
-    return run;
+    return this.queued(() => this.answerNow(input));
   }
 
   private async answerNow(input: AnswerInput): Promise<EngineAnswer> {
-    input.signal.throwIfAborted();
-    let loaded: Loaded;
-    try {
-      loaded = await this.load();
-    } catch (err) {
-      throw new EngineError(`the llama model could not be loaded: ${(err as Error).message}`, { cause: err });
-    }
-    const grammar = loaded.grammars.get('answer') ?? loaded.llama.createGrammarForJsonSchema(ANSWER_SCHEMA as never);
-    loaded.grammars.set('answer', grammar);
+    const { loaded, grammar } = await this.ready(input.signal, 'answer', () => ANSWER_SCHEMA as unknown as Record<string, unknown>);
     const maxTokens = Math.min(this.opts.maxTokens, Math.floor(loaded.context.contextSize / 4));
     const budget = loaded.context.contextSize - maxTokens;
     // The worst-ranked passages give way first when the context is short.
