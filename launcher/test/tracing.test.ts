@@ -241,6 +241,15 @@ describe('tracing across processes', () => {
     checkTree(trace, /POST/);
   });
 
+  it('makes one trace of a passage search, and keeps its query out of it', async () => {
+    // Words of a transcript the leak search below looks for: a span holding the query would leak them.
+    const query = encodeURIComponent('send the deck by Friday');
+    const { spans: trace } = await traced(() => fetch(`${base}/api/v1/search?q=${query}`, { headers: { authorization: `Bearer ${key}` } }), ['gateway', 'library']);
+    checkTree(trace, /GET/);
+    // The span holds the query's place, not its words (the leak search at the end reads every export).
+    expect(JSON.stringify(docs)).toContain('q=REDACTED');
+  });
+
   it('makes one trace of each MCP AI tool: transcribe (base64 audio) and convert', async () => {
     const audio = `data:audio/wav;base64,${fs.readFileSync(WAV).toString('base64')}`;
     const transcribed = await traced(() => mcpCall('transcribe', { audio_base64: audio }), ['gateway', 'billing', 'transcription']);

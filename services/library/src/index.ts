@@ -4,7 +4,7 @@
  * {@link startLibraryService} on a database opened with {@link LIBRARY_MIGRATIONS_DIR}.
  */
 import * as path from 'node:path';
-import { commonSchema, startGrpcServer, type Clock, type Database, type Logger, type AccessControl } from '@murmur/kit';
+import { commonSchema, startGrpcServer, untracedUnlessInCall, type Clock, type Database, type Logger, type AccessControl } from '@murmur/kit';
 import { startEmbedder, type Embedder } from './embeddings/embedder';
 import type { EmbeddingsEngine } from './embeddings/engine';
 import { pgvectorAvailable, pgvectorIndex } from './embeddings/pgvector-index';
@@ -113,7 +113,8 @@ function workOffBacklog(service: LibraryService, log: Logger, onIndexed: () => v
     let total = 0;
     while (!stopped) {
       try {
-        const indexed = await service.indexBacklog(100);
+        // Background work: untraced (kit background-work.ts).
+        const indexed = await untracedUnlessInCall(() => service.indexBacklog(100));
         total += indexed;
         if (indexed === 0) break;
         onIndexed();

@@ -5,7 +5,7 @@
  * retried with a growing pause; search meanwhile ranks the passages it has vectors for, and text
  * ranking never waits on it.
  */
-import type { Logger } from '@murmur/kit';
+import { untracedUnlessInCall, type Logger } from '@murmur/kit';
 import type { EmbeddingsEngine } from './engine';
 import type { VectorIndex } from './vector-index';
 
@@ -45,7 +45,8 @@ export function startEmbedder(engine: EmbeddingsEngine, index: VectorIndex, log:
       }
       wakeUp = done;
     });
-  const loop = (async () => {
+  // Background work: untraced (kit background-work.ts), every poll and batch.
+  const loop = untracedUnlessInCall(async () => {
     const forgotten = await index.forgetOtherModels(engine.model).catch((err: unknown) => {
       log.warn({ err: (err as Error).message }, 'could not clear the vectors of another embeddings model');
       return 0;
@@ -72,7 +73,7 @@ export function startEmbedder(engine: EmbeddingsEngine, index: VectorIndex, log:
       }
     }
     for (const w of idleWaiters) w();
-  })();
+  });
   return {
     wake() {
       woken = true;
