@@ -7,7 +7,8 @@
 -- folder_id and source_created_at are copies of the source's, kept for the filters (a moved
 -- recording updates its passages in the same transaction). `embedding` holds the passage's vector
 -- when an embeddings engine is configured (filled after the write: an engine is a network call and
--- never runs inside a transaction), `embedding_model` the model that made it.
+-- never runs inside a transaction) as little-endian float32s of unit length, `embedding_model` the
+-- model that made it.
 CREATE TABLE passages (
   id                 text COLLATE "C" PRIMARY KEY,
   owner_id           text COLLATE "C" NOT NULL,
@@ -23,7 +24,7 @@ CREATE TABLE passages (
   end_seconds        double precision,
   speaker            text,
   search             tsvector GENERATED ALWAYS AS (to_tsvector('english'::regconfig, text)) STORED,
-  embedding          real[],
+  embedding          bytea,
   embedding_model    text,
   UNIQUE (owner_id, source_id, ordinal)
 );

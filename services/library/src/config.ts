@@ -8,8 +8,10 @@ import { OpenAiEmbeddings, type EmbeddingsEngine } from './embeddings/engine';
 export const libraryConfigSchema = {
   /** An OpenAI-compatible API (up to and including /v1) with `/embeddings`; unset → no vectors, text ranking alone. */
   MURMUR_EMBEDDINGS_URL: z.string().url().optional(),
-  /** The embeddings model asked for; stored beside each vector (a change makes them again). */
+  /** The embeddings model asked for; stored beside each vector (a change of model makes them again). */
   MURMUR_EMBEDDINGS_MODEL: z.string().min(1).default('text-embedding-3-small'),
+  /** Shorter vectors from models that can give them (`dimensions`; e.g. 512 for text-embedding-3-small): less to store and to compare. */
+  MURMUR_EMBEDDINGS_DIMENSIONS: z.coerce.number().int().positive().max(4096).optional(),
   /** Bearer key of that API; optional for local servers. */
   MURMUR_EMBEDDINGS_API_KEY: z.string().optional(),
   /** Longest one embeddings request may take. */
@@ -31,6 +33,7 @@ export function embeddingsFromConfig(cfg: LibraryConfig): EmbeddingsEngine | und
     baseUrl: cfg.MURMUR_EMBEDDINGS_URL,
     model: cfg.MURMUR_EMBEDDINGS_MODEL,
     timeoutMs: cfg.MURMUR_EMBEDDINGS_TIMEOUT_MS,
+    ...(cfg.MURMUR_EMBEDDINGS_DIMENSIONS ? { dimensions: cfg.MURMUR_EMBEDDINGS_DIMENSIONS } : {}),
     ...(cfg.MURMUR_EMBEDDINGS_API_KEY ? { apiKey: cfg.MURMUR_EMBEDDINGS_API_KEY } : {}),
   });
 }

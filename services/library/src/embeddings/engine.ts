@@ -21,6 +21,8 @@ export interface OpenAiEmbeddingsOptions {
   baseUrl: string;
   apiKey?: string;
   model: string;
+  /** Asks the model for shorter vectors (OpenAI's text-embedding-3 models take `dimensions`); unset: the model's own size. */
+  dimensions?: number;
   /** Longest one request may take. */
   timeoutMs: number;
 }
@@ -57,7 +59,7 @@ export class OpenAiEmbeddings implements EmbeddingsEngine {
       res = await fetch(this.url, {
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'application/json', ...(this.opts.apiKey ? { authorization: `Bearer ${this.opts.apiKey}` } : {}) },
-        body: JSON.stringify({ model: this.opts.model, input: texts, encoding_format: 'float' }),
+        body: JSON.stringify({ model: this.opts.model, input: texts, encoding_format: 'float', ...(this.opts.dimensions ? { dimensions: this.opts.dimensions } : {}) }),
         signal: combined,
       });
       if (!res.ok) throw new EmbeddingsError(`embeddings endpoint answered HTTP ${res.status}`);
