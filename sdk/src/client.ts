@@ -1,0 +1,154 @@
+/**
+ * The Murmur client: one object per key, its resources as properties.
+ *
+ *   const murmur = new Murmur();                       // MURMUR_API_KEY, MURMUR_BASE_URL
+ *   const t = await murmur.transcribe({ audio: './standup.m4a', save: true });
+ *   for await (const r of murmur.recordings.list()) console.log(r.title);
+ */
+import { HttpCore, type ClientOptions } from './http.js';
+import { Transcriptions, transcriptionBody, type CallOptions, type TranscriptionOptions } from './jobs.js';
+import { PagePromise, type Page } from './pagination.js';
+import type { AudioInput } from './uploads.js';
+import { verifyWebhook } from './webhooks.js';
+import type { components } from './generated/openapi.js';
+
+type Schemas = components['schemas'];
+export type Transcription = Schemas['Transcription'];
+export type Artifact = Schemas['Artifact'];
+export type Recording = Schemas['Recording'];
+export type RecordingSummary = Schemas['RecordingSummary'];
+export type ThoughtThread = Schemas['ThoughtThread'];
+export type ThoughtThreadSummary = Schemas['ThoughtThreadSummary'];
+export type Folder = Schemas['Folder'];
+export type KnowledgeBase = Schemas['KnowledgeBase'];
+export type SearchResult = Schemas['SearchResult'];
+export type SearchPage = Schemas['SearchResultList'];
+export type Answer = Schemas['Answer'];
+export type Usage = Schemas['Usage'];
+export type User = Schemas['User'];
+export type ListenToken = Schemas['ListenToken'];
+export type ConvertParams = Schemas['ConvertRequest'];
+export type AskParams = Schemas['AskRequest'];
+
+export interface TranscribeParams extends TranscriptionOptions {
+  audio: AudioInput;
+}
+
+export interface SearchParams {
+  q: string;
+  type?: Array<'recording' | 'thought_thread' | 'knowledge_base'>;
+  folder_id?: string;
+  recording_id?: string;
+  created_after?: Date | string;
+  created_before?: Date | string;
+  limit?: number;
+}
+
+export interface ListRecordingsParams {
+  q?: string;
+  folder_id?: string;
+  created_after?: Date | string;
+  created_before?: Date | string;
+  limit?: number;
+}
+
+/** A list route as a {@link PagePromise}. */
+function lister<T>(http: HttpCore, path: string, query: Record<string, string | number | Date | readonly string[] | undefined>): PagePromise<T> {
+  return new PagePromise((cursor) => http.request<Page<T>>({ method: 'GET', path, query: { ...query, cursor } }).then((r) => r.data));
+}
+
+export class Recordings {
+  constructor(private readonly http: HttpCore) {}
+
+  list(params: ListRecordingsParams = {}): PagePromise<RecordingSummary> {
+    return lister(this.http, '/recordings', { ...params });
+  }
+
+  async get(id: string, options: { words?: boolean } = {}): Promise<Recording> {
+    return (await this.http.request<Recording>({ method: 'GET', path: `/recordings/${encodeURIComponent(id)}`, query: { words: options.words } })).data;
+  }
+
+  /** The transcript as text, SRT or WebVTT captions (cut on its words, speaker turns labelled). */
+  async transcript(id: string, format: 'text' | 'srt' | 'vtt'): Promise<string> {
+    const res = await this.http.send({ method: 'GET', path: `/recordings/${encodeURIComponent(id)}`, query: { response_format: format } });
+    return res.text();
+  }
+
+  /** Names speakers (`{S1: "Maria"}`; "" clears a name). */
+  async nameSpeakers(id: string, names: Record<string, string>): Promise<Recording> {
+    return (await this.http.request<Recording>({ method: 'POST', path: `/recordings/${encodeURIComponent(id)}/speakers`, json: { names } })).data;
+  }
+}
+
+export class Murmur {
+  readonly http: HttpCore;
+  readonly recordings: Recordings;
+  readonly transcriptions: Transcriptions;
+  readonly threads: { list(params?: { limit?: number }): PagePromise<ThoughtThreadSummary>; get(id: string): Promise<ThoughtThread> };
+  readonly folders: { list(params?: { limit?: number }): PagePromise<Folder> };
+  readonly knowledgeBases: { list(params?: { limit?: number }): PagePromise<KnowledgeBase> };
+  readonly webhooks = { verify: verifyWebhook };
+
+  constructor(options: ClientOptions = {}) {
+    const http = new HttpCore(options);
+    this.http = http;
+    this.recordings = new Recordings(http);
+    this.transcriptions = new Transcriptions(http);
+    this.threads = {
+      list: (params = {}) => lister(http, '/thought-threads', { ...params }),
+      get: async (id) => (await http.request<ThoughtThread>({ method: 'GET', path: `/thought-threads/${encodeURIComponent(id)}` })).data,
+    };
+    this.folders = { list: (params = {}) => lister(http, '/folders', { ...params }) };
+    this.knowledgeBases = { list: (params = {}) => lister(http, '/knowledge-bases', { ...params }) };
+  }
+
+  /** Your profile, plan and usage. */
+  async me(): Promise<User> {
+    return (await this.http.request<User>({ method: 'GET', path: '/me' })).data;
+  }
+
+  /** Plan limits, credits, spending and the rate-limit window. */
+  async usage(): Promise<Usage> {
+    return (await this.http.request<Usage>({ method: 'GET', path: '/usage' })).data;
+  }
+
+  /**
+   * Transcribes audio in one call (up to 500 MB, streamed from a path, Blob, bytes or stream, or
+   * downloaded by Murmur from a URL). Spends credits: an Idempotency-Key makes retries free.
+   */
+  async transcribe(params: TranscribeParams, options: CallOptions = {}): Promise<Transcription> {
+    const { audio, ...fields } = params;
+    const body = await transcriptionBody(audio, fields, options.onUploadProgress);
+    return (await this.http.request<Transcription>({ method: 'POST', path: '/transcribe', ...body, idempotencyKey: options.idempotencyKey ?? true, ...(options.signal ? { signal: options.signal } : {}) })).data;
+  }
+
+  /** Turns a transcript (or a recording's) into a summary, email, spreadsheet, … Spends credits. */
+  async convert(params: ConvertParams, options: Omit<CallOptions, 'onUploadProgress'> = {}): Promise<Artifact> {
+    return (await this.http.request<Artifact>({ method: 'POST', path: '/convert', json: params, idempotencyKey: options.idempotencyKey ?? true, ...(options.signal ? { signal: options.signal } : {}) })).data;
+  }
+
+  /** Passages of your library matching `q`, best first: await for a page, iterate for all. */
+  search(params: SearchParams): PagePromise<SearchResult, SearchPage> {
+    const { type, ...rest } = params;
+    return new PagePromise((cursor) =>
+      this.http.request<SearchPage>({ method: 'GET', path: '/search', query: { ...rest, ...(type ? { type } : {}), cursor } }).then((r) => r.data),
+    );
+  }
+
+  /** An answer to a question from your library, citing its passages. Spends credits (none when nothing matches). */
+  async ask(params: AskParams, options: Omit<CallOptions, 'onUploadProgress'> = {}): Promise<Answer> {
+    return (await this.http.request<Answer>({ method: 'POST', path: '/ask', json: params, idempotencyKey: options.idempotencyKey ?? true, ...(options.signal ? { signal: options.signal } : {}) })).data;
+  }
+
+  /** A single-use token (60 s) a browser opens the live-transcription WebSocket with. */
+  async createListenToken(): Promise<ListenToken> {
+    return (await this.http.request<ListenToken>({ method: 'POST', path: '/listen/tokens' })).data;
+  }
+
+  /** The live-transcription WebSocket URL for a listen token (or pass the key in `Authorization` from a server). */
+  listenUrl(params: { token?: string; encoding?: string; sample_rate?: number; save?: boolean } = {}): string {
+    const url = new URL(this.http.url('/listen', Object.fromEntries(Object.entries(params).filter(([, v]) => v !== undefined)) as Record<string, string>));
+    url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
+    return url.toString();
+  }
+}
