@@ -17,8 +17,9 @@ module.exports = {
     '^@murmur/gateway$': '<rootDir>/gateway/src/index.ts',
     '^@murmur/app$': '<rootDir>/app/src/index.ts',
     '^@murmur/sdk$': '<rootDir>/sdk/src/index.ts',
-    // The SDK is ESM: its relative imports name the .js files tsc writes; tests read its .ts.
-    '^(\\./(?:client|errors|http|jobs|pagination|uploads|webhooks|generated/openapi))\\.js$': '$1',
+    '^@murmur/ai-sdk$': '<rootDir>/ai-sdk/src/index.ts',
+    // The SDKs are ESM: its relative imports name the .js files tsc writes; tests read its .ts.
+    '^(\\./(?:client|errors|http|jobs|pagination|uploads|webhooks|generated/openapi|transcription-model))\\.js$': '$1',
   },
   testMatch: ['<rootDir>/**/test/**/*.test.ts'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
