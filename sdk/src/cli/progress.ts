@@ -75,7 +75,7 @@ export class ProgressBar {
     if (this.drawn && t - this.last < 100 && fraction !== 1) return;
     this.last = t;
     this.drawn = true;
-    const columns = (this.stream.columns ?? 80) - 1;
+    const columns = (this.stream.columns || 80) - 1;
     this.stream.write(`\r${renderBar({ label: this.label, fraction, ...(detail ? { detail } : {}), columns })}\x1b[K`);
   }
 

@@ -47,8 +47,8 @@ function formatOf(input: Input, json: boolean): (typeof FORMATS)[number] {
   return json ? 'json' : (format ?? 'text');
 }
 
-/** Uploads with a bar of bytes; once sent, a line saying the transcript is on its way. */
-function uploadBar(out: Output) {
+/** Uploads with a bar of bytes; once sent, a line saying what happens now (`Transcribing…`). */
+function uploadBar(out: Output, afterUpload: string) {
   const upload = out.bar('Uploading');
   let waiting: ReturnType<Output['bar']> | undefined;
   return {
@@ -56,7 +56,7 @@ function uploadBar(out: Output) {
       upload.update(total ? loaded / total : null, bytesDetail(loaded, total));
       if (total !== null && loaded >= total && !waiting) {
         upload.done();
-        waiting = out.bar('Transcribing…');
+        waiting = out.bar(afterUpload);
         waiting.update(null);
       }
     },
@@ -75,7 +75,7 @@ function saved(out: Output, result: { credits_charged: number | null; recording_
 
 async function transcribeNow(ctx: Context, audio: AudioInput, options: TranscriptionOptions, format: (typeof FORMATS)[number]): Promise<void> {
   const murmur = await ctx.client();
-  const bar = uploadBar(ctx.out);
+  const bar = uploadBar(ctx.out, 'Transcribing…');
   let result: Transcription | FormattedTranscript;
   try {
     result = await murmur.transcribe({ audio, ...options, response_format: format }, { onUploadProgress: bar.onUploadProgress });
@@ -89,7 +89,7 @@ async function transcribeNow(ctx: Context, audio: AudioInput, options: Transcrip
 
 async function transcribeAsJob(ctx: Context, audio: AudioInput, options: TranscriptionOptions, format: (typeof FORMATS)[number]): Promise<ExitCode | void> {
   const murmur = await ctx.client();
-  const bar = uploadBar(ctx.out);
+  const bar = uploadBar(ctx.out, 'Submitting…');
   let job: TranscriptionJob;
   try {
     job = await murmur.transcriptions.create({ audio, ...options }, { onUploadProgress: bar.onUploadProgress });
