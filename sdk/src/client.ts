@@ -6,7 +6,7 @@
  *   for await (const r of murmur.recordings.list()) console.log(r.title);
  */
 import { HttpCore, type ClientOptions } from './http.js';
-import { Transcriptions, transcriptionBody, type CallOptions, type TranscriptionOptions } from './jobs.js';
+import { Transcriptions, transcriptionBody, type CallOptions, type TranscriptFormat, type TranscriptionOptions } from './jobs.js';
 import { PagePromise, type Page } from './pagination.js';
 import type { AudioInput } from './uploads.js';
 import { verifyWebhook } from './webhooks.js';
@@ -32,6 +32,17 @@ export type AskParams = Schemas['AskRequest'];
 
 export interface TranscribeParams extends TranscriptionOptions {
   audio: AudioInput;
+  /** `json` (the default) answers the {@link Transcription}; `text`, `srt` or `vtt` the transcript in that format ({@link FormattedTranscript}). */
+  response_format?: 'json' | TranscriptFormat;
+}
+
+/** A transcription answered as text, SRT or WebVTT: the body, and the ids the API sends in headers (the body has no room for them). */
+export interface FormattedTranscript {
+  format: TranscriptFormat;
+  content: string;
+  transcription_id: string;
+  recording_id: string | null;
+  credits_charged: number;
 }
 
 export interface SearchParams {
@@ -69,7 +80,7 @@ export class Recordings {
   }
 
   /** The transcript as text, SRT or WebVTT captions (cut on its words, speaker turns labelled). */
-  async transcript(id: string, format: 'text' | 'srt' | 'vtt'): Promise<string> {
+  async transcript(id: string, format: TranscriptFormat): Promise<string> {
     const res = await this.http.send({ method: 'GET', path: `/recordings/${encodeURIComponent(id)}`, query: { response_format: format } });
     return res.text();
   }
@@ -115,11 +126,24 @@ export class Murmur {
   /**
    * Transcribes audio in one call (up to 500 MB, streamed from a path, Blob, bytes or stream, or
    * downloaded by Murmur from a URL). Spends credits: an Idempotency-Key makes retries free.
+   * With `response_format` text, srt or vtt, answers the transcript in that format.
    */
-  async transcribe(params: TranscribeParams, options: CallOptions = {}): Promise<Transcription> {
-    const { audio, ...fields } = params;
-    const body = await transcriptionBody(audio, fields, options.onUploadProgress);
-    return (await this.http.request<Transcription>({ method: 'POST', path: '/transcribe', ...body, idempotencyKey: options.idempotencyKey ?? true, ...(options.signal ? { signal: options.signal } : {}) })).data;
+  transcribe(params: TranscribeParams & { response_format: TranscriptFormat }, options?: CallOptions): Promise<FormattedTranscript>;
+  transcribe(params: TranscribeParams & { response_format?: 'json' }, options?: CallOptions): Promise<Transcription>;
+  transcribe(params: TranscribeParams, options?: CallOptions): Promise<Transcription | FormattedTranscript>;
+  async transcribe(params: TranscribeParams, options: CallOptions = {}): Promise<Transcription | FormattedTranscript> {
+    const { audio, response_format: format = 'json', ...fields } = params;
+    const body = await transcriptionBody(audio, format === 'json' ? fields : { ...fields, response_format: format }, options.onUploadProgress);
+    const req = { method: 'POST', path: '/transcribe', ...body, idempotencyKey: options.idempotencyKey ?? true, ...(options.signal ? { signal: options.signal } : {}) } as const;
+    if (format === 'json') return (await this.http.request<Transcription>(req)).data;
+    const res = await this.http.send(req);
+    return {
+      format,
+      content: await res.text(),
+      transcription_id: res.headers.get('x-transcription-id') ?? '',
+      recording_id: res.headers.get('x-recording-id'),
+      credits_charged: Number(res.headers.get('x-credits-charged') ?? 0),
+    };
   }
 
   /** Turns a transcript (or a recording's) into a summary, email, spreadsheet, … Spends credits. */

@@ -5,13 +5,13 @@
  */
 export { Murmur, Recordings } from './client.js';
 export type {
-  Answer, Artifact, AskParams, ConvertParams, Folder, KnowledgeBase, ListenToken, ListRecordingsParams, Recording, RecordingSummary, SearchPage, SearchParams,
+  Answer, Artifact, AskParams, ConvertParams, Folder, FormattedTranscript, KnowledgeBase, ListenToken, ListRecordingsParams, Recording, RecordingSummary, SearchPage, SearchParams,
   SearchResult, ThoughtThread, ThoughtThreadSummary, TranscribeParams, Transcription, Usage, User,
 } from './client.js';
 export { DEFAULT_BASE_URL, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, HttpCore, type Answer as HttpAnswer, type ClientOptions, type RequestOptions } from './http.js';
 export * from './errors.js';
 export { PagePromise, type Page } from './pagination.js';
-export { JobEndedError, Transcriptions, type CallOptions, type CreateJobParams, type JobStatus, type TranscriptionJob, type TranscriptionOptions } from './jobs.js';
+export { JobEndedError, Transcriptions, type CallOptions, type CreateJobParams, type JobStatus, type TranscriptFormat, type TranscriptionJob, type TranscriptionOptions } from './jobs.js';
 export { type AudioInput, type UploadProgress } from './uploads.js';
 export { verifyWebhook, WebhookSignatureError, type WebhookEvent } from './webhooks.js';
 export type { components, operations, paths } from './generated/openapi.js';

@@ -11,6 +11,8 @@ import type { components } from './generated/openapi.js';
 
 export type TranscriptionJob = components['schemas']['TranscriptionJob'];
 export type JobStatus = TranscriptionJob['status'];
+/** A transcript as a file reads it: plain text (speaker turns labelled), SRT or WebVTT captions. */
+export type TranscriptFormat = 'text' | 'srt' | 'vtt';
 
 /** The options of a transcription (POST /transcribe and POST /transcriptions alike). */
 export interface TranscriptionOptions {
@@ -75,6 +77,12 @@ export class Transcriptions {
 
   list(params: { status?: JobStatus; limit?: number } = {}): PagePromise<TranscriptionJob> {
     return new PagePromise((cursor) => this.http.request<Page<TranscriptionJob>>({ method: 'GET', path: '/transcriptions', query: { ...params, cursor } }).then((r) => r.data));
+  }
+
+  /** A completed job's transcript as text, SRT or WebVTT (409 `transcription_not_ready` before it completed). */
+  async transcript(id: string, format: TranscriptFormat): Promise<string> {
+    const res = await this.http.send({ method: 'GET', path: `/transcriptions/${encodeURIComponent(id)}`, query: { response_format: format } });
+    return res.text();
   }
 
   /** Stops a queued or processing job; its credits come back. */

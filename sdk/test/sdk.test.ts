@@ -62,6 +62,9 @@ describe('the SDK against a running Murmur', () => {
     const rec = await murmur.recordings.get(t.recording_id!);
     expect(rec.title).toBe('From the SDK');
     expect(await murmur.recordings.transcript(t.recording_id!, 'vtt')).toMatch(/^WEBVTT/);
+    const captions = await murmur.transcribe({ audio: WAV, response_format: 'vtt' });
+    expect(captions.content).toMatch(/^WEBVTT/);
+    expect([captions.transcription_id, captions.recording_id, captions.credits_charged]).toEqual([expect.stringMatching(/^trn_/), null, t.credits_charged]);
   });
 
   it('transcribes bytes and a Node stream of unknown length', async () => {
@@ -123,6 +126,7 @@ describe('the SDK against a running Murmur', () => {
     const done = await murmur.transcriptions.wait(job.id, { onProgress: (j) => seen.push(j.status) });
     expect(done.status).toBe('completed');
     expect(seen.at(-1)).toBe('completed');
+    expect(await murmur.transcriptions.transcript(job.id, 'srt')).toMatch(/^1\r?\n\d\d:\d\d:\d\d,\d{3} --> /);
     const listed: string[] = [];
     for await (const j of murmur.transcriptions.list({ status: 'completed' })) listed.push(j.id);
     expect(listed).toContain(job.id);
