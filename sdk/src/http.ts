@@ -8,6 +8,7 @@
  * never retried (it cannot be sent twice).
  */
 import { apiError, ConnectionError, MurmurError, retryAfterSeconds, TimeoutError, type ApiErrorBody } from './errors.js';
+import { hasNodeHttp, nodeUpload } from './node-upload.js';
 import type { PreparedBody } from './uploads.js';
 
 export const DEFAULT_BASE_URL = 'http://localhost:8080';
@@ -81,6 +82,8 @@ export class HttpCore {
   readonly timeoutMs: number;
   readonly maxRetries: number;
   private readonly fetchImpl: typeof fetch;
+  /** Streamed bodies go through node:http (node-upload.ts), unless a fetch of the caller's is given. */
+  private readonly nodeUploads: boolean;
 
   constructor(opts: ClientOptions = {}) {
     const apiKey = opts.apiKey ?? env('MURMUR_API_KEY');
@@ -90,6 +93,7 @@ export class HttpCore {
     this.timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.maxRetries = opts.maxRetries ?? DEFAULT_MAX_RETRIES;
     this.fetchImpl = opts.fetch ?? ((...args) => globalThis.fetch(...args));
+    this.nodeUploads = opts.fetch === undefined && hasNodeHttp();
   }
 
   url(path: string, query?: Record<string, QueryValue>): string {
@@ -136,7 +140,10 @@ export class HttpCore {
       let res: Response;
       const body = makeBody();
       try {
-        res = await this.fetchImpl(url, { method: opts.method, headers, body, signal, ...(body instanceof ReadableStream ? { duplex: 'half' } : {}) } as RequestInit);
+        res =
+          body instanceof ReadableStream && this.nodeUploads
+            ? await nodeUpload(url, { method: opts.method, headers, body, signal })
+            : await this.fetchImpl(url, { method: opts.method, headers, body, signal, ...(body instanceof ReadableStream ? { duplex: 'half' } : {}) } as RequestInit);
       } catch (err) {
         if (opts.signal?.aborted) throw opts.signal.reason;
         if (timeout.aborted) throw new TimeoutError(`No answer from ${this.baseUrl} within ${opts.timeoutMs ?? this.timeoutMs} ms.`);

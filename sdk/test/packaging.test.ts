@@ -95,7 +95,7 @@ describe('the packed SDKs', () => {
     expect(cjs).toEqual({ object: 'user' });
   }, NPM_TIMEOUT_MS);
 
-  it.each([['sdk/README.md'], ['ai-sdk/README.md']])('runs every example of %s against the live Murmur', async (readme) => {
+  it.each([['README.md'], ['sdk/README.md'], ['ai-sdk/README.md']])('runs every example of %s against the live Murmur', async (readme) => {
     // The AI SDK itself, as its README says to install it (from the registry, as for any user).
     if (!fs.existsSync(path.join(scratch, 'node_modules', 'ai'))) {
       execFileSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', 'ai@7'], { cwd: scratch, stdio: 'pipe', timeout: NPM_TIMEOUT_MS });
@@ -105,7 +105,7 @@ describe('the packed SDKs', () => {
     const blocks = examples(readme);
     expect(blocks.length).toBeGreaterThan(0);
     for (const [i, code] of blocks.entries()) {
-      const file = `example-${path.dirname(readme)}-${i}.ts`;
+      const file = `example-${path.dirname(readme) === '.' ? 'root' : path.dirname(readme)}-${i}.ts`;
       fs.writeFileSync(path.join(scratch, file), code);
       try {
         await run(scratch, file, env);
