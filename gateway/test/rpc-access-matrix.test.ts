@@ -72,6 +72,7 @@ const AI_RPCS = new Set([
   '/murmur.transcription.v1.TranscriptionService/CancelTranscription',
   '/murmur.transcription.v1.TranscriptionService/RetryWebhook',
   '/murmur.conversion.v1.ConversionService/Convert',
+  '/murmur.conversion.v1.ConversionService/Answer',
   '/murmur.library.v1.LibraryService/SetSpeakerNames',
   '/murmur.auth.v1.AuthService/CreateListenToken',
 ]);
