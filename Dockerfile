@@ -47,6 +47,8 @@ COPY services/conversion/package.json services/conversion/
 COPY gateway/package.json gateway/
 COPY app/package.json app/
 COPY launcher/package.json launcher/
+COPY sdk/package.json sdk/
+COPY ai-sdk/package.json ai-sdk/
 COPY bench/package.json bench/
 # `npm install` with the committed lock, failing if it had to change it: what `npm ci` promises,
 # without npm/cli#4828 (`npm ci` rejects this lock over optional platform packages of other OSes).

@@ -82,7 +82,7 @@ describe(`MCP on ${REVISION}`, () => {
     const { key } = await sys.newUser('modern-list@example.com');
     const { body } = await raw(key, 'tools/list');
     expect(body.result).toMatchObject({ ttlMs: 300_000, cacheScope: 'public' });
-    expect(body.result.tools).toHaveLength(8);
+    expect(body.result.tools).toHaveLength(10);
   });
 
   it('lists the same tools, schemas and annotations as on 2025-11-25', async () => {
