@@ -47,9 +47,10 @@ export interface BenchLibraryOptions {
 export async function startBenchLibrary(opts: BenchLibraryOptions): Promise<BenchLibrary> {
   const url = opts.url ?? benchDatabaseUrl();
   const schema = `${opts.schemaPrefix}_${randomBytes(4).toString('hex')}`;
+  const log = createLogger('library-bench', 'warn');
   let db: Database;
   try {
-    db = await openDatabase({ schema, migrationsDir: LIBRARY_MIGRATIONS_DIR, url: url || undefined, poolSize: opts.poolSize ?? 10 });
+    db = await openDatabase({ schema, migrationsDir: LIBRARY_MIGRATIONS_DIR, url: url || undefined, poolSize: opts.poolSize ?? 10, log });
   } catch (err) {
     throw new Error(`Postgres is unreachable at ${redactUrl(url)}: ${describe(err)}. Start Postgres, or set BENCH_DATABASE_URL.`);
   }
@@ -59,7 +60,7 @@ export async function startBenchLibrary(opts: BenchLibraryOptions): Promise<Benc
   };
   let running: Awaited<ReturnType<typeof startLibraryService>>;
   try {
-    running = await startLibraryService({ access: testAccess('library'), db, log: createLogger('library-bench', 'warn'), address: '127.0.0.1:0' });
+    running = await startLibraryService({ access: testAccess('library'), db, log, address: '127.0.0.1:0' });
   } catch (err) {
     await dropSchema();
     await db.close();
