@@ -32,6 +32,8 @@ export interface BenchLibrary {
 export interface BenchLibraryOptions {
   /** The schema's name starts with it (a random suffix follows). */
   schemaPrefix: string;
+  /** Open this schema, kept by an earlier run (its name must start with the prefix), instead of a new one. */
+  reuse?: string;
   /** Postgres URL; "" for the embedded PGlite; default {@link benchDatabaseUrl}. */
   url?: string;
   poolSize?: number;
@@ -46,7 +48,10 @@ export interface BenchLibraryOptions {
 /** Opens a fresh schema (the library's migrations applied) and starts the service on it. */
 export async function startBenchLibrary(opts: BenchLibraryOptions): Promise<BenchLibrary> {
   const url = opts.url ?? benchDatabaseUrl();
-  const schema = `${opts.schemaPrefix}_${randomBytes(4).toString('hex')}`;
+  if (opts.reuse !== undefined && !new RegExp(`^${opts.schemaPrefix}_[0-9a-f]{8}$`).test(opts.reuse)) {
+    throw new Error(`${opts.reuse} is not a schema this benchmark made (${opts.schemaPrefix}_<8 hex digits>)`);
+  }
+  const schema = opts.reuse ?? `${opts.schemaPrefix}_${randomBytes(4).toString('hex')}`;
   const log = createLogger('library-bench', 'warn');
   let db: Database;
   try {

@@ -28,6 +28,8 @@ import { newId, type Database } from '@murmur/kit';
 import type { library } from '@murmur/proto';
 import { machineInfo, mapConcurrently, type Benchmark, type BenchmarkReport } from '../benchmark';
 import { startBenchLibrary, type BenchLibrary } from '../library-service';
+import { cpuPercent, cpuSnapshot } from '../processes';
+import { NOISE_PERCENT } from '../rounds';
 import { Corpus, PHRASES } from './corpus';
 import { latencySummary, planFacts, planSummary, type LatencySummary, type PlanFacts } from './figures';
 
@@ -50,6 +52,8 @@ export interface SearchSpeedSettings {
   page_size: number;
   saves: number;
   keep: boolean;
+  /** A schema kept by an earlier run (BENCH_SEARCH_KEEP=1): measure on it instead of loading a new one. */
+  reuse_schema: string | null;
 }
 
 export function searchSpeedSettings(env: NodeJS.ProcessEnv = process.env): SearchSpeedSettings {
@@ -68,6 +72,7 @@ export function searchSpeedSettings(env: NodeJS.ProcessEnv = process.env): Searc
     page_size: 20,
     saves: envInt('BENCH_SEARCH_SAVES', 10),
     keep: env.BENCH_SEARCH_KEEP === '1',
+    reuse_schema: env.BENCH_SEARCH_SCHEMA || null,
   };
 }
 
@@ -192,6 +197,37 @@ function summarizeSaves(samples: SaveSample[]) {
   };
 }
 
+/**
+ * The owners, folders and recordings of a schema an earlier run kept: the owner with the most
+ * recordings is the large library, the others the small ones.
+ */
+async function loadedLibrary(db: Database): Promise<{ owner: string; others: string[]; folders: string[]; recordings: string[] }> {
+  const owners = await db.query<{ owner_id: string }>('SELECT owner_id FROM recordings GROUP BY owner_id ORDER BY count(*) DESC');
+  if (owners.length < 2) throw new Error(`schema ${db.schema} holds no loaded library (run once with BENCH_SEARCH_KEEP=1 to keep one)`);
+  const owner = owners[0]!.owner_id;
+  const folders = await db.query<{ id: string }>('SELECT id FROM folders WHERE owner_id = $1 ORDER BY created_at, id', [owner]);
+  const recordings = await db.query<{ id: string }>('SELECT id FROM recordings WHERE owner_id = $1 AND folder_id IS NOT NULL ORDER BY created_at, id', [owner]);
+  return { owner, others: owners.slice(1).map((o) => o.owner_id), folders: folders.map((f) => f.id), recordings: recordings.map((r) => r.id) };
+}
+
+/**
+ * CPU used while `work` ran, percent of one core: this process (the service and its client), the
+ * service's Postgres backends, the whole machine, and what is left — others' work on a shared
+ * machine (above {@link NOISE_PERCENT}, latencies are suspect).
+ */
+async function withCpu<T>(db: Database, work: () => Promise<T>): Promise<{ value: T; cpu: { bench_process: number; postgres_backends: number; machine_busy: number; other: number } }> {
+  const pids = async () => (await db.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE application_name = $1', [db.schema])).map((r) => r.pid);
+  const before = cpuSnapshot({}, db.embedded ? [] : await pids());
+  const value = await work();
+  const after = cpuSnapshot({}, db.embedded ? [] : await pids());
+  const p = cpuPercent(before, after);
+  const own = (p.load_generator ?? 0) + (p.postgres ?? 0);
+  return {
+    value,
+    cpu: { bench_process: p.load_generator ?? 0, postgres_backends: p.postgres ?? 0, machine_busy: p.machine_busy ?? 0, other: Math.max(0, Math.round(((p.machine_busy ?? 0) - own) * 10) / 10) },
+  };
+}
+
 /** Runs `fn` on one connection of the service's pool, in the service's schema. */
 async function withClient<T>(db: Database, fn: (c: PoolClient) => Promise<T>): Promise<T> {
   const c = await db.pool.connect();
@@ -248,14 +284,16 @@ export async function runSearchSpeed(log: (line: string) => void, settings: Sear
     poolSize: Math.max(10, settings.load_concurrency * 2),
     deadlineMs: 300_000,
     keep: settings.keep,
+    ...(settings.reuse_schema ? { reuse: settings.reuse_schema } : {}),
     beforeStart: (db) => observer.attach(db),
   });
   const failures: string[] = [];
   try {
-    const owner = newId('usr');
-    const others = Array.from({ length: settings.other_owners }, () => newId('usr'));
-    const folders: string[] = [];
-    for (let i = 0; i < settings.folders; i++) {
+    const reused = settings.reuse_schema ? await loadedLibrary(lib.db) : null;
+    const owner = reused?.owner ?? newId('usr');
+    const others = reused?.others ?? Array.from({ length: settings.other_owners }, () => newId('usr'));
+    const folders: string[] = reused?.folders ?? [];
+    for (let i = 0; !reused && i < settings.folders; i++) {
       const { folder } = await lib.client.createFolder({ ownerId: owner, name: `Folder ${i + 1}`, createdAt: undefined });
       folders.push(folder!.id);
     }
@@ -312,19 +350,22 @@ export async function runSearchSpeed(log: (line: string) => void, settings: Sear
       return { e2e_ms: e2e, recording_insert_ms: ms('recording_insert'), passages_ms: ms('passages_delete') + ms('passages_insert'), passages };
     };
     const saves = async (label: string) => {
-      const out: SaveSample[] = [];
-      for (let i = 0; i < settings.saves; i++) out.push(await save());
-      const s = summarizeSaves(out);
+      const { value: out, cpu } = await withCpu(lib.db, async () => {
+        const samples: SaveSample[] = [];
+        for (let i = 0; i < settings.saves; i++) samples.push(await save());
+        return samples;
+      });
+      const s = { ...summarizeSaves(out), cpu_percent: cpu, noisy: cpu.other > NOISE_PERCENT };
       log(`  saves into the ${label} library: p50 ${s.e2e_ms.p50} ms, of which passages ${s.passages_delete_insert_ms.p50} ms (max ${s.passages_delete_insert_ms.max})`);
       return { ...s, samples: out.map((x) => ({ e2e_ms: Math.round(x.e2e_ms), recording_insert_ms: Math.round(x.recording_insert_ms), passages_ms: Math.round(x.passages_ms) })) };
     };
 
-    log(`  schema ${lib.schema} on ${lib.database}`);
-    const savesEmpty = await saves('empty');
+    log(`  schema ${lib.schema} on ${lib.database}${reused ? ' (kept by an earlier run: no load)' : ''}`);
+    const savesEmpty = reused ? null : await saves('empty');
 
     // The load: every tenth call is another owner's, so their rows interleave as in a shared database.
-    const jobs = Array.from({ length: total }, (_, i) => i);
-    const mine: string[] = [];
+    const jobs = reused ? [] : Array.from({ length: total }, (_, i) => i);
+    const mine: string[] = reused?.recordings ?? [];
     let otherCount = 0;
     let mineCount = 0;
     const walAtStart = await walLsn();
@@ -347,30 +388,38 @@ export async function runSearchSpeed(log: (line: string) => void, settings: Sear
     const loadSeconds = (performance.now() - loadStarted) / 1000;
     const loadWal = await walBytes(walAtStart);
     const vacuumStarted = performance.now();
-    await withClient(lib.db, async (c) => {
-      await c.query('VACUUM (ANALYZE) passages');
-      await c.query('VACUUM (ANALYZE) recordings');
-    });
+    if (!reused) {
+      await withClient(lib.db, async (c) => {
+        await c.query('VACUUM (ANALYZE) passages');
+        await c.query('VACUUM (ANALYZE) recordings');
+      });
+    }
     const vacuumSeconds = (performance.now() - vacuumStarted) / 1000;
     const [counts] = await lib.db.query<{ passages: number; mine: number }>(
       'SELECT count(*)::int AS passages, count(*) FILTER (WHERE owner_id = $1)::int AS mine FROM passages',
       [owner],
     );
+    const [recordingCount] = await lib.db.query<{ n: number }>('SELECT count(*)::int AS n FROM recordings');
     const load = {
-      recordings: total,
+      reused_schema: reused !== null,
+      recordings: recordingCount?.n ?? 0,
       owner_recordings: mine.length,
       passages: counts?.passages ?? 0,
       owner_passages: counts?.mine ?? 0,
-      seconds: Math.round(loadSeconds),
-      recordings_per_second: Math.round((total / loadSeconds) * 10) / 10,
-      passages_per_second: Math.round((counts?.passages ?? 0) / loadSeconds),
-      vacuum_analyze_seconds: Math.round(vacuumSeconds),
-      wal_mb: Math.round(loadWal / 1e6),
-      wal_kb_per_recording: Math.round(loadWal / 1e3 / total),
-      service_unavailable_retries: retries,
-      path: `CreateRecording RPC, ${settings.load_concurrency} at a time`,
+      ...(reused
+        ? {}
+        : {
+            seconds: Math.round(loadSeconds),
+            recordings_per_second: Math.round((total / loadSeconds) * 10) / 10,
+            passages_per_second: Math.round((counts?.passages ?? 0) / loadSeconds),
+            vacuum_analyze_seconds: Math.round(vacuumSeconds),
+            wal_mb: Math.round(loadWal / 1e6),
+            wal_kb_per_recording: Math.round(loadWal / 1e3 / total),
+            service_unavailable_retries: retries,
+            path: `CreateRecording RPC, ${settings.load_concurrency} at a time`,
+          }),
     };
-    log(`  loaded ${total} recordings, ${load.passages} passages in ${load.seconds} s; VACUUM ANALYZE ${load.vacuum_analyze_seconds} s`);
+    if (!reused) log(`  loaded ${total} recordings, ${load.passages} passages in ${load.seconds} s; VACUUM ANALYZE ${load.vacuum_analyze_seconds} s`);
     const sizesLoaded = await sizes(lib.db);
 
     // Search latency, the kinds interleaved.
@@ -391,19 +440,22 @@ export async function runSearchSpeed(log: (line: string) => void, settings: Sear
     const samples = new Map<string, number[]>(kinds.map((k) => [k.name, []]));
     const spent = new Map<string, number>(kinds.map((k) => [k.name, 0]));
     const results = new Map<string, number[]>(kinds.map((k) => [k.name, []]));
-    for (let round = 0; ; round++) {
-      const open = kinds.filter((k) => samples.get(k.name)!.length < settings.samples_per_kind && (spent.get(k.name)! < settings.seconds_per_kind * 1000 || samples.get(k.name)!.length < 5));
-      if (open.length === 0) break;
-      for (const kind of open) {
-        const r = kind.requests[round % kind.requests.length]!;
-        const started = performance.now();
-        const res = await call(kind, r);
-        const ms = performance.now() - started;
-        samples.get(kind.name)!.push(ms);
-        spent.set(kind.name, spent.get(kind.name)! + ms);
-        results.get(kind.name)!.push(res.passages.length);
+    const { cpu: searchCpu } = await withCpu(lib.db, async () => {
+      for (let round = 0; ; round++) {
+        const open = kinds.filter((k) => samples.get(k.name)!.length < settings.samples_per_kind && (spent.get(k.name)! < settings.seconds_per_kind * 1000 || samples.get(k.name)!.length < 5));
+        if (open.length === 0) break;
+        for (const kind of open) {
+          const r = kind.requests[round % kind.requests.length]!;
+          const started = performance.now();
+          const res = await call(kind, r);
+          const ms = performance.now() - started;
+          samples.get(kind.name)!.push(ms);
+          spent.set(kind.name, spent.get(kind.name)! + ms);
+          results.get(kind.name)!.push(res.passages.length);
+        }
       }
-    }
+    });
+    log(`  searches: others used ${searchCpu.other}% of a core meanwhile`);
 
     // How many passages each query matches (the owner's), and the plan of the statement the service ran.
     const searchResults: Record<string, unknown> = {};
@@ -490,6 +542,8 @@ export async function runSearchSpeed(log: (line: string) => void, settings: Sear
       load,
       sizes: sizesLoaded,
       search: searchResults,
+      search_cpu_percent: searchCpu,
+      search_noisy: searchCpu.other > NOISE_PERCENT,
       save: saveFigures,
       targets_met: null,
     };
@@ -503,7 +557,8 @@ export async function runSearchSpeed(log: (line: string) => void, settings: Sear
       failures,
       table: { headers: ['query', 'matches', 'n', 'p50 ms', 'p99 ms'], rows },
       notes: [
-        `${load.owner_passages.toLocaleString('en-US')} passages of one owner (${load.passages.toLocaleString('en-US')} in all) loaded in ${load.seconds} s through CreateRecording`,
+        `${load.owner_passages.toLocaleString('en-US')} passages of one owner (${load.passages.toLocaleString('en-US')} in all) ${reused ? `in the kept schema ${lib.schema}` : `loaded in ${load.seconds} s through CreateRecording`}`,
+        `others' CPU during the searches: ${searchCpu.other}% of a core${searchCpu.other > NOISE_PERCENT ? ' (noisy: repeat before trusting p99)' : ''}`,
         `save of a 2-hour transcript into the loaded library: p50 ${savesLoaded.e2e_ms.p50} ms, of which the passages ${savesLoaded.passages_delete_insert_ms.p50} ms (max ${savesLoaded.passages_delete_insert_ms.max} ms)`,
         p ? `passages: ${p.total_mb} MB in all (heap ${p.heap_mb}, TOAST ${p.toast_mb}, indexes ${p.indexes_mb})` : 'no passages table',
         `common word p50 ${summary('common_word').p50} ms, rare word p50 ${summary('rare_word').p50} ms`,
