@@ -21,38 +21,13 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { execFileSync } = require('node:child_process');
+const { QMSUM_TARBALL, option: optionOf, download, copyQmsumParts, qmsumRepository } = require('./eval-sources');
 
-const QMSUM_TARBALL = 'https://codeload.github.com/Yale-LILY/QMSum/tar.gz/refs/heads/main';
 const AMI_ZIP = 'https://groups.inf.ed.ac.uk/ami/AMICorpusAnnotations/ami_public_manual_1.6.2.zip';
-const PARTS = ['train', 'val', 'test'];
 
 const args = process.argv.slice(2);
-const option = (name) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
+const option = (name) => optionOf(args, name);
 const out = path.resolve(option('--out') ?? process.env.BENCH_EVAL_DIR ?? path.join(__dirname, '..', 'bench', 'data', 'convert-quality'));
-
-async function download(url, file) {
-  process.stdout.write(`downloading ${url} …\n`);
-  const res = await fetch(url, { signal: AbortSignal.timeout(10 * 60_000) }).catch((err) => {
-    throw new Error(`${url}: ${err.cause?.message ?? err.message} (no network? take local copies with --qmsum / --ami)`);
-  });
-  if (!res.ok) throw new Error(`${url} answered ${res.status}`);
-  fs.writeFileSync(file, Buffer.from(await res.arrayBuffer()));
-}
-
-function copyJson(fromDir, toDir) {
-  fs.mkdirSync(toDir, { recursive: true });
-  const files = fs.readdirSync(fromDir).filter((f) => f.endsWith('.json'));
-  for (const f of files) fs.copyFileSync(path.join(fromDir, f), path.join(toDir, f));
-  return files.length;
-}
-
-/** QMSum's product meetings from a repository folder (a clone or an unpacked tarball). */
-function takeQmsum(repo) {
-  const product = path.join(repo, 'data', 'Product');
-  if (!fs.existsSync(product)) throw new Error(`${repo} has no data/Product: is it the QMSum repository?`);
-  const counts = PARTS.map((part) => `${part} ${copyJson(path.join(product, part), path.join(out, 'qmsum', part))}`);
-  process.stdout.write(`QMSum product meetings: ${counts.join(', ')}\n`);
-}
 
 /** AMI's abstractive summaries from an unpacked ami_public_manual_1.6.2 folder. */
 function takeAmi(dir) {
@@ -76,16 +51,8 @@ async function main() {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'murmur-eval-'));
   try {
     fs.mkdirSync(out, { recursive: true });
-    const qmsum = option('--qmsum');
-    if (qmsum) takeQmsum(path.resolve(qmsum));
-    else {
-      const tarball = path.join(tmp, 'qmsum.tar.gz');
-      await download(QMSUM_TARBALL, tarball);
-      execFileSync('tar', ['-xzf', tarball, '-C', tmp, '--wildcards', '*/data/Product/*']);
-      const root = fs.readdirSync(tmp).find((d) => d.startsWith('QMSum'));
-      if (!root) throw new Error('the QMSum tarball held no QMSum folder');
-      takeQmsum(path.join(tmp, root));
-    }
+    const repo = await qmsumRepository(option('--qmsum'), tmp, 'Product');
+    process.stdout.write(`QMSum product meetings: ${copyQmsumParts(repo, 'Product', out)}\n`);
     if (!args.includes('--no-ami')) {
       const amiDir = option('--ami');
       const amiZip = option('--ami-zip');
@@ -93,7 +60,7 @@ async function main() {
       else if (amiZip) unzipAmi(path.resolve(amiZip), tmp);
       else {
         const zip = path.join(tmp, 'ami.zip');
-        await download(AMI_ZIP, zip);
+        await download(AMI_ZIP, zip, 'take local copies with --qmsum / --ami');
         unzipAmi(zip, tmp);
       }
     }

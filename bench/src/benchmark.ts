@@ -68,3 +68,25 @@ export function redactUrl(url: string): string {
     return '<unparseable url>';
   }
 }
+
+/**
+ * Calls `fn` on every item, at most `concurrency` at a time, in order of the items; answers the
+ * results in the items' order. The first failure rejects and starts no further call.
+ */
+export async function mapConcurrently<T, R>(items: readonly T[], concurrency: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      try {
+        out[i] = await fn(items[i]!, i);
+      } catch (err) {
+        next = items.length;
+        throw err;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, items.length)) }, worker));
+  return out;
+}
