@@ -80,9 +80,19 @@ describeIfReal(why, 'a Postgres restart under traffic', () => {
       const charged = convertsOf.get(u.key)!.filter((a) => a.status === 200).reduce((sum, a) => sum + Number(a.body.credits_charged), 0);
       const usage = await call(sys.baseUrl, u.key, 'GET', '/usage');
       const ledger = await sys.admin.billing.listLedgerEntries({ userId: u.user.id, pageSize: 100, pageToken: '' });
-      const succeeded = convertsOf.get(u.key)!.filter((a) => a.status === 200).length;
-      const commits = ledger.entries.filter((e) => e.kind === 'commit').length;
-      expect({ user: u.user.email, used: usage.body.counters.credits_used, commits }).toEqual({ user: u.user.email, used: charged, commits: succeeded });
+      const succeeded = convertsOf.get(u.key)!.filter((a) => a.status === 200);
+      const commits = ledger.entries.filter((e) => e.kind === 'commit');
+      // The one documented exception (services/conversion/src/service.ts, commit()): a commit
+      // that billing may have landed before Postgres went away is retried for half the lease
+      // (15 s) while the caller waits; billing still unreachable after that, the call answers 503
+      // and its charge may stand. Only such a 503 — one that waited out the retries — may carry
+      // a charge; a charged 503 that answered sooner fails here.
+      const waitedOut = convertsOf.get(u.key)!.filter((a) => a.status === 503 && a.ms >= (DOWN_WINDOW_MS / 2) - 1_000).length;
+      const extra = commits.length - succeeded.length;
+      expect({ user: u.user.email, extraCommits: extra >= 0 && extra <= waitedOut ? 'within the waited-out 503s' : extra }).toEqual({ user: u.user.email, extraCommits: 'within the waited-out 503s' });
+      // Every conversion here is of the same transcript, so each commit is one price.
+      const price = Number(succeeded[0]?.body.credits_charged ?? 1);
+      expect({ user: u.user.email, used: usage.body.counters.credits_used }).toEqual({ user: u.user.email, used: charged + Math.max(0, extra) * price });
     }
 
     expect(bugReports(f.lines)).toEqual([]);

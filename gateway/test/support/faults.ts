@@ -50,6 +50,8 @@ export interface Answer {
   /** `error.code` of an error body. */
   code?: string;
   body: Record<string, any>;
+  /** How long the answer took, in milliseconds. */
+  ms: number;
 }
 
 /** Far above any budget of the system (retries 3 s, gRPC deadline 10 s): only a hang trips it. */
@@ -57,6 +59,7 @@ export const HANG_GUARD_MS = 20_000;
 
 /** One request; a hang (no answer within HANG_GUARD_MS) is status 0. */
 export async function call(baseUrl: string, key: string, method: 'GET' | 'POST', path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
+  const started = Date.now();
   try {
     const res = await fetch(`${baseUrl}/api/v1${path}`, {
       method,
@@ -71,9 +74,9 @@ export async function call(baseUrl: string, key: string, method: 'GET' | 'POST',
     } catch {
       json = { raw: text };
     }
-    return { path, status: res.status, code: json.error?.code, body: json };
+    return { path, status: res.status, code: json.error?.code, body: json, ms: Date.now() - started };
   } catch (err) {
-    return { path, status: 0, body: { hang: String(err) } };
+    return { path, status: 0, body: { hang: String(err) }, ms: Date.now() - started };
   }
 }
 
