@@ -9,6 +9,8 @@ import { errorHandler } from './http/errors';
 import { FAILED_KEYS_LOCAL } from './http/authenticate';
 import { FailedKeyLimiter } from './http/failed-keys';
 import { requestContext } from './http/request-context';
+import { callNote } from './http/call-note';
+import type { RequestLogQueue } from './request-log/queue';
 import { apiRouter, notFound } from './rest/routes';
 import { LISTEN_PATH, listenWithoutUpgrade } from './live/listen-socket';
 import { PROTECTED_RESOURCE_METADATA_PATHS, protectedResourceMetadataHandler, type OAuthResourceOptions } from './oauth/protected-resource';
@@ -34,10 +36,21 @@ export interface AppDeps {
   trustedProxies?: TrustedProxies;
   /** The bound on unknown keys per client address (http/failed-keys.ts); default a fresh one. */
   failedKeys?: FailedKeyLimiter;
+  /** Where each authenticated call's request-log entry goes (request-log/queue.ts); absent, none is kept. */
+  requestLog?: RequestLogQueue;
 }
 
 /** Reported to MCP clients as the server version. */
 export const MURMUR_VERSION = '0.1.0';
+
+/** Names the call's route in its note (REST routes name themselves: rest/routes.ts). */
+function notedAs(route: string) {
+  return (_req: unknown, _res: unknown, next: () => void) => {
+    const note = callNote();
+    if (note) note.route = route;
+    next();
+  };
+}
 
 export function createApp(deps: AppDeps): Express {
   const app = express();
@@ -48,7 +61,7 @@ export function createApp(deps: AppDeps): Express {
   app.set('trust proxy', deps.trustedProxies ?? DEFAULT_TRUSTED_PROXIES);
   // Read by requireKey on both front ends (http/authenticate.ts).
   app.locals[FAILED_KEYS_LOCAL] = deps.failedKeys ?? new FailedKeyLimiter();
-  app.use(requestContext);
+  app.use(requestContext(deps.requestLog));
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
@@ -61,6 +74,7 @@ export function createApp(deps: AppDeps): Express {
   app.all(LISTEN_PATH, () => listenWithoutUpgrade());
   app.use('/api/v1', apiRouter(deps.clients, deps.idempotency, deps.log, deps.keyCache, { version: MURMUR_VERSION, body, oauth }));
   const mcp = mcpHandlers({ clients: deps.clients, log: deps.log, allowedOrigins: deps.mcpAllowedOrigins ?? [], version: MURMUR_VERSION, keyCache: deps.keyCache, bodyIdleTimeoutMs: deps.bodyIdleTimeoutMs, audioUrlPolicy: deps.audioUrlPolicy, oauth });
+  app.use('/mcp', notedAs('/mcp'));
   app.post('/mcp', mcp.checkOrigin, mcp.requireKey, mcp.post);
   app.all('/mcp', mcp.checkOrigin, mcp.requireKey, mcp.notAllowed);
   app.use(() => notFound());

@@ -6,3 +6,4 @@ export * from './idempotency/store';
 export * from './key-cache';
 export { DEFAULT_AUDIO_URL_POLICY, fetchAudioUrl, type AudioUrlPolicy } from './upload/fetch-audio';
 export { attachListen, LISTEN_PATH, type ListenEndpoint } from './live/listen-socket';
+export { RequestLogQueue, type RequestLogCounts } from './request-log/queue';

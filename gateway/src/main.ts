@@ -11,6 +11,7 @@ import { createHttpServer } from './http/server';
 import { attachListen } from './live/listen-socket';
 import { MemoryIdempotencyStore, RedisIdempotencyStore } from './idempotency/store';
 import { VerifiedKeyCache } from './key-cache';
+import { RequestLogQueue } from './request-log/queue';
 import { DEFAULT_BODY_IDLE_TIMEOUT_MS } from './http/body-idle-timeout';
 import { audioUrlConfigSchema, audioUrlPolicyOf } from './upload/fetch-audio';
 
@@ -28,6 +29,8 @@ async function main(): Promise<void> {
     ...audioUrlConfigSchema,
     ...publicUrlsSchema,
     ...trustedProxiesSchema,
+    /** `off` keeps no request log (docs/request-log.md); on by default. */
+    MURMUR_REQUEST_LOG: z.enum(['on', 'off']).default('on'),
   });
   const log = createLogger('gateway', cfg.LOG_LEVEL);
   const redis = cfg.REDIS_URL ? await connectRedis(cfg.REDIS_URL, log) : undefined;
@@ -43,6 +46,8 @@ async function main(): Promise<void> {
     await listener.start();
     keyCache = cache;
   }
+  // Each authenticated call's entry, sent to auth in batches off the hot path (request-log/queue.ts).
+  const requestLog = cfg.MURMUR_REQUEST_LOG === 'on' ? new RequestLogQueue((entries) => clients.auth.recordRequests({ entries }), log).start() : undefined;
   const app = createApp({
     clients,
     log,
@@ -54,6 +59,7 @@ async function main(): Promise<void> {
     oauth: { publicUrl: publicApiUrl(cfg), authorizationServer: appPublicUrl(cfg) },
     audioUrlPolicy: audioUrlPolicyOf(cfg),
     trustedProxies: cfg.MURMUR_TRUSTED_PROXIES,
+    requestLog,
   });
   // Its timeouts (headers 10 s, no whole-request limit, keep-alive 65 s) are http/server.ts's.
   const server = createHttpServer(app, log);
@@ -65,6 +71,8 @@ async function main(): Promise<void> {
     // Live streams first: each gets its last finals, then 1012 (reconnect) — before the clients close.
     () => listen.drain(),
     () => new Promise<void>((resolve) => server.close(() => resolve())),
+    // The last calls' entries, before the clients close.
+    async () => requestLog?.stop(),
     async () => closeServiceClients(clients),
     async () => listener?.stop(),
     async () => void (await redis?.close()),

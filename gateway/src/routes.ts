@@ -10,6 +10,9 @@
  * of at most the contract's cursor length; `string`, any other text; `datetime`, an ISO-8601
  * time or a bare date; `boolean`, `true` or `false`. The OpenAPI document describes each by name (components.parameters).
  */
+/** Where the REST API is mounted; the table's paths are under it. */
+export const API_BASE = '/api/v1';
+
 export type ParamKind = 'int' | 'string' | 'cursor' | 'datetime' | 'boolean';
 export type QuerySpec = Readonly<Record<string, ParamKind>>;
 
@@ -61,6 +64,12 @@ export const ROUTES = [
   { method: 'post', path: '/transcriptions/{id}/cancel', operationId: 'cancelTranscription', query: NONE },
   { method: 'post', path: '/transcriptions/{id}/webhook/retry', operationId: 'retryTranscriptionWebhook', query: NONE },
   { method: 'post', path: '/listen/tokens', operationId: 'createListenToken', query: NONE },
+  {
+    method: 'get',
+    path: '/requests',
+    operationId: 'listRequests',
+    query: { ...PAGE, status_code: 'string', route: 'string', tool: 'string', key_id: 'string', created_after: 'datetime', created_before: 'datetime' },
+  },
   { method: 'get', path: '/asyncapi.json', operationId: 'getAsyncApiDocument', query: NONE, auth: 'none' },
   { method: 'get', path: '/openapi.json', operationId: 'getOpenApiDocument', query: NONE, auth: 'none' },
 ] as const satisfies readonly RouteSpec[];

@@ -6,6 +6,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import { MurmurError, toErrorBody } from '@murmur/contract';
 import { asPublicError, type Logger } from '@murmur/kit';
+import { callNote } from './call-note';
 
 const AUTH_CODES_WITH_TOKEN = new Set(['invalid_api_key', 'expired_api_key']);
 
@@ -31,6 +32,8 @@ function bearerChallenge(res: Response, err: MurmurError): string | null {
 }
 
 export function sendError(req: Request, res: Response, err: MurmurError): void {
+  const note = callNote();
+  if (note) note.errorCode = err.code;
   const challenge = bearerChallenge(res, err);
   if (challenge) res.setHeader('WWW-Authenticate', challenge);
   if (err.meta.retry_after) res.setHeader('Retry-After', err.meta.retry_after);

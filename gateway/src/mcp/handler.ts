@@ -18,7 +18,7 @@
  */
 import type { NextFunction, Request, Response } from 'express';
 import { isLegacyRequest } from '@modelcontextprotocol/server';
-import { MurmurError } from '@murmur/contract';
+import { MurmurError, REQUEST_LOG_NAME_MAX_CHARS } from '@murmur/contract';
 import { type Logger, type ServiceClients } from '@murmur/kit';
 import { billing } from '@murmur/proto';
 import type { AudioUrlPolicy } from '../upload/fetch-audio';
@@ -36,6 +36,7 @@ import { BEARER_CHALLENGE_LOCAL } from '../http/errors';
 import { mcpChallenge, publicUrlOf, resourceOf, type OAuthResourceOptions } from '../oauth/protected-resource';
 import { requireScope } from './scopes';
 import { clientGone } from '../http/client-gone';
+import { callNote } from '../http/call-note';
 
 export interface McpOptions {
   clients: ServiceClients;
@@ -97,6 +98,15 @@ const LARGE_CALLS: ReadonlyMap<string, { operation: billing.Operation; limits: L
 function declaredLength(req: Request): number | undefined {
   const declared = Number(req.headers['content-length']);
   return req.headers['content-length'] !== undefined && Number.isSafeInteger(declared) ? declared : undefined;
+}
+
+/** Notes what a message asks, for the request log and metrics: the tool a tools/call names, else the JSON-RPC method. */
+function noteMcpMessage(message: unknown): void {
+  const note = callNote();
+  if (!note || typeof message !== 'object' || message === null) return;
+  const { method, params } = message as { method?: unknown; params?: { name?: unknown } };
+  const tool = method === 'tools/call' && typeof params?.name === 'string' ? params.name : typeof method === 'string' ? method : '';
+  note.tool = tool.slice(0, REQUEST_LOG_NAME_MAX_CHARS);
 }
 
 /** Calls `run` once the response is over (at once when it already is). */
@@ -176,6 +186,7 @@ export function mcpHandlers(opts: McpOptions) {
       return;
     }
     requireScope(req.principal!, body);
+    noteMcpMessage(body);
     // One web Request for the era check and the v2 SDK; its signal aborts only when the client
     // goes away before the answer (an abort builds a DOMException: not on every request).
     const aborted = new AbortController();

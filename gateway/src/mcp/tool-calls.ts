@@ -14,6 +14,7 @@ import { MurmurError } from '@murmur/contract';
 import { asPublicError, type Logger } from '@murmur/kit';
 import type { OperationContext, presentJob } from '../operations';
 import type { AudioCollector } from './audio-argument';
+import { callNote } from '../http/call-note';
 import { taskCreationError, taskOf } from './tasks';
 import { toolError, toolSuccess, type ResourceLink, type ToolResult } from './tool-result';
 
@@ -53,10 +54,10 @@ export interface CallableTool {
 
 /** Validates, runs and renders one call; never throws. */
 export async function callTool(tool: CallableTool | undefined, name: string, args: unknown, log: Logger, call: ToolCall = { signal: new AbortController().signal }): Promise<ToolResult> {
-  if (!tool) return toolError(new MurmurError('invalid_request', `Tool ${name} not found`));
+  if (!tool) return failed(new MurmurError('invalid_request', `Tool ${name} not found`));
   const input = await tool.inputSchema.safeParseAsync(args ?? {});
   if (!input.success) {
-    return toolError(new MurmurError('invalid_request', `Input validation error: Invalid arguments for tool ${name}: ${getParseErrorMessage(input.error)}`));
+    return failed(new MurmurError('invalid_request', `Input validation error: Invalid arguments for tool ${name}: ${getParseErrorMessage(input.error)}`));
   }
   try {
     const value = await tool.run(input.data, call);
@@ -65,8 +66,15 @@ export async function callTool(tool: CallableTool | undefined, name: string, arg
     if (!output.success) throw new Error(`Output validation error: tool ${name}: ${getParseErrorMessage(output.error)}`);
     return toolSuccess(value, tool.links?.(value) ?? []);
   } catch (err) {
-    return toolError(asPublicError(err, log, { tool: name }));
+    return failed(asPublicError(err, log, { tool: name }));
   }
+}
+
+/** An isError result, its code noted for the request log and metrics (http/call-note.ts). */
+function failed(err: MurmurError): ToolResult {
+  const note = callNote();
+  if (note) note.errorCode = err.code;
+  return toolError(err);
 }
 
 /**

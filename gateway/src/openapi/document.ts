@@ -32,7 +32,7 @@ function parameters(): Record<string, Json> {
   const date = (bound: string) =>
     query(
       `created_${bound}`,
-      `Only recordings (on /search: sources) created strictly ${bound} this time: ISO-8601 with a zone (\`2026-01-31T00:00:00Z\`) or a bare date (midnight UTC); a date that is not in the calendar (\`2026-02-30\`, \`T24:00\`) answers 400.`,
+      `Only recordings (on /search: sources; on /requests: calls) created strictly ${bound} this time: ISO-8601 with a zone (\`2026-01-31T00:00:00Z\`) or a bare date (midnight UTC); a date that is not in the calendar (\`2026-02-30\`, \`T24:00\`) answers 400.`,
       { type: 'string', maxLength: MAX_QUERY_VALUE_CHARS },
       bound === 'after' ? '2026-01-01T00:00:00Z' : '2026-02-01',
     );
@@ -83,6 +83,10 @@ function parameters(): Record<string, Json> {
       { type: 'string', enum: ['true', 'false'], default: 'false' },
       'true',
     ),
+    status_code: query('status_code', 'Only calls answered with this status class (`2xx`, `3xx`, `4xx`, `5xx`) or this exact status (`429`).', { type: 'string', pattern: '^([1-5]xx|[1-5][0-9]{2})$' }, '4xx'),
+    route: query('route', 'Only calls of this route template, as entries show it (`/api/v1/recordings/{id}`, or `/mcp`).', { type: 'string', maxLength: MAX_QUERY_VALUE_CHARS }, '/api/v1/convert'),
+    tool: query('tool', 'Only /mcp calls of this tool (`get_recording`) or JSON-RPC method (`tools/list`).', { type: 'string', maxLength: MAX_QUERY_VALUE_CHARS }, 'transcribe'),
+    key_id: query('key_id', 'Only calls made with this key of yours (key_…) or OAuth connection (con_…).', { type: 'string', maxLength: MAX_QUERY_VALUE_CHARS }, 'key_dhkkdm0vk036gfhi71bjhk7v'),
     created_after: date('after'),
     created_before: date('before'),
     'Idempotency-Key': {

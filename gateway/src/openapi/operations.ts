@@ -63,6 +63,18 @@ export function operations(): { [Id in OperationId]: Operation<Id> } {
       'Usage',
       ex.usageExample,
     ),
+    listRequests: read(
+      'listRequests',
+      'Account',
+      'Your request log',
+      'Every call made with your keys and OAuth connections in the last 30 days, REST and MCP: route or tool, status, error code, latency, ' +
+        'the key’s id and hint, the request and trace ids, body sizes and the credits charged. Never a body, a key or a token. Calls refused before ' +
+        'a key was verified (a missing or unknown key) belong to no one’s log. Entries are written off the hot path: a call appears within a second or two. ' +
+        'Filters: `status_code` (a class such as `4xx`, or an exact status), `route`, `tool`, `key_id`, `created_after`, `created_before`.' +
+        PAGING,
+      'RequestLogList',
+      ex.requestLogListExample,
+    ),
     listRecordings: read('listRecordings', 'Library', 'List recordings', `Your recordings, optionally searched and filtered.${PAGING}`, 'RecordingList', ex.recordingListExample, {
       notFound: true,
     }),

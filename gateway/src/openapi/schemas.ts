@@ -85,6 +85,8 @@ const OUTPUT_SHAPES: Record<string, z.ZodType> = {
   SearchResult: shapes.searchResultShape,
   SearchResultList: shapes.searchPageShape,
   Answer: shapes.answerShape,
+  RequestLogEntry: shapes.requestLogEntryShape,
+  RequestLogList: shapes.listShape(shapes.requestLogEntryShape),
 };
 
 const TYPED_ID = /^([a-z]+)_…$/;

@@ -38,5 +38,5 @@ export interface ResponseObject {
   content?: Record<string, { schema: JsonSchema; example?: unknown; examples?: Record<string, Json> }>;
 }
 
-/** Where the API is mounted; paths in the document are relative to it. */
-export const API_BASE = '/api/v1';
+/** Where the API is mounted (routes.ts); paths in the document are relative to it. */
+export { API_BASE } from '../routes';

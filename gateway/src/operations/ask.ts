@@ -1,4 +1,5 @@
 /** POST /ask and the MCP `ask` tool: a question answered from the caller's passages, with citations (issue 34). */
+import { noteCredits } from '../http/call-note';
 import { conversion } from '@murmur/proto';
 import type { OperationContext } from './context';
 import type { ChargeContext } from './convert';
@@ -27,6 +28,7 @@ export async function ask(ctx: OperationContext, input: AskInput, charge: Charge
     { signal: charge.signal, deadlineMs: 5 * 60_000 },
   );
   if (res.rateLimit) charge.onRateLimit?.(res.rateLimit);
+  noteCredits(res.creditsCharged);
   return presentAnswer(input.question, res);
 }
 

@@ -1,4 +1,5 @@
 /** POST /convert and the MCP `convert` tool: a transcript (inline or a recording's) into an artifact. */
+import { noteCredits } from '../http/call-note';
 import { type billing, conversion } from '@murmur/proto';
 import { MurmurError } from '@murmur/contract';
 import type { OperationContext } from './context';
@@ -43,5 +44,6 @@ export async function convert(ctx: OperationContext, input: ConvertInput, charge
     { signal: charge.signal, deadlineMs: 5 * 60_000 },
   );
   if (res.rateLimit) charge.onRateLimit?.(res.rateLimit);
+  noteCredits(res.creditsCharged);
   return presentConversion(res);
 }

@@ -18,3 +18,4 @@ export * from './listen-tokens';
 export * from './search';
 export * from './present-search';
 export * from './ask';
+export * from './requests';

@@ -160,6 +160,26 @@ export function listShape<T extends z.ZodTypeAny>(item: T) {
   });
 }
 
+/** One call of the caller's request log (GET /requests). Never a body, a key or a token. */
+export const requestLogEntryShape = z.object({
+  object: z.literal('request'),
+  id: z.string().describe('The request id (req_…), as the call’s X-Request-Id and error body carried it'),
+  created_at: z.string().describe('ISO-8601 UTC time'),
+  method: z.string().describe('The HTTP method'),
+  route: z.string().describe('The route’s template (`/api/v1/recordings/{id}`), or `/mcp`; never the path with your ids in it'),
+  tool: z.string().nullable().describe('For /mcp: the tool called, or the JSON-RPC method (`tools/list`); null for REST'),
+  status: z.number().int().describe('The HTTP status; 499 when your client went away before the answer was complete'),
+  error_code: z.string().nullable().describe('The error code answered (an MCP tool’s isError result too); null on success'),
+  latency_ms: z.number().describe('From the request’s arrival at the gateway to the answer’s last byte'),
+  key_id: z.string().nullable().describe('The key (key_…) or OAuth connection (con_…) the call was made with'),
+  key_hint: z.string().nullable().describe('That key’s display hint (`svc_1a2b…9f0e`); null for OAuth connections'),
+  oauth_client_id: z.string().nullable().describe('The OAuth client a token was issued to; null for API keys'),
+  trace_id: z.string().nullable().describe('The call’s W3C trace id (32 hex), when the gateway traces; quote it with the request id'),
+  bytes_in: z.number().int().describe('The request body’s bytes (Content-Length, or counted for a chunked body)'),
+  bytes_out: z.number().int().describe('The answer body’s bytes (Content-Length, or counted for a streamed answer, headers included)'),
+  credits_charged: z.number().int().describe('AI Credits the call charged: 0 for reads, refusals, failures and replays'),
+});
+
 /** One passage found by GET /search and the `search` tool. */
 export const searchResultShape = z.object({
   object: z.literal('search_result'),

@@ -3,6 +3,7 @@
  * service's client-streaming RPC (backpressure end to end, so memory does not grow with the
  * upload); with `save`, the service stores it as a recording too (before it charges).
  */
+import { noteCredits } from '../http/call-note';
 import { once } from 'node:events';
 import type { Readable } from 'node:stream';
 import { invalidParam, isLanguageOption, keytermsOf, MAX_AUDIO_BYTES, MAX_TITLE_CHARS, redactionOptionsOf, speakersExpectedOf, titleOf } from '@murmur/contract';
@@ -200,5 +201,6 @@ export async function transcribe(
   );
   // Captions are cut on the words, so srt and vtt read them too (they are not in those bodies).
   const words = options.timeline.words || options.responseFormat === 'srt' || options.responseFormat === 'vtt';
+  noteCredits(t.creditsCharged);
   return presentTranscription(t, t.recordingId || null, { words });
 }

@@ -26,6 +26,7 @@ import { admit, type OperationContext } from '../operations';
 import { idempotencyKeyOf } from './idempotency-key';
 import { rateLimitOfError, setRateLimitHeaders } from './rate-limit-headers';
 import { sendError } from '../http/errors';
+import { callNote } from '../http/call-note';
 import { clientGone } from '../http/client-gone';
 
 /** What an executing AI operation gets from the pipeline. */
@@ -74,10 +75,23 @@ function conflict(message: string): MurmurError {
 }
 
 function send(res: Response, stored: StoredResponse, replayed: boolean): void {
+  if (replayed && stored.status >= 400) noteReplayedError(stored);
   res.status(stored.status);
   for (const [name, value] of Object.entries(stored.headers)) res.setHeader(name, value);
   if (replayed) res.setHeader('Idempotent-Replayed', 'true');
   res.end(stored.body);
+}
+
+/** A replayed failure's code, for the request log (its body is the contract's error body we stored). */
+function noteReplayedError(stored: StoredResponse): void {
+  const note = callNote();
+  if (!note) return;
+  try {
+    const code = (JSON.parse(stored.body) as { error?: { code?: unknown } }).error?.code;
+    if (typeof code === 'string') note.errorCode = code;
+  } catch {
+    // Not ours to judge here: the replay is sent as stored.
+  }
 }
 
 function errorResponse(req: Request, err: MurmurError): StoredResponse {

@@ -12,7 +12,7 @@ import type { IdempotencyStore } from '../idempotency/store';
 import type { VerifiedKeyCache } from '../key-cache';
 import * as ops from '../operations';
 import { asyncApiHandler, openApiHandler } from '../openapi/route';
-import { expressPath, ROUTES, type OperationId, type QuerySpec, type RouteOf } from '../routes';
+import { API_BASE, expressPath, ROUTES, type OperationId, type QuerySpec, type RouteOf } from '../routes';
 import type { BodyOptions } from '../upload/body-options';
 import { aiRoute } from './ai-route';
 import { askSpec, convertSpec } from './convert-route';
@@ -23,6 +23,7 @@ import { requireKey } from '../http/authenticate';
 import { resourceOf, type OAuthResourceOptions } from '../oauth/protected-resource';
 import { parseQuery, type ParsedQuery } from './query';
 import { readJsonBody } from '../http/json-body';
+import { callNote } from '../http/call-note';
 
 /** A route's handler, given the query its rules parsed (empty for a route that reads none). */
 type Handler<Id extends OperationId> = (req: Request, res: Response, query: ParsedQuery<QueryOf<Id>>) => Promise<void>;
@@ -79,6 +80,7 @@ export function apiRouter(clients: ServiceClients, idempotency: IdempotencyStore
     streamTranscriptionEvents: transcriptionEventsRoute(clients, log),
     cancelTranscription: json((c, _q, id) => ops.cancelTranscription(c, id)),
     retryTranscriptionWebhook: json((c, _q, id) => ops.retryWebhook(c, id)),
+    listRequests: json((c, q) => ops.listRequests(c, q)),
     getAsyncApiDocument: asyncApiHandler(options.version),
     createListenToken: async (req, res) => {
       // A credential: no cache may keep it (as RFC 6749 §5.1 asks of token responses).
@@ -95,7 +97,11 @@ export function apiRouter(clients: ServiceClients, idempotency: IdempotencyStore
     const path = expressPath(route.path);
     const handler = handlers[route.operationId] as Handler<OperationId>;
     const rules = 'query' in route ? route.query : undefined;
-    const run = (req: Request, res: Response) => handler(req, res, rules ? parseQuery(req, rules) : {});
+    const run = (req: Request, res: Response) => {
+      const note = callNote();
+      if (note) note.route = `${API_BASE}${route.path}`;
+      return handler(req, res, rules ? parseQuery(req, rules) : {});
+    };
     if ('auth' in route && route.auth === 'none') router[route.method](path, run);
     else router[route.method](path, authenticate, run);
     allowed.set(path, [...(allowed.get(path) ?? []), route.method.toUpperCase()]);

@@ -61,6 +61,7 @@ import {
   createHttpServer,
   MemoryIdempotencyStore,
   RedisIdempotencyStore,
+  RequestLogQueue,
   VerifiedKeyCache,
   type IdempotencyStore,
   type AudioUrlPolicy,
@@ -110,6 +111,8 @@ export interface TestGateway {
   oauth: OAuthResourceOptions;
   /** GET /api/v1/listen on its server (drain it as a draining gateway does). */
   listen: ListenEndpoint;
+  /** Its request log's queue: `flush()` sends what its calls left so far. */
+  requestLog: RequestLogQueue;
   stop(): Promise<void>;
 }
 
@@ -137,7 +140,9 @@ export async function startGateway(
   const idempotency = claims.wrap(redis ? new RedisIdempotencyStore(redis, `${prefix}idem:`) : new MemoryIdempotencyStore());
   const oauth: OAuthResourceOptions = {};
   const { headersTimeoutMs, listenIdleMs, ...bodyOptions } = body;
-  const app = createApp({ clients, log, idempotency, keyCache, ...bodyOptions, oauth });
+  // As main.ts: every authenticated call's entry goes to auth, sent often so tests wait little.
+  const requestLog = new RequestLogQueue((entries) => clients.auth.recordRequests({ entries }), log, { flushMs: 50 }).start();
+  const app = createApp({ clients, log, idempotency, keyCache, ...bodyOptions, oauth, requestLog });
   let listen!: ListenEndpoint;
   const server: Server = await new Promise((resolve) => {
     // Every response is checked against the OpenAPI document (see openapi-check.ts).
@@ -152,11 +157,13 @@ export async function startGateway(
     oauth,
     claims,
     listen,
+    requestLog,
     async stop() {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
       });
+      await requestLog.stop();
       await listener?.stop();
     },
   };
@@ -168,6 +175,8 @@ export interface TestSystem {
   oauth: OAuthResourceOptions;
   /** GET /api/v1/listen of the first gateway. */
   listen: ListenEndpoint;
+  /** The first gateway's request-log queue (`flush()` before reading GET /requests). */
+  requestLog: RequestLogQueue;
   /** The gateway's clients (workload gateway: their calls for a user need a principal in context). */
   clients: ServiceClients;
   /** The app's admin clients: users, keys, credits, seeding and reading anyone's data, as the admin CLI does. */
@@ -353,6 +362,7 @@ export async function startSystem(opts: SystemOptions = {}): Promise<TestSystem>
     oauth: gateway.oauth,
     claims: gateway.claims,
     listen: gateway.listen,
+    requestLog: gateway.requestLog,
     clients,
     admin,
     audioDir,

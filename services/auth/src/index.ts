@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import { commonSchema, type WorkloadIdentity, CursorCodec, MemoryCache, startGrpcServer, systemClock, type Clock, type Database, type KeyValueCache, type Logger } from '@murmur/kit';
 import { bindEnvoyAuthorization } from './ext-authz';
 import { ListenTokenService } from './listen-tokens';
+import { RequestLog } from './request-log';
 import { OAuthGrants } from './oauth';
 import { PostgresOAuthStore } from './oauth-store';
 import { bindAuthService } from './server';
@@ -62,6 +63,7 @@ export async function startAuthService(deps: AuthServiceDeps): Promise<RunningAu
   const clock = deps.clock ?? systemClock;
   const cache = deps.cache ?? new MemoryCache(10_000, () => clock.now().getTime());
   const store = new PostgresAuthStore(deps.db);
+  const cursorSecret = deps.cursorSecret ?? commonSchema.MURMUR_CURSOR_SECRET.parse(undefined);
   const oauth = new OAuthGrants({
     store: new PostgresOAuthStore(deps.db),
     users: store,
@@ -73,19 +75,22 @@ export async function startAuthService(deps: AuthServiceDeps): Promise<RunningAu
     store,
     cache: new VerificationCache(cache, deps.log),
     clock,
-    cursors: new CursorCodec(deps.cursorSecret ?? commonSchema.MURMUR_CURSOR_SECRET.parse(undefined)),
+    cursors: new CursorCodec(cursorSecret),
     log: deps.log,
     accessTokens: oauth,
     announceRevocation: deps.announceRevocation,
   });
   const signIn = new SignInService({ store, clock, log: deps.log });
   const listen = new ListenTokenService({ store, clock, log: deps.log });
+  const requests = new RequestLog(deps.db, deps.log, clock, cursorSecret);
+  // Today's and the coming days' partitions exist before the first batch arrives.
+  await requests.start();
   const server = await startGrpcServer(
     {
       name: 'auth',
       log: deps.log,
       // Envoy's ext_authz API on the same port: Envoy's internal gRPC listener asks it about every call.
-      services: [bindAuthService(service, signIn, oauth, listen), bindEnvoyAuthorization(service, deps.identity.minter)],
+      services: [bindAuthService(service, signIn, oauth, listen, requests), bindEnvoyAuthorization(service, deps.identity.minter)],
       protoFiles: ['murmur/auth/v1/auth.proto'],
       // Auth verifies the keys of its direct callers itself, with the same cache as VerifyKey.
       // No resource: an OAuth access token is for the MCP server only, never for auth's RPCs.
@@ -100,6 +105,7 @@ export async function startAuthService(deps: AuthServiceDeps): Promise<RunningAu
     port: server.port,
     async stop() {
       await server.shutdown();
+      await requests.stop();
       await Promise.all([service.idle(), oauth.idle()]);
     },
     idle: async () => {

@@ -5,6 +5,8 @@
 import { bindService, type BoundService } from '@murmur/kit';
 import { auth } from '@murmur/proto';
 import type { ListenTokenService } from './listen-tokens';
+import type { RequestLog } from './request-log';
+import type { RequestLogReadRow, RequestLogRow } from './request-log-store';
 import type { IssuedTokens, OAuthGrants } from './oauth';
 import type { OAuthClientRecord, OAuthConnectionRecord } from './oauth-store';
 import type { AuthService, Principal, UserLookup } from './service';
@@ -72,6 +74,48 @@ function toTokens(t: IssuedTokens): auth.OAuthTokens {
   return { accessToken: t.accessToken, refreshToken: t.refreshToken, expiresIn: t.expiresIn, scopes: t.scopes, connectionId: t.connectionId };
 }
 
+/** A gateway's entry as a row (a missing time is "now": the entry is then skipped as implausible only if the clock is). */
+function fromEntry(e: auth.RequestLogEntry): RequestLogRow {
+  return {
+    owner_id: e.ownerId,
+    created_at: e.createdAt ?? new Date(Number.NaN),
+    request_id: e.requestId,
+    method: e.method,
+    route: e.route,
+    tool: e.tool,
+    status: e.status,
+    error_code: e.errorCode,
+    latency_us: e.latencyUs,
+    key_id: e.keyId,
+    client_id: e.clientId,
+    trace_id: e.traceId,
+    bytes_in: e.bytesIn,
+    bytes_out: e.bytesOut,
+    credits_charged: e.creditsCharged,
+  };
+}
+
+function toEntry(r: RequestLogReadRow): auth.RequestLogEntry {
+  return {
+    requestId: r.request_id,
+    ownerId: r.owner_id,
+    createdAt: r.created_at,
+    method: r.method,
+    route: r.route,
+    tool: r.tool,
+    status: r.status,
+    errorCode: r.error_code,
+    latencyUs: r.latency_us,
+    keyId: r.key_id,
+    clientId: r.client_id,
+    traceId: r.trace_id,
+    bytesIn: Number(r.bytes_in),
+    bytesOut: Number(r.bytes_out),
+    creditsCharged: Number(r.credits_charged),
+    keyHint: r.key_hint,
+  };
+}
+
 function toLookup(lookup: auth.GetUserRequest['lookup']): UserLookup | undefined {
   switch (lookup?.$case) {
     case 'userId':
@@ -85,11 +129,28 @@ function toLookup(lookup: auth.GetUserRequest['lookup']): UserLookup | undefined
 
 /**
  * The AuthService definition bound to `service` (users, keys), `signIn` (links, sessions),
- * `oauth` (clients, codes, tokens, connections) and `listen` (listen tokens), ready for
- * startGrpcServer.
+ * `oauth` (clients, codes, tokens, connections), `listen` (listen tokens) and `requests` (the
+ * request log), ready for startGrpcServer.
  */
-export function bindAuthService(service: AuthService, signIn: SignInService, oauth: OAuthGrants, listen: ListenTokenService): BoundService {
+export function bindAuthService(service: AuthService, signIn: SignInService, oauth: OAuthGrants, listen: ListenTokenService, requests: RequestLog): BoundService {
   return bindService(auth.AuthServiceService, {
+    async recordRequests(req) {
+      return requests.record(req.entries.map(fromEntry));
+    },
+    async listRequests(req) {
+      const page = await requests.list({
+        ownerId: req.ownerId,
+        limit: req.limit,
+        cursor: req.cursor,
+        status: req.status,
+        route: req.route,
+        tool: req.tool,
+        keyId: req.keyId,
+        ...(req.createdAfter ? { createdAfter: req.createdAfter } : {}),
+        ...(req.createdBefore ? { createdBefore: req.createdBefore } : {}),
+      });
+      return { entries: page.rows.map(toEntry), hasMore: page.hasMore, nextCursor: page.nextCursor };
+    },
     async verifyKey(req) {
       return { principal: toPrincipal(await service.verifyKey(req.authorization, req.resource)) };
     },

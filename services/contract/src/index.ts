@@ -22,3 +22,4 @@ export * from './timeline-json';
 export * from './redaction-rules';
 export * from './live-rules';
 export * from './search-rules';
+export * from './request-log-rules';

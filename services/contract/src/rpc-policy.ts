@@ -83,6 +83,10 @@ export const AUTH_RULES: ServiceRules<typeof auth.AuthServiceService> = {
   createListenToken: { user: { owner: 'userId', scope: 'ai' }, admin: true },
   // The token is the browser's only credential, so only the gateway's WebSocket endpoint spends it.
   redeemListenToken: { workloads: ['gateway'] },
+  // The request log (docs/request-log.md): only the gateway writes it, for whichever users its
+  // batch names; a developer reads their own (GET /api/v1/requests), the app (Logs page) anyone's.
+  recordRequests: { workloads: ['gateway'] },
+  listRequests: { user: { owner: 'ownerId' }, admin: true },
 };
 
 export const BILLING_RULES: ServiceRules<typeof billing.BillingServiceService> = {

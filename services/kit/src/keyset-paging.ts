@@ -10,7 +10,7 @@
  */
 import { createHash } from 'node:crypto';
 import { CursorCodec } from './cursor';
-import { isId, MurmurError } from '@murmur/contract';
+import { isId, MurmurError, REQUEST_ID_PATTERN } from '@murmur/contract';
 
 /** The lists that page, each with the id prefix of its rows. */
 export const LIST_ID_PREFIX = {
@@ -19,6 +19,7 @@ export const LIST_ID_PREFIX = {
   folders: 'fld',
   knowledge_bases: 'kb',
   transcriptions: 'trn',
+  requests: 'req',
 } as const;
 
 /** A list RPC, as named inside cursors. */
@@ -66,7 +67,8 @@ export function isCursorPayload(value: unknown): value is CursorPayload {
     typeof p.t === 'number' &&
     Number.isSafeInteger(p.t) &&
     typeof p.i === 'string' &&
-    isId(LIST_ID_PREFIX[p.l as ListName], p.i) &&
+    // Request ids may be the caller's own X-Request-Id (any req_… of the contract's pattern).
+    (p.l === 'requests' ? REQUEST_ID_PATTERN.test(p.i) : isId(LIST_ID_PREFIX[p.l as ListName], p.i)) &&
     typeof p.f === 'string'
   );
 }

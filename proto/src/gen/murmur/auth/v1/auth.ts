@@ -410,6 +410,76 @@ export interface RedeemListenTokenResponse {
   principal: Principal | undefined;
 }
 
+/** RequestLogEntry is one authenticated REST or MCP call, as the gateway saw it end. */
+export interface RequestLogEntry {
+  /** req_…: the X-Request-Id the call was answered with (unique per call). */
+  requestId: string;
+  /** usr_…: whose key or token made the call. */
+  ownerId: string;
+  /** When the call began (millisecond precision). */
+  createdAt:
+    | Date
+    | undefined;
+  /** The HTTP method. */
+  method: string;
+  /** The route's template ("/api/v1/recordings/{id}"), or "/mcp"; never the raw path. */
+  route: string;
+  /** For /mcp: the tool called (tools/call), else the JSON-RPC method ("tools/list"); empty for REST. */
+  tool: string;
+  /** The HTTP status; 499 when the client went away before the answer was complete. */
+  status: number;
+  /** The contract's error code when the call failed (an MCP tool's isError result included). */
+  errorCode: string;
+  /** From the first byte of the request to the last byte of the answer. */
+  latencyUs: number;
+  /** key_… of the API key, or con_… of the OAuth connection, that authenticated the call. */
+  keyId: string;
+  /** The OAuth client a token was issued to; empty for an API key. */
+  clientId: string;
+  /** The W3C trace id (32 hex) of the call's trace; empty when tracing is off. */
+  traceId: string;
+  /** The request's and the answer's body bytes. */
+  bytesIn: number;
+  bytesOut: number;
+  /** AI Credits the call charged (0 for reads, refusals, failures and replays). */
+  creditsCharged: number;
+  /** Filled on reads: the key's display hint (svc_1a2b…9f0e); empty for OAuth connections. */
+  keyHint: string;
+}
+
+export interface RecordRequestsRequest {
+  entries: RequestLogEntry[];
+}
+
+export interface RecordRequestsResponse {
+  /** Entries stored, and entries skipped as invalid (unknown owner form, oversized fields). */
+  stored: number;
+  skipped: number;
+}
+
+export interface ListRequestsRequest {
+  ownerId: string;
+  /** 1–100 (0 → 20) and the cursor of a previous page, as in the other lists. */
+  limit: number;
+  cursor: string;
+  /** An exact status (404) or a class: 2, 3, 4 or 5 for 2xx … 5xx; 0 → all. */
+  status: number;
+  /** Only this route template or this MCP tool; empty → all. */
+  route: string;
+  tool: string;
+  /** Only calls made with this key (key_…) or OAuth connection (con_…); empty → all. */
+  keyId: string;
+  /** Only calls that began at or after / before these times (within the 30 days kept). */
+  createdAfter: Date | undefined;
+  createdBefore: Date | undefined;
+}
+
+export interface ListRequestsResponse {
+  entries: RequestLogEntry[];
+  hasMore: boolean;
+  nextCursor: string;
+}
+
 function createBasePrincipal(): Principal {
   return { userId: "", keyId: "", keyExpiresAt: undefined, scopes: [], clientId: "" };
 }
@@ -4069,6 +4139,620 @@ export const RedeemListenTokenResponse: MessageFns<RedeemListenTokenResponse> = 
   },
 };
 
+function createBaseRequestLogEntry(): RequestLogEntry {
+  return {
+    requestId: "",
+    ownerId: "",
+    createdAt: undefined,
+    method: "",
+    route: "",
+    tool: "",
+    status: 0,
+    errorCode: "",
+    latencyUs: 0,
+    keyId: "",
+    clientId: "",
+    traceId: "",
+    bytesIn: 0,
+    bytesOut: 0,
+    creditsCharged: 0,
+    keyHint: "",
+  };
+}
+
+export const RequestLogEntry: MessageFns<RequestLogEntry> = {
+  encode(message: RequestLogEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.requestId !== "") {
+      writer.uint32(10).string(message.requestId);
+    }
+    if (message.ownerId !== "") {
+      writer.uint32(18).string(message.ownerId);
+    }
+    if (message.createdAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(26).fork()).join();
+    }
+    if (message.method !== "") {
+      writer.uint32(34).string(message.method);
+    }
+    if (message.route !== "") {
+      writer.uint32(42).string(message.route);
+    }
+    if (message.tool !== "") {
+      writer.uint32(50).string(message.tool);
+    }
+    if (message.status !== 0) {
+      writer.uint32(56).int32(message.status);
+    }
+    if (message.errorCode !== "") {
+      writer.uint32(66).string(message.errorCode);
+    }
+    if (message.latencyUs !== 0) {
+      writer.uint32(72).int32(message.latencyUs);
+    }
+    if (message.keyId !== "") {
+      writer.uint32(82).string(message.keyId);
+    }
+    if (message.clientId !== "") {
+      writer.uint32(90).string(message.clientId);
+    }
+    if (message.traceId !== "") {
+      writer.uint32(98).string(message.traceId);
+    }
+    if (message.bytesIn !== 0) {
+      writer.uint32(104).int64(message.bytesIn);
+    }
+    if (message.bytesOut !== 0) {
+      writer.uint32(112).int64(message.bytesOut);
+    }
+    if (message.creditsCharged !== 0) {
+      writer.uint32(120).int64(message.creditsCharged);
+    }
+    if (message.keyHint !== "") {
+      writer.uint32(130).string(message.keyHint);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RequestLogEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRequestLogEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.requestId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.ownerId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.method = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.route = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.tool = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.status = reader.int32();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.errorCode = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.latencyUs = reader.int32();
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.keyId = reader.string();
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.clientId = reader.string();
+            continue;
+          }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.traceId = reader.string();
+            continue;
+          }
+          case 13: {
+            if (tag !== 104) {
+              break;
+            }
+
+            message.bytesIn = longToNumber(reader.int64());
+            continue;
+          }
+          case 14: {
+            if (tag !== 112) {
+              break;
+            }
+
+            message.bytesOut = longToNumber(reader.int64());
+            continue;
+          }
+          case 15: {
+            if (tag !== 120) {
+              break;
+            }
+
+            message.creditsCharged = longToNumber(reader.int64());
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.keyHint = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<RequestLogEntry>, I>>(base?: I): RequestLogEntry {
+    return RequestLogEntry.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RequestLogEntry>, I>>(object: I): RequestLogEntry {
+    const message = createBaseRequestLogEntry();
+    message.requestId = object.requestId ?? "";
+    message.ownerId = object.ownerId ?? "";
+    message.createdAt = object.createdAt ?? undefined;
+    message.method = object.method ?? "";
+    message.route = object.route ?? "";
+    message.tool = object.tool ?? "";
+    message.status = object.status ?? 0;
+    message.errorCode = object.errorCode ?? "";
+    message.latencyUs = object.latencyUs ?? 0;
+    message.keyId = object.keyId ?? "";
+    message.clientId = object.clientId ?? "";
+    message.traceId = object.traceId ?? "";
+    message.bytesIn = object.bytesIn ?? 0;
+    message.bytesOut = object.bytesOut ?? 0;
+    message.creditsCharged = object.creditsCharged ?? 0;
+    message.keyHint = object.keyHint ?? "";
+    return message;
+  },
+};
+
+function createBaseRecordRequestsRequest(): RecordRequestsRequest {
+  return { entries: [] };
+}
+
+export const RecordRequestsRequest: MessageFns<RecordRequestsRequest> = {
+  encode(message: RecordRequestsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.entries) {
+      RequestLogEntry.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RecordRequestsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRecordRequestsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.entries.push(RequestLogEntry.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<RecordRequestsRequest>, I>>(base?: I): RecordRequestsRequest {
+    return RecordRequestsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RecordRequestsRequest>, I>>(object: I): RecordRequestsRequest {
+    const message = createBaseRecordRequestsRequest();
+    message.entries = object.entries?.map((e) => RequestLogEntry.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseRecordRequestsResponse(): RecordRequestsResponse {
+  return { stored: 0, skipped: 0 };
+}
+
+export const RecordRequestsResponse: MessageFns<RecordRequestsResponse> = {
+  encode(message: RecordRequestsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.stored !== 0) {
+      writer.uint32(8).int32(message.stored);
+    }
+    if (message.skipped !== 0) {
+      writer.uint32(16).int32(message.skipped);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RecordRequestsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRecordRequestsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.stored = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.skipped = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<RecordRequestsResponse>, I>>(base?: I): RecordRequestsResponse {
+    return RecordRequestsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RecordRequestsResponse>, I>>(object: I): RecordRequestsResponse {
+    const message = createBaseRecordRequestsResponse();
+    message.stored = object.stored ?? 0;
+    message.skipped = object.skipped ?? 0;
+    return message;
+  },
+};
+
+function createBaseListRequestsRequest(): ListRequestsRequest {
+  return {
+    ownerId: "",
+    limit: 0,
+    cursor: "",
+    status: 0,
+    route: "",
+    tool: "",
+    keyId: "",
+    createdAfter: undefined,
+    createdBefore: undefined,
+  };
+}
+
+export const ListRequestsRequest: MessageFns<ListRequestsRequest> = {
+  encode(message: ListRequestsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.ownerId !== "") {
+      writer.uint32(10).string(message.ownerId);
+    }
+    if (message.limit !== 0) {
+      writer.uint32(16).int32(message.limit);
+    }
+    if (message.cursor !== "") {
+      writer.uint32(26).string(message.cursor);
+    }
+    if (message.status !== 0) {
+      writer.uint32(32).int32(message.status);
+    }
+    if (message.route !== "") {
+      writer.uint32(42).string(message.route);
+    }
+    if (message.tool !== "") {
+      writer.uint32(50).string(message.tool);
+    }
+    if (message.keyId !== "") {
+      writer.uint32(58).string(message.keyId);
+    }
+    if (message.createdAfter !== undefined) {
+      Timestamp.encode(toTimestamp(message.createdAfter), writer.uint32(66).fork()).join();
+    }
+    if (message.createdBefore !== undefined) {
+      Timestamp.encode(toTimestamp(message.createdBefore), writer.uint32(74).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListRequestsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListRequestsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.ownerId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.limit = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.cursor = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.status = reader.int32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.route = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.tool = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.keyId = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.createdAfter = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.createdBefore = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<ListRequestsRequest>, I>>(base?: I): ListRequestsRequest {
+    return ListRequestsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListRequestsRequest>, I>>(object: I): ListRequestsRequest {
+    const message = createBaseListRequestsRequest();
+    message.ownerId = object.ownerId ?? "";
+    message.limit = object.limit ?? 0;
+    message.cursor = object.cursor ?? "";
+    message.status = object.status ?? 0;
+    message.route = object.route ?? "";
+    message.tool = object.tool ?? "";
+    message.keyId = object.keyId ?? "";
+    message.createdAfter = object.createdAfter ?? undefined;
+    message.createdBefore = object.createdBefore ?? undefined;
+    return message;
+  },
+};
+
+function createBaseListRequestsResponse(): ListRequestsResponse {
+  return { entries: [], hasMore: false, nextCursor: "" };
+}
+
+export const ListRequestsResponse: MessageFns<ListRequestsResponse> = {
+  encode(message: ListRequestsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.entries) {
+      RequestLogEntry.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.hasMore !== false) {
+      writer.uint32(16).bool(message.hasMore);
+    }
+    if (message.nextCursor !== "") {
+      writer.uint32(26).string(message.nextCursor);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListRequestsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListRequestsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.entries.push(RequestLogEntry.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.hasMore = reader.bool();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.nextCursor = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<ListRequestsResponse>, I>>(base?: I): ListRequestsResponse {
+    return ListRequestsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListRequestsResponse>, I>>(object: I): ListRequestsResponse {
+    const message = createBaseListRequestsResponse();
+    message.entries = object.entries?.map((e) => RequestLogEntry.fromPartial(e)) || [];
+    message.hasMore = object.hasMore ?? false;
+    message.nextCursor = object.nextCursor ?? "";
+    return message;
+  },
+};
+
 /**
  * AuthService owns users and API keys. VerifyKey is on the hot path of every public call;
  * the other RPCs are internal (the app's Settings → Developer page and the admin CLI) and are
@@ -4358,6 +5042,35 @@ export const AuthServiceService = {
       Buffer.from(RedeemListenTokenResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): RedeemListenTokenResponse => RedeemListenTokenResponse.decode(value),
   },
+  /**
+   * The request log (GET /api/v1/requests, docs/request-log.md): one entry per authenticated
+   * REST or MCP call, kept 30 days (a partition a day; older days are dropped). Never a body, a
+   * key, a token or transcript text.
+   * RecordRequests stores a batch the gateway collected off its hot path. Invalid entries are
+   * skipped and counted, never failing the batch; a batch is stored whole or not at all.
+   */
+  recordRequests: {
+    path: "/murmur.auth.v1.AuthService/RecordRequests" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RecordRequestsRequest): Buffer =>
+      Buffer.from(RecordRequestsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RecordRequestsRequest => RecordRequestsRequest.decode(value),
+    responseSerialize: (value: RecordRequestsResponse): Buffer =>
+      Buffer.from(RecordRequestsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RecordRequestsResponse => RecordRequestsResponse.decode(value),
+  },
+  /** ListRequests reads one user's log, newest first, with filters and cursor paging. */
+  listRequests: {
+    path: "/murmur.auth.v1.AuthService/ListRequests" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListRequestsRequest): Buffer => Buffer.from(ListRequestsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListRequestsRequest => ListRequestsRequest.decode(value),
+    responseSerialize: (value: ListRequestsResponse): Buffer =>
+      Buffer.from(ListRequestsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListRequestsResponse => ListRequestsResponse.decode(value),
+  },
 } as const;
 
 export interface AuthServiceServer extends UntypedServiceImplementation {
@@ -4447,6 +5160,16 @@ export interface AuthServiceServer extends UntypedServiceImplementation {
    * expired since or whose session ended or expired since, are invalid_api_key (UNAUTHENTICATED).
    */
   redeemListenToken: handleUnaryCall<RedeemListenTokenRequest, RedeemListenTokenResponse>;
+  /**
+   * The request log (GET /api/v1/requests, docs/request-log.md): one entry per authenticated
+   * REST or MCP call, kept 30 days (a partition a day; older days are dropped). Never a body, a
+   * key, a token or transcript text.
+   * RecordRequests stores a batch the gateway collected off its hot path. Invalid entries are
+   * skipped and counted, never failing the batch; a batch is stored whole or not at all.
+   */
+  recordRequests: handleUnaryCall<RecordRequestsRequest, RecordRequestsResponse>;
+  /** ListRequests reads one user's log, newest first, with filters and cursor paging. */
+  listRequests: handleUnaryCall<ListRequestsRequest, ListRequestsResponse>;
 }
 
 export interface AuthServiceClient extends Client {
@@ -4830,6 +5553,44 @@ export interface AuthServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: RedeemListenTokenResponse) => void,
   ): ClientUnaryCall;
+  /**
+   * The request log (GET /api/v1/requests, docs/request-log.md): one entry per authenticated
+   * REST or MCP call, kept 30 days (a partition a day; older days are dropped). Never a body, a
+   * key, a token or transcript text.
+   * RecordRequests stores a batch the gateway collected off its hot path. Invalid entries are
+   * skipped and counted, never failing the batch; a batch is stored whole or not at all.
+   */
+  recordRequests(
+    request: RecordRequestsRequest,
+    callback: (error: ServiceError | null, response: RecordRequestsResponse) => void,
+  ): ClientUnaryCall;
+  recordRequests(
+    request: RecordRequestsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RecordRequestsResponse) => void,
+  ): ClientUnaryCall;
+  recordRequests(
+    request: RecordRequestsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RecordRequestsResponse) => void,
+  ): ClientUnaryCall;
+  /** ListRequests reads one user's log, newest first, with filters and cursor paging. */
+  listRequests(
+    request: ListRequestsRequest,
+    callback: (error: ServiceError | null, response: ListRequestsResponse) => void,
+  ): ClientUnaryCall;
+  listRequests(
+    request: ListRequestsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListRequestsResponse) => void,
+  ): ClientUnaryCall;
+  listRequests(
+    request: ListRequestsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListRequestsResponse) => void,
+  ): ClientUnaryCall;
 }
 
 export const AuthServiceClient = makeGenericClientConstructor(
@@ -4864,6 +5625,17 @@ function fromTimestamp(t: Timestamp): Date {
   let millis = (t.seconds || 0) * 1_000;
   millis += (t.nanos || 0) / 1_000_000;
   return new globalThis.Date(millis);
+}
+
+function longToNumber(int64: { toString(): string }): number {
+  const num = globalThis.Number(int64.toString());
+  if (num > globalThis.Number.MAX_SAFE_INTEGER) {
+    throw new globalThis.Error("Value is larger than Number.MAX_SAFE_INTEGER");
+  }
+  if (num < globalThis.Number.MIN_SAFE_INTEGER) {
+    throw new globalThis.Error("Value is smaller than Number.MIN_SAFE_INTEGER");
+  }
+  return num;
 }
 
 interface MessageFns<T> {
