@@ -386,6 +386,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your request log
+         * @description Every call made with your keys and OAuth connections in the last 30 days, REST and MCP: route or tool, status, error code, latency, the key’s id and hint, the request and trace ids, body sizes and the credits charged. Never a body, a key or a token. Calls refused before a key was verified (a missing or unknown key) belong to no one’s log. Entries are written off the hot path: a call appears within a second or two. Filters: `status_code` (a class such as `4xx`, or an exact status), `route`, `tool`, `key_id`, `created_after`, `created_before`. Newest first, paged: pass `next_cursor` as `cursor` (with the same filters) until `has_more` is false. Unknown or repeated query parameters are refused with 400.
+         */
+        get: operations["listRequests"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/asyncapi.json": {
         parameters: {
             query?: never;
@@ -923,6 +943,51 @@ export interface components {
             engine: string;
             created_at: string | null;
         };
+        RequestLogEntry: {
+            /** @constant */
+            object: "request";
+            /** @description The request id (req_…), as the call’s X-Request-Id and error body carried it */
+            id: string;
+            /**
+             * Format: date-time
+             * @description ISO-8601 UTC time
+             */
+            created_at: string;
+            /** @description The HTTP method */
+            method: string;
+            /** @description The route’s template (`/api/v1/recordings/{id}`), or `/mcp`; never the path with your ids in it */
+            route: string;
+            /** @description For /mcp: the tool called, or the JSON-RPC method (`tools/list`); null for REST */
+            tool: string | null;
+            /** @description The HTTP status; 499 when your client went away before the answer was complete */
+            status: number;
+            /** @description The error code answered (an MCP tool’s isError result too); null on success */
+            error_code: string | null;
+            /** @description From the request’s arrival at the gateway to the answer’s last byte */
+            latency_ms: number;
+            /** @description The key (key_…) or OAuth connection (con_…) the call was made with */
+            key_id: string | null;
+            /** @description That key’s display hint (`svc_1a2b…9f0e`); null for OAuth connections */
+            key_hint: string | null;
+            /** @description The OAuth client a token was issued to; null for API keys */
+            oauth_client_id: string | null;
+            /** @description The call’s W3C trace id (32 hex), when the gateway traces; quote it with the request id */
+            trace_id: string | null;
+            /** @description The request body’s bytes (Content-Length, or counted for a chunked body) */
+            bytes_in: number;
+            /** @description The answer body’s bytes (Content-Length, or counted for a streamed answer, headers included) */
+            bytes_out: number;
+            /** @description AI Credits the call charged: 0 for reads, refusals, failures and replays */
+            credits_charged: number;
+        };
+        RequestLogList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["RequestLogEntry"][];
+            has_more: boolean;
+            /** @description Pass as `cursor` for the next page; null on the last page */
+            next_cursor: string | null;
+        };
         ConvertRequest: {
             /** @description The transcript text to convert. Give this or recording_id, not both. */
             transcript?: string;
@@ -1135,12 +1200,32 @@ export interface components {
          */
         words: "true" | "false";
         /**
-         * @description Only recordings (on /search: sources) created strictly after this time: ISO-8601 with a zone (`2026-01-31T00:00:00Z`) or a bare date (midnight UTC); a date that is not in the calendar (`2026-02-30`, `T24:00`) answers 400.
+         * @description Only calls answered with this status class (`2xx`, `3xx`, `4xx`, `5xx`) or this exact status (`429`).
+         * @example 4xx
+         */
+        status_code: string;
+        /**
+         * @description Only calls of this route template, as entries show it (`/api/v1/recordings/{id}`, or `/mcp`).
+         * @example /api/v1/convert
+         */
+        route: string;
+        /**
+         * @description Only /mcp calls of this tool (`get_recording`) or JSON-RPC method (`tools/list`).
+         * @example transcribe
+         */
+        tool: string;
+        /**
+         * @description Only calls made with this key of yours (key_…) or OAuth connection (con_…).
+         * @example key_dhkkdm0vk036gfhi71bjhk7v
+         */
+        key_id: string;
+        /**
+         * @description Only recordings (on /search: sources; on /requests: calls) created strictly after this time: ISO-8601 with a zone (`2026-01-31T00:00:00Z`) or a bare date (midnight UTC); a date that is not in the calendar (`2026-02-30`, `T24:00`) answers 400.
          * @example 2026-01-01T00:00:00Z
          */
         created_after: string;
         /**
-         * @description Only recordings (on /search: sources) created strictly before this time: ISO-8601 with a zone (`2026-01-31T00:00:00Z`) or a bare date (midnight UTC); a date that is not in the calendar (`2026-02-30`, `T24:00`) answers 400.
+         * @description Only recordings (on /search: sources; on /requests: calls) created strictly before this time: ISO-8601 with a zone (`2026-01-31T00:00:00Z`) or a bare date (midnight UTC); a date that is not in the calendar (`2026-02-30`, `T24:00`) answers 400.
          * @example 2026-02-01
          */
         created_before: string;
@@ -1196,6 +1281,8 @@ export type SchemaListenToken = components['schemas']['ListenToken'];
 export type SchemaSearchResult = components['schemas']['SearchResult'];
 export type SchemaSearchResultList = components['schemas']['SearchResultList'];
 export type SchemaAnswer = components['schemas']['Answer'];
+export type SchemaRequestLogEntry = components['schemas']['RequestLogEntry'];
+export type SchemaRequestLogList = components['schemas']['RequestLogList'];
 export type SchemaConvertRequest = components['schemas']['ConvertRequest'];
 export type SchemaAskRequest = components['schemas']['AskRequest'];
 export type SchemaSpeakerNamesRequest = components['schemas']['SpeakerNamesRequest'];
@@ -1210,6 +1297,10 @@ export type ParameterRecordingId = components['parameters']['recording_id'];
 export type ParameterStatus = components['parameters']['status'];
 export type ParameterResponseFormat = components['parameters']['response_format'];
 export type ParameterWords = components['parameters']['words'];
+export type ParameterStatusCode = components['parameters']['status_code'];
+export type ParameterRoute = components['parameters']['route'];
+export type ParameterTool = components['parameters']['tool'];
+export type ParameterKeyId = components['parameters']['key_id'];
 export type ParameterCreatedAfter = components['parameters']['created_after'];
 export type ParameterCreatedBefore = components['parameters']['created_before'];
 export type ParameterIdempotencyKey = components['parameters']['Idempotency-Key'];
@@ -1586,12 +1677,12 @@ export interface operations {
                  */
                 folder_id?: components["parameters"]["folder_id"];
                 /**
-                 * @description Only recordings (on /search: sources) created strictly after this time: ISO-8601 with a zone (`2026-01-31T00:00:00Z`) or a bare date (midnight UTC); a date that is not in the calendar (`2026-02-30`, `T24:00`) answers 400.
+                 * @description Only recordings (on /search: sources; on /requests: calls) created strictly after this time: ISO-8601 with a zone (`2026-01-31T00:00:00Z`) or a bare date (midnight UTC); a date that is not in the calendar (`2026-02-30`, `T24:00`) answers 400.
                  * @example 2026-01-01T00:00:00Z
                  */
                 created_after?: components["parameters"]["created_after"];
                 /**
-                 * @description Only recordings (on /search: sources) created strictly before this time: ISO-8601 with a zone (`2026-01-31T00:00:00Z`) or a bare date (midnight UTC); a date that is not in the calendar (`2026-02-30`, `T24:00`) answers 400.
+                 * @description Only recordings (on /search: sources; on /requests: calls) created strictly before this time: ISO-8601 with a zone (`2026-01-31T00:00:00Z`) or a bare date (midnight UTC); a date that is not in the calendar (`2026-02-30`, `T24:00`) answers 400.
                  * @example 2026-02-01
                  */
                 created_before?: components["parameters"]["created_before"];
@@ -1785,12 +1876,12 @@ export interface operations {
                  */
                 recording_id?: components["parameters"]["recording_id"];
                 /**
-                 * @description Only recordings (on /search: sources) created strictly after this time: ISO-8601 with a zone (`2026-01-31T00:00:00Z`) or a bare date (midnight UTC); a date that is not in the calendar (`2026-02-30`, `T24:00`) answers 400.
+                 * @description Only recordings (on /search: sources; on /requests: calls) created strictly after this time: ISO-8601 with a zone (`2026-01-31T00:00:00Z`) or a bare date (midnight UTC); a date that is not in the calendar (`2026-02-30`, `T24:00`) answers 400.
                  * @example 2026-01-01T00:00:00Z
                  */
                 created_after?: components["parameters"]["created_after"];
                 /**
-                 * @description Only recordings (on /search: sources) created strictly before this time: ISO-8601 with a zone (`2026-01-31T00:00:00Z`) or a bare date (midnight UTC); a date that is not in the calendar (`2026-02-30`, `T24:00`) answers 400.
+                 * @description Only recordings (on /search: sources; on /requests: calls) created strictly before this time: ISO-8601 with a zone (`2026-01-31T00:00:00Z`) or a bare date (midnight UTC); a date that is not in the calendar (`2026-02-30`, `T24:00`) answers 400.
                  * @example 2026-02-01
                  */
                 created_before?: components["parameters"]["created_before"];
@@ -5993,6 +6084,210 @@ export interface operations {
                     /**
                      * @description The Bearer challenge naming the scope the call needs (RFC 6750 §3.1).
                      * @example Bearer realm="murmur", error="insufficient_scope", scope="ai"
+                     */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Over a limit; wait `Retry-After` seconds. `rate_limit_exceeded`: over the AI rate limit (transcribe and convert together, REST and MCP together; policy `"ai"`). `too_many_invalid_keys`: too many requests from this client address sent unknown or revoked keys (policy `"keys"`; keys verified lately still work). Codes: `too_many_invalid_keys`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
+                    /**
+                     * @description Seconds to wait before retrying.
+                     * @example 42
+                     */
+                    "Retry-After": number;
+                    /**
+                     * @description Requests allowed per window of the policy this response reports: AI requests per user (policy `"ai"`), or, on a 429 `too_many_invalid_keys`, requests with unknown keys per client address (policy `"keys"`). Present on a 429 `too_many_invalid_keys`; absent on a per-user cap without a window.
+                     * @example 10
+                     */
+                    "RateLimit-Limit"?: number;
+                    /**
+                     * @description Requests left in the current window. Present on a 429 `too_many_invalid_keys`; absent on a per-user cap without a window.
+                     * @example 8
+                     */
+                    "RateLimit-Remaining"?: number;
+                    /**
+                     * @description Seconds until the next used request slot frees up (the window slides: each request gives its slot back one window after it was made); 0 only when no slot is in use. Present on a 429 `too_many_invalid_keys`; absent on a per-user cap without a window.
+                     * @example 40
+                     */
+                    "RateLimit-Reset"?: number;
+                    /**
+                     * @description The quota policy, per draft-ietf-httpapi-ratelimit-headers: policy `"ai"` (transcribe and convert, REST and MCP together) or `"keys"` (unknown keys per client address), `q` requests per `w` seconds. Present on a 429 `too_many_invalid_keys`; absent on a per-user cap without a window.
+                     * @example "ai";q=10;w=60
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description The current state of the policy, per draft-ietf-httpapi-ratelimit-headers: `r` requests remaining, `t` seconds as in RateLimit-Reset. Present on a 429 `too_many_invalid_keys`; absent on a per-user cap without a window.
+                     * @example "ai";r=8;t=40
+                     */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A bug on our side, logged with the request id; retry. Codes: `internal_error`. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A Murmur service is unavailable; nothing was charged. Retry in a few seconds. Codes: `service_unavailable`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listRequests: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Items per page, 1–100.
+                 * @example 20
+                 */
+                limit?: components["parameters"]["limit"];
+                /**
+                 * @description The `next_cursor` of the previous page; opaque, and bound to you, its list and its filters (another user’s cursor, or one reused with other filters, answers 400).
+                 * @example eyJjIjoiMjAyNi0wMy0xMVQxOTo0MDowMi4wMDBaIiwiaSI6InJlY19nYmFlIn0.q1Xv0a8sRk2Lw7Tz
+                 */
+                cursor?: components["parameters"]["cursor"];
+                /**
+                 * @description Only calls answered with this status class (`2xx`, `3xx`, `4xx`, `5xx`) or this exact status (`429`).
+                 * @example 4xx
+                 */
+                status_code?: components["parameters"]["status_code"];
+                /**
+                 * @description Only calls of this route template, as entries show it (`/api/v1/recordings/{id}`, or `/mcp`).
+                 * @example /api/v1/convert
+                 */
+                route?: components["parameters"]["route"];
+                /**
+                 * @description Only /mcp calls of this tool (`get_recording`) or JSON-RPC method (`tools/list`).
+                 * @example transcribe
+                 */
+                tool?: components["parameters"]["tool"];
+                /**
+                 * @description Only calls made with this key of yours (key_…) or OAuth connection (con_…).
+                 * @example key_dhkkdm0vk036gfhi71bjhk7v
+                 */
+                key_id?: components["parameters"]["key_id"];
+                /**
+                 * @description Only recordings (on /search: sources; on /requests: calls) created strictly after this time: ISO-8601 with a zone (`2026-01-31T00:00:00Z`) or a bare date (midnight UTC); a date that is not in the calendar (`2026-02-30`, `T24:00`) answers 400.
+                 * @example 2026-01-01T00:00:00Z
+                 */
+                created_after?: components["parameters"]["created_after"];
+                /**
+                 * @description Only recordings (on /search: sources; on /requests: calls) created strictly before this time: ISO-8601 with a zone (`2026-01-31T00:00:00Z`) or a bare date (midnight UTC); a date that is not in the calendar (`2026-02-30`, `T24:00`) answers 400.
+                 * @example 2026-02-01
+                 */
+                created_before?: components["parameters"]["created_before"];
+            };
+            header?: {
+                /**
+                 * @description Your own id for this request, kept when it has the form `req_` + 8–64 letters, digits, `_` or `-`; otherwise a fresh one is minted.
+                 * @example req_checkout_retry_0001
+                 */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Your request log */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "object": "request",
+                     *           "id": "req_5f0c2a9d8e7b6a5c4d3e2f10",
+                     *           "created_at": "2026-05-04T10:21:07.512Z",
+                     *           "method": "POST",
+                     *           "route": "/api/v1/convert",
+                     *           "tool": null,
+                     *           "status": 200,
+                     *           "error_code": null,
+                     *           "latency_ms": 41.27,
+                     *           "key_id": "key_dhkkdm0vk036gfhi71bjhk7v",
+                     *           "key_hint": "svc_1a2b…9f0e",
+                     *           "oauth_client_id": null,
+                     *           "trace_id": "4bf92f3577b34da6a3ce929d0e0e4736",
+                     *           "bytes_in": 5120,
+                     *           "bytes_out": 2210,
+                     *           "credits_charged": 2
+                     *         },
+                     *         {
+                     *           "object": "request",
+                     *           "id": "req_9a8b7c6d5e4f3a2b1c0d9e8f",
+                     *           "created_at": "2026-05-04T10:20:51.003Z",
+                     *           "method": "POST",
+                     *           "route": "/mcp",
+                     *           "tool": "get_recording",
+                     *           "status": 200,
+                     *           "error_code": "not_found",
+                     *           "latency_ms": 6.5,
+                     *           "key_id": "con_0f3ls8j2k1m4n5p6q7r8s9t0",
+                     *           "key_hint": null,
+                     *           "oauth_client_id": "mcp_client_example",
+                     *           "trace_id": null,
+                     *           "bytes_in": 180,
+                     *           "bytes_out": 412,
+                     *           "credits_charged": 0
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "eyJ2IjoxLCJsIjoicmVxdWVzdHMifQ.sig"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RequestLogList"];
+                };
+            };
+            /** @description The request is not valid: a query parameter, a body field or a header (named in `param`). Codes: `invalid_request`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key, or a malformed, unknown, revoked or expired one. `WWW-Authenticate` carries the challenge. Codes: `missing_api_key`, `invalid_api_key`, `expired_api_key`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    traceparent: components["headers"]["traceparent"];
+                    /**
+                     * @description The Bearer challenge: `Bearer realm="murmur"`, plus `error="invalid_token"` when a key was sent.
+                     * @example Bearer realm="murmur", error="invalid_token"
                      */
                     "WWW-Authenticate": string;
                     [name: string]: unknown;
