@@ -9,7 +9,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { MAX_ACTIVE_API_KEYS } from '@murmur/contract';
 import { get, startSystem, type TestSystem } from '../../gateway/test/support/system';
 import { signInLink } from '../src/web/config';
-import { cspViolations, screenshot, startApp, type TestApp } from './support/app-browser';
+import { cspViolations, screenshot, signInAs, startApp, type TestApp } from './support/app-browser';
 
 jest.setTimeout(180_000);
 
@@ -38,17 +38,7 @@ describe('the app: Settings → Developer and Usage in Chromium', () => {
   }
 
   /** A new browser context signed in as the user through the sign-in page. */
-  async function signedIn(userId: string, viewport = { width: 1280, height: 900 }): Promise<{ context: BrowserContext; page: Page; csp: string[] }> {
-    const context = await app.browser.newContext({ viewport });
-    const page = await context.newPage();
-    const csp = cspViolations(page);
-    await page.goto(await linkFor(userId));
-    await page.getByRole('button', { name: 'Continue' }).click();
-    await page.waitForURL(`${app.url}/settings/developer`).catch(async (err: unknown) => {
-      throw new Error(`${(err as Error).message}\nat ${page.url()}: ${(await page.content()).slice(0, 3000)}`);
-    });
-    return { context, page, csp };
-  }
+  const signedIn = (userId: string, viewport?: { width: number; height: number }) => signInAs(sys, app, userId, viewport);
 
   const me = (key: string) => get(sys.baseUrl, '/api/v1/me', key);
 

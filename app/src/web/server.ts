@@ -1,5 +1,5 @@
 /**
- * The app's web server: Settings → Developer and Usage for signed-in people, and Record (live
+ * The app's web server: Settings → Developer, Usage and Logs for signed-in people, and Record (live
  * transcription from the microphone), over the services' internal RPCs with the app's admin
  * identity (like the admin CLI), every call naming the signed-in user; and the OAuth 2.1
  * authorization server MCP clients connect through (oauth/routes.ts). Pages are rendered on the
@@ -18,6 +18,7 @@ import type { SessionSource } from './session';
 import { signInRoutes } from './sign-in-routes';
 import { recordRoutes } from './record-routes';
 import { usageRoutes } from './usage-routes';
+import { logsRoutes } from './logs-routes';
 import { CHART_JS_FILE, STATIC_DIR } from './views';
 
 /** Largest form accepted: names and URLs only. */
@@ -110,6 +111,7 @@ export function createAppServer(opts: AppServerOptions): Express {
   );
   app.use(developerRoutes({ ...guard, clients: opts.clients, apiUrl: opts.apiUrl, now }));
   app.use(usageRoutes({ ...guard, clients: opts.clients }));
+  app.use(logsRoutes({ ...guard, clients: opts.clients, now }));
   app.use(recordRoutes({ ...guard, clients: opts.clients, apiUrl: opts.apiUrl }));
   app.use((_req: Request, res: Response) => message(res, 404, 'Page not found', ['There is nothing at this address.'], { link: { href: '/settings/developer', text: 'Go to Developer settings' } }));
   app.use(OAUTH_BODY_PATHS, unreadableOAuthBody);

@@ -19,5 +19,5 @@ export interface PageContext {
   email: string;
   csrf: string;
   /** The section the page belongs to (its navigation link); 'connect' for an MCP client's consent page. */
-  section: 'developer' | 'usage' | 'record' | 'connect';
+  section: 'developer' | 'usage' | 'logs' | 'record' | 'connect';
 }

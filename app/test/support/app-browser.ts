@@ -8,11 +8,12 @@ import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { createServer } from 'node:http';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { createLogger } from '@murmur/kit';
 import { createAppServer, type AppServerOptions } from '../../src/web/server';
 import { authSessions } from '../../src/web/session';
 import type { TestSystem } from '../../../gateway/test/support/system';
+import { signInLink } from '../../src/web/config';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const SCREENSHOT_DIR = process.env.MURMUR_SCREENSHOT_DIR ?? path.join(os.tmpdir(), 'murmur-screenshots');
@@ -76,4 +77,22 @@ export function cspViolations(page: Page): string[] {
     if (/Content Security Policy/i.test(m.text())) seen.push(m.text());
   });
   return seen;
+}
+
+/**
+ * A new browser context signed in as `userId` through the sign-in page (a one-time link made
+ * with the admin clients, then Continue), landing on Settings → Developer; with the page's
+ * Content-Security-Policy violations collected.
+ */
+export async function signInAs(sys: TestSystem, app: TestApp, userId: string, viewport = { width: 1280, height: 900 }): Promise<{ context: BrowserContext; page: Page; csp: string[] }> {
+  const { token } = await sys.admin.auth.createSignInLink({ userId });
+  const context = await app.browser.newContext({ viewport });
+  const page = await context.newPage();
+  const csp = cspViolations(page);
+  await page.goto(signInLink(app.url, token));
+  await page.getByRole('button', { name: 'Continue' }).click();
+  await page.waitForURL(`${app.url}/settings/developer`).catch(async (err: unknown) => {
+    throw new Error(`${(err as Error).message}\nat ${page.url()}: ${(await page.content()).slice(0, 3000)}`);
+  });
+  return { context, page, csp };
 }

@@ -57,6 +57,7 @@ export async function listRequests(ctx: OperationContext, input: RequestLogInput
     route: input.route ?? '',
     tool: input.tool ?? '',
     keyId: keyFilter(input.key_id),
+    requestId: '',
     createdAfter: input.created_after,
     createdBefore: input.created_before,
   });

@@ -38,6 +38,8 @@ export interface RequestLogQuery {
   route: string;
   tool: string;
   keyId: string;
+  /** One request id, or '' for any. */
+  requestId: string;
   /** Strictly after this (created_at, request_id), newest first. */
   after?: { createdAt: Date; id: string };
   /** Rows to fetch (a page's limit + 1). */
@@ -146,7 +148,7 @@ export class RequestLogStore {
         WHERE r.owner_id = $1 AND r.created_at >= $2 AND r.created_at < $3
           AND ($4::int IS NULL OR (r.status >= $4 AND r.status < $5))
           AND ($6 = '' OR r.route = $6) AND ($7 = '' OR r.tool = $7) AND ($8 = '' OR r.key_id = $8)
-          AND ($9::timestamptz IS NULL OR (r.created_at, r.request_id) < ($9, $10))
+          AND ($9::timestamptz IS NULL OR (r.created_at, r.request_id) < ($9, $10)) AND ($12 = '' OR r.request_id = $12)
         ORDER BY r.created_at DESC, r.request_id DESC
         LIMIT $11`,
       [
@@ -161,6 +163,7 @@ export class RequestLogStore {
         q.after?.createdAt ?? null,
         q.after?.id ?? '',
         q.limit,
+        q.requestId,
       ],
     );
   }

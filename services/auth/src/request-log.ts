@@ -30,6 +30,8 @@ export interface RequestLogFilters {
   route: string;
   tool: string;
   keyId: string;
+  /** One call by its request id; '' → all. */
+  requestId: string;
   createdAfter?: Date;
   createdBefore?: Date;
 }
@@ -99,7 +101,7 @@ export class RequestLog {
     const afterBound = f.createdAfter ? new Date(f.createdAfter.getTime() + 1) : undefined;
     const since = afterBound && afterBound > oldest ? afterBound : oldest;
     const until = f.createdBefore ?? new Date(now + (REQUEST_LOG_DAYS_AHEAD + 1) * DAY_MS);
-    const filters = filterDigest([f.status, f.route, f.tool, f.keyId, f.createdAfter?.getTime(), f.createdBefore?.getTime()]);
+    const filters = filterDigest([f.status, f.route, f.tool, f.keyId, f.requestId, f.createdAfter?.getTime(), f.createdBefore?.getTime()]);
     const after = this.cursors.positionOf(f.ownerId, 'requests', f.cursor || undefined, filters);
     const rows = await this.store.list({
       ownerId: f.ownerId,
@@ -109,6 +111,7 @@ export class RequestLog {
       route: f.route,
       tool: f.tool,
       keyId: f.keyId,
+      requestId: f.requestId,
       ...(after ? { after } : {}),
       limit: limit + 1,
     });

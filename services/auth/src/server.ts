@@ -146,6 +146,7 @@ export function bindAuthService(service: AuthService, signIn: SignInService, oau
         route: req.route,
         tool: req.tool,
         keyId: req.keyId,
+        requestId: req.requestId,
         ...(req.createdAfter ? { createdAfter: req.createdAfter } : {}),
         ...(req.createdBefore ? { createdBefore: req.createdBefore } : {}),
       });

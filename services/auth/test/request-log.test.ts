@@ -86,7 +86,7 @@ describe.each(BACKENDS)('the request log on %s', (_name, url) => {
     expect(res).toEqual({ stored: 2, skipped: 4 });
     // The same batch again (a retry after a lost answer) is stored once.
     expect(await h.client.recordRequests({ entries: good })).toEqual({ stored: 0, skipped: 0 });
-    const page = await h.client.listRequests({ ownerId: owner.userId, limit: 10, cursor: '', status: 0, route: '', tool: '', keyId: '', createdAfter: undefined, createdBefore: undefined });
+    const page = await h.client.listRequests(auth.ListRequestsRequest.fromPartial({ ownerId: owner.userId, limit: 10, cursor: '', keyId: '' }));
     const mine = page.entries.filter((e) => good.some((g) => g.requestId === e.requestId));
     expect(mine.map((e) => e.requestId)).toEqual(good.map((g) => g.requestId));
     expect(mine[0]).toEqual({ ...good[0], keyHint: owner.hint });
@@ -104,7 +104,7 @@ describe.each(BACKENDS)('the request log on %s', (_name, url) => {
     ];
     await h.client.recordRequests({ entries: batch });
     const list = (f: Partial<auth.ListRequestsRequest>) =>
-      h.client.listRequests({ ownerId: me.userId, limit: 100, cursor: '', status: 0, route: '', tool: '', keyId: '', createdAfter: mark, createdBefore: undefined, ...f });
+      h.client.listRequests(auth.ListRequestsRequest.fromPartial({ ownerId: me.userId, limit: 100, createdAfter: mark, ...f }));
     const ids = async (f: Partial<auth.ListRequestsRequest>) => (await list(f)).entries.map((e) => e.requestId);
     const [e404, e429, eMcp, e502, e200] = batch.map((b) => b.requestId);
     expect(await ids({})).toEqual([e200, e502, eMcp, e429, e404]);
@@ -113,6 +113,7 @@ describe.each(BACKENDS)('the request log on %s', (_name, url) => {
     expect(await ids({ status: 5 })).toEqual([e502]);
     expect(await ids({ route: '/api/v1/convert' })).toEqual([e502, e429]);
     expect(await ids({ tool: 'get_usage' })).toEqual([eMcp]);
+    expect(await ids({ requestId: e429! })).toEqual([e429]);
     expect(await ids({ keyId: 'con_0123456789abcdefghijklmn' })).toEqual([eMcp]);
     expect(await ids({ createdAfter: new Date(mark.getTime() + 3), createdBefore: new Date(mark.getTime() + 5) })).toEqual([e502]);
     // Paging two at a time walks the same list.
@@ -128,14 +129,14 @@ describe.each(BACKENDS)('the request log on %s', (_name, url) => {
     // A cursor is bound to its filters and its owner.
     const first = await list({ limit: 2 });
     expect((await failure(list({ limit: 2, cursor: first.nextCursor, status: 4 }))).param).toBe('cursor');
-    expect((await failure(h.client.listRequests({ ownerId: other.userId, limit: 2, cursor: first.nextCursor, status: 0, route: '', tool: '', keyId: '', createdAfter: mark, createdBefore: undefined }))).param).toBe('cursor');
+    expect((await failure(h.client.listRequests(auth.ListRequestsRequest.fromPartial({ ownerId: other.userId, limit: 2, cursor: first.nextCursor, keyId: '', createdAfter: mark })))).param).toBe('cursor');
   });
 
   it('never shows one user’s calls to another', async () => {
     await h.client.recordRequests({ entries: [entry(other.userId, other.keyId), entry(owner.userId, owner.keyId)] });
-    const theirs = await h.client.listRequests({ ownerId: other.userId, limit: 100, cursor: '', status: 0, route: '', tool: '', keyId: owner.keyId, createdAfter: undefined, createdBefore: undefined });
+    const theirs = await h.client.listRequests(auth.ListRequestsRequest.fromPartial({ ownerId: other.userId, limit: 100, cursor: '', keyId: owner.keyId }));
     expect(theirs.entries).toEqual([]);
-    const all = await h.client.listRequests({ ownerId: other.userId, limit: 100, cursor: '', status: 0, route: '', tool: '', keyId: '', createdAfter: undefined, createdBefore: undefined });
+    const all = await h.client.listRequests(auth.ListRequestsRequest.fromPartial({ ownerId: other.userId, limit: 100, cursor: '', keyId: '' }));
     expect(all.entries.length).toBeGreaterThan(0);
     expect(all.entries.every((e) => e.ownerId === other.userId)).toBe(true);
   });
@@ -147,7 +148,7 @@ describe.each(BACKENDS)('the request log on %s', (_name, url) => {
     // 31 days on, the 14th is entirely past the 30 days kept; the 15th is not yet.
     h.clock.set('2026-02-14T06:00:00.000Z');
     const listed = async () =>
-      (await h.client.listRequests({ ownerId: owner.userId, limit: 100, cursor: '', status: 0, route: '', tool: '', keyId: '', createdAfter: undefined, createdBefore: undefined })).entries.map(
+      (await h.client.listRequests(auth.ListRequestsRequest.fromPartial({ ownerId: owner.userId, limit: 100, cursor: '', keyId: '' }))).entries.map(
         (e) => e.requestId,
       );
     // Past the 30 days it is no longer shown, even before its partition goes.

@@ -471,7 +471,11 @@ export interface ListRequestsRequest {
   keyId: string;
   /** Only calls that began at or after / before these times (within the 30 days kept). */
   createdAfter: Date | undefined;
-  createdBefore: Date | undefined;
+  createdBefore:
+    | Date
+    | undefined;
+  /** Only the call with this request id (req_…): a detail view; empty → all. */
+  requestId: string;
 }
 
 export interface ListRequestsResponse {
@@ -4524,6 +4528,7 @@ function createBaseListRequestsRequest(): ListRequestsRequest {
     keyId: "",
     createdAfter: undefined,
     createdBefore: undefined,
+    requestId: "",
   };
 }
 
@@ -4555,6 +4560,9 @@ export const ListRequestsRequest: MessageFns<ListRequestsRequest> = {
     }
     if (message.createdBefore !== undefined) {
       Timestamp.encode(toTimestamp(message.createdBefore), writer.uint32(74).fork()).join();
+    }
+    if (message.requestId !== "") {
+      writer.uint32(82).string(message.requestId);
     }
     return writer;
   },
@@ -4644,6 +4652,14 @@ export const ListRequestsRequest: MessageFns<ListRequestsRequest> = {
             message.createdBefore = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.requestId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4670,6 +4686,7 @@ export const ListRequestsRequest: MessageFns<ListRequestsRequest> = {
     message.keyId = object.keyId ?? "";
     message.createdAfter = object.createdAfter ?? undefined;
     message.createdBefore = object.createdBefore ?? undefined;
+    message.requestId = object.requestId ?? "";
     return message;
   },
 };
