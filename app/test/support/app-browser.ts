@@ -8,8 +8,9 @@ import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { createServer } from 'node:http';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { createLogger } from '@murmur/kit';
+import { signInLink } from '../../src/web/config';
 import { createAppServer, type AppServerOptions } from '../../src/web/server';
 import { authSessions } from '../../src/web/session';
 import type { TestSystem } from '../../../gateway/test/support/system';
@@ -76,4 +77,19 @@ export function cspViolations(page: Page): string[] {
     if (/Content Security Policy/i.test(m.text())) seen.push(m.text());
   });
   return seen;
+}
+
+/**
+ * A new browser context signed in as the user through the sign-in page (a one-time link from
+ * auth, then Continue), on the Developer page where sign-in lands; with the page's CSP reports.
+ */
+export async function signedInAs(app: TestApp, sys: TestSystem, userId: string, viewport = { width: 1280, height: 900 }): Promise<{ context: BrowserContext; page: Page; csp: string[] }> {
+  const context = await app.browser.newContext({ viewport });
+  const page = await context.newPage();
+  const csp = cspViolations(page);
+  const { token } = await sys.admin.auth.createSignInLink({ userId });
+  await page.goto(signInLink(app.url, token));
+  await page.getByRole('button', { name: 'Continue' }).click();
+  await page.waitForURL(`${app.url}/settings/developer`);
+  return { context, page, csp };
 }

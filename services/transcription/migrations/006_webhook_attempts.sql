@@ -20,7 +20,7 @@ CREATE TABLE webhook_attempts (
   round integer NOT NULL,
   -- 1–8 within its round.
   attempt integer NOT NULL,
-  started_at timestamptz NOT NULL,
+  started_at timestamptz(3) NOT NULL,
   -- The HTTP status the endpoint answered; 0 when none came (refused, unreachable, timed out).
   status_code integer NOT NULL,
   latency_ms integer NOT NULL,

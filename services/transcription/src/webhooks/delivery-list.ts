@@ -1,16 +1,10 @@
 /** A page of webhook deliveries as ListWebhookDeliveries answers it (states are the contract's, job-json.ts). */
 import { WEBHOOK_STATES } from '@murmur/contract';
 import type { transcription } from '@murmur/proto';
-import type { AttemptRow, ListedDeliveryRow } from './delivery-store';
+import type { ListedDeliveryRow } from './delivery-store';
 
-/** Each delivery with its own attempts (`attempts` as the store reads them: grouped by delivery, oldest first). */
-export function presentDeliveries(rows: readonly ListedDeliveryRow[], attempts: readonly AttemptRow[]): transcription.WebhookDeliveryRecord[] {
-  const byDelivery = new Map<string, transcription.WebhookAttempt[]>();
-  for (const a of attempts) {
-    const list = byDelivery.get(a.delivery_id) ?? [];
-    list.push({ startedAt: a.started_at, round: a.round, attempt: a.attempt, statusCode: a.status_code, latencyMs: a.latency_ms, error: a.error });
-    byDelivery.set(a.delivery_id, list);
-  }
+/** Each delivery with its kept attempts, oldest first. */
+export function presentDeliveries(rows: readonly ListedDeliveryRow[]): transcription.WebhookDeliveryRecord[] {
   return rows.map((r) => ({
     id: r.id,
     jobId: r.job_id,
@@ -22,6 +16,13 @@ export function presentDeliveries(rows: readonly ListedDeliveryRow[], attempts: 
     nextAttemptAt: r.next_attempt_at ?? undefined,
     attemptCount: r.attempts,
     lastStatusCode: r.last_status_code,
-    attempts: byDelivery.get(r.id) ?? [],
+    attempts: r.attempt_list.map((a) => ({
+      startedAt: new Date(Math.round(Number(a.started_ms))),
+      round: a.round,
+      attempt: a.attempt,
+      statusCode: a.status_code,
+      latencyMs: a.latency_ms,
+      error: a.error,
+    })),
   }));
 }

@@ -32,7 +32,7 @@ export interface AttemptedDelivery {
   round_attempts: number;
 }
 
-/** A delivery as its list shows it. */
+/** A delivery as its list shows it, with its kept attempts (read in the same statement, so the two agree). */
 export interface ListedDeliveryRow {
   id: string;
   job_id: string;
@@ -44,13 +44,15 @@ export interface ListedDeliveryRow {
   next_attempt_at: Date | null;
   attempts: number;
   last_status_code: number;
+  /** Oldest first. */
+  attempt_list: AttemptRow[];
 }
 
+/** One kept attempt, as JSON from the list's statement (`started_ms`: epoch milliseconds). */
 export interface AttemptRow {
-  delivery_id: string;
   round: number;
   attempt: number;
-  started_at: Date;
+  started_ms: number;
   status_code: number;
   latency_ms: number;
   error: string;
@@ -113,30 +115,23 @@ export class DeliveryStore {
   /** The owner's deliveries newest first, after `after`, `limit + 1` of them (the caller cuts the page). */
   async list(ownerId: string, opts: { after?: PagePosition; limit: number; state?: WebhookStateName }): Promise<ListedDeliveryRow[]> {
     const params: unknown[] = [ownerId];
-    let where = 'owner_id = $1';
+    let where = 'd.owner_id = $1';
     if (opts.state) {
       params.push(opts.state);
-      where += ` AND state = $${params.length}`;
+      where += ` AND d.state = $${params.length}`;
     }
     if (opts.after) {
       params.push(opts.after.createdAt, opts.after.id);
-      where += ` AND (created_at, id) < ($${params.length - 1}::timestamptz, $${params.length}::text)`;
+      where += ` AND (d.created_at, d.id) < ($${params.length - 1}::timestamptz, $${params.length}::text)`;
     }
     params.push(opts.limit + 1);
     return this.db.query<ListedDeliveryRow>(
-      `SELECT id, job_id, event, url, state, created_at, delivered_at, next_attempt_at, attempts, last_status_code
-       FROM webhook_deliveries WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT $${params.length}`,
+      `SELECT d.id, d.job_id, d.event, d.url, d.state, d.created_at, d.delivered_at, d.next_attempt_at, d.attempts, d.last_status_code,
+         coalesce((SELECT jsonb_agg(jsonb_build_object('round', a.round, 'attempt', a.attempt, 'started_ms', extract(epoch FROM a.started_at) * 1000,
+             'status_code', a.status_code, 'latency_ms', a.latency_ms, 'error', a.error) ORDER BY a.round, a.attempt)
+           FROM webhook_attempts a WHERE a.delivery_id = d.id AND a.owner_id = d.owner_id), '[]'::jsonb) AS attempt_list
+       FROM webhook_deliveries d WHERE ${where} ORDER BY d.created_at DESC, d.id DESC LIMIT $${params.length}`,
       params,
-    );
-  }
-
-  /** The kept attempts of the owner's deliveries `ids`, oldest first. */
-  async attemptsOf(ownerId: string, ids: readonly string[]): Promise<AttemptRow[]> {
-    if (ids.length === 0) return [];
-    return this.db.query<AttemptRow>(
-      `SELECT delivery_id, round, attempt, started_at, status_code, latency_ms, error FROM webhook_attempts
-       WHERE owner_id = $1 AND delivery_id = ANY($2) ORDER BY delivery_id, round, attempt`,
-      [ownerId, ids],
     );
   }
 }

@@ -3,7 +3,7 @@
  * endpoint; the delivery of each ended job's event — written in the transaction that ends the
  * job, queued on the same durable queue as the jobs, tried at once and then on the retry
  * schedule (schedule.ts) for 27.5 hours, with the same `webhook-id` every time — and its state,
- * shown on the job.
+ * shown on the job; every attempt is kept (delivery-store.ts) and listed for the app.
  *
  * The event: `{"type": "transcription.completed" | "transcription.failed" |
  * "transcription.canceled", "timestamp", "data": <the job as GET /transcriptions/{id} shows it>}`.
@@ -282,7 +282,6 @@ export class Webhooks {
     const after = this.cursors.positionOf(req.ownerId, 'webhook_deliveries', req.cursor || undefined, filters);
     const rows = await this.deliveries.list(req.ownerId, { limit, ...(after ? { after } : {}), ...(state ? { state } : {}) });
     const page = this.cursors.page(req.ownerId, 'webhook_deliveries', rows.map((r) => Object.assign(r, { createdAt: r.created_at })), limit, filters);
-    const attempts = await this.deliveries.attemptsOf(req.ownerId, page.rows.map((r) => r.id));
-    return { deliveries: presentDeliveries(page.rows, attempts), hasMore: page.hasMore, nextCursor: page.nextCursor };
+    return { deliveries: presentDeliveries(page.rows), hasMore: page.hasMore, nextCursor: page.nextCursor };
   }
 }
