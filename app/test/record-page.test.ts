@@ -13,8 +13,7 @@ import * as path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { get, startSystem, type TestSystem } from '../../gateway/test/support/system';
 import { wordErrorRate } from '../../services/transcription/src/wer';
-import { signInLink } from '../src/web/config';
-import { cspViolations, screenshot, startApp, type TestApp } from './support/app-browser';
+import { screenshot, signInAs, startApp, type TestApp } from './support/app-browser';
 
 jest.setTimeout(60_000);
 
@@ -54,13 +53,7 @@ describe('the app: Record in Chromium with a fake microphone', () => {
 
   /** A new browser context signed in as the user, on the Record page. */
   async function onRecordPage(userId: string): Promise<{ context: BrowserContext; page: Page; csp: string[] }> {
-    const context = await app.browser.newContext({ viewport: { width: 1100, height: 800 } });
-    const page = await context.newPage();
-    const csp = cspViolations(page);
-    const { token } = await sys.admin.auth.createSignInLink({ userId });
-    await page.goto(signInLink(app.url, token));
-    await page.getByRole('button', { name: 'Continue' }).click();
-    await page.waitForURL(`${app.url}/settings/developer`);
+    const { context, page, csp } = await signInAs(sys, app, userId, { width: 1100, height: 800 });
     await page.getByRole('link', { name: 'Record' }).click();
     await page.waitForURL(`${app.url}/record`);
     return { context, page, csp };

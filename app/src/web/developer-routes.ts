@@ -8,7 +8,7 @@ import { Router, type Request, type Response } from 'express';
 import { mcpResourceUrl, MurmurError } from '@murmur/contract';
 import type { ServiceClients } from '@murmur/kit';
 import { EXPIRY } from '../admin/commands';
-import { message, render, signedIn, signedInOf, type GuardOptions } from './pages';
+import { field, message, render, signedIn, signedInOf, type GuardOptions } from './pages';
 import { ACCESS_CHOICES, accessOf, DEFAULT_ACCESS, DEFAULT_EXPIRY, EXPIRY_CHOICES, shownConnection, shownDate, shownKey } from './present';
 
 export interface DeveloperPageOptions extends GuardOptions {
@@ -33,12 +33,6 @@ const NOTICES: Record<string, string> = {
   'endpoint-saved': 'The default endpoint was saved.',
   'endpoint-cleared': 'The default endpoint was cleared.',
 };
-
-/** A form field as one string ('' when absent or sent twice). */
-function field(req: Request, name: string): string {
-  const v = (req.body as Record<string, unknown> | undefined)?.[name];
-  return typeof v === 'string' ? v : '';
-}
 
 export function developerRoutes(opts: DeveloperPageOptions): Router {
   const router = Router();

@@ -22,6 +22,12 @@ export function message(res: Response, status: number, title: string, lines: str
   render(res, status, 'message', { title, lines, command: extra.command, link: extra.link });
 }
 
+/** A form field as one string ('' when absent or sent twice). */
+export function field(req: Request, name: string): string {
+  const v = (req.body as Record<string, unknown> | undefined)?.[name];
+  return typeof v === 'string' ? v : '';
+}
+
 /** The signed-in person of a request (set by {@link signedIn}). */
 export function signedInOf(res: Response): SignedIn {
   return res.locals.signedIn as SignedIn;

@@ -1,9 +1,9 @@
 /**
- * How the pages show keys, connected apps, money, credits and times: one place, so every page
- * says a key's status, a date or an amount the same way.
+ * How the pages show keys, connected apps, webhook deliveries, money, credits and times: one
+ * place, so every page says a key's status, a date or an amount the same way.
  */
-import { hasScope, READ_ONLY_SCOPES } from '@murmur/contract';
-import { billing, type auth } from '@murmur/proto';
+import { hasScope, READ_ONLY_SCOPES, webhookStateNameOf, type WebhookStateName } from '@murmur/contract';
+import { billing, type auth, type transcription } from '@murmur/proto';
 
 const DAY_MS = 86_400_000;
 const dateFormat = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeZone: 'UTC' });
@@ -139,4 +139,77 @@ export function operationName(op: billing.Operation): string {
     default:
       return 'AI call';
   }
+}
+
+/** The state filter of the Webhook deliveries page, as its form offers it ('' = all). */
+export const DELIVERY_STATE_CHOICES = [
+  { value: '', label: 'All' },
+  { value: 'pending', label: 'Pending' },
+  { value: 'delivered', label: 'Delivered' },
+  { value: 'failed', label: 'Failed' },
+] as const;
+
+const STATE_TEXT: Record<WebhookStateName, string> = { pending: 'Pending', delivered: 'Delivered', failed: 'Failed' };
+
+/** An HTTP status as the deliveries page says it: the code, or "No answer" for 0. */
+function answerOf(statusCode: number): string {
+  return statusCode === 0 ? 'No answer' : String(statusCode);
+}
+
+export interface ShownAttempt {
+  at: ShownTime;
+  /** The round (each Resend starts one) and the attempt's number in it. */
+  round: number;
+  attempt: number;
+  status: string;
+  ok: boolean;
+  latency: string;
+  error: string;
+}
+
+export interface ShownDelivery {
+  id: string;
+  jobId: string;
+  event: string;
+  url: string;
+  state: WebhookStateName;
+  stateText: string;
+  created: ShownTime;
+  attemptCount: number;
+  /** The last attempt's status code, "No answer", or "—" before the first. */
+  lastStatus: string;
+  nextAttempt: ShownTime | null;
+  delivered: ShownTime | null;
+  /** Newest first, as people read a log. */
+  attempts: ShownAttempt[];
+  /** It has ended (delivered, or every attempt of its round failed), so it can be sent again. */
+  resendable: boolean;
+}
+
+/** A webhook delivery with its attempts, as the Webhook deliveries page lists it. */
+export function shownDelivery(d: transcription.WebhookDeliveryRecord, now: Date): ShownDelivery {
+  const state = webhookStateNameOf(d.state) ?? 'pending';
+  return {
+    id: d.id,
+    jobId: d.jobId,
+    event: d.event,
+    url: d.url,
+    state,
+    stateText: STATE_TEXT[state],
+    created: shownDate(d.createdAt ?? now),
+    attemptCount: d.attemptCount,
+    lastStatus: d.attemptCount > 0 ? answerOf(d.lastStatusCode) : '—',
+    nextAttempt: state === 'pending' && d.nextAttemptAt ? shownDate(d.nextAttemptAt) : null,
+    delivered: d.deliveredAt ? shownDate(d.deliveredAt) : null,
+    attempts: [...d.attempts].reverse().map((a) => ({
+      at: shownDate(a.startedAt ?? now),
+      round: a.round,
+      attempt: a.attempt,
+      status: answerOf(a.statusCode),
+      ok: a.statusCode >= 200 && a.statusCode < 300,
+      latency: `${count(a.latencyMs)} ms`,
+      error: a.error,
+    })),
+    resendable: state !== 'pending',
+  };
 }

@@ -1,10 +1,10 @@
 /**
- * The app's web server: Settings → Developer, Usage and Logs for signed-in people, and Record (live
- * transcription from the microphone), over the services' internal RPCs with the app's admin
- * identity (like the admin CLI), every call naming the signed-in user; and the OAuth 2.1
- * authorization server MCP clients connect through (oauth/routes.ts). Pages are rendered on the
- * server; the only scripts are our few small files and Chart.js, all from this origin, under a
- * strict Content-Security-Policy.
+ * The app's web server: Settings → Developer (with its Webhook deliveries), Usage and Logs for
+ * signed-in people, and Record (live transcription from the microphone), over the services'
+ * internal RPCs with the app's admin identity (like the admin CLI), every call naming the
+ * signed-in user; and the OAuth 2.1 authorization server MCP clients connect through
+ * (oauth/routes.ts). Pages are rendered on the server; the only scripts are our few small files
+ * and Chart.js, all from this origin, under a strict Content-Security-Policy.
  */
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import helmet from 'helmet';
@@ -19,6 +19,7 @@ import { signInRoutes } from './sign-in-routes';
 import { recordRoutes } from './record-routes';
 import { usageRoutes } from './usage-routes';
 import { logsRoutes } from './logs-routes';
+import { webhookDeliveriesRoutes } from './webhook-deliveries-routes';
 import { CHART_JS_FILE, STATIC_DIR } from './views';
 
 /** Largest form accepted: names and URLs only. */
@@ -110,6 +111,7 @@ export function createAppServer(opts: AppServerOptions): Express {
     }),
   );
   app.use(developerRoutes({ ...guard, clients: opts.clients, apiUrl: opts.apiUrl, now }));
+  app.use(webhookDeliveriesRoutes({ ...guard, clients: opts.clients, now }));
   app.use(usageRoutes({ ...guard, clients: opts.clients }));
   app.use(logsRoutes({ ...guard, clients: opts.clients, now }));
   app.use(recordRoutes({ ...guard, clients: opts.clients, apiUrl: opts.apiUrl }));

@@ -10,10 +10,10 @@ import * as path from 'node:path';
 import { createServer } from 'node:http';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { createLogger } from '@murmur/kit';
+import { signInLink } from '../../src/web/config';
 import { createAppServer, type AppServerOptions } from '../../src/web/server';
 import { authSessions } from '../../src/web/session';
 import type { TestSystem } from '../../../gateway/test/support/system';
-import { signInLink } from '../../src/web/config';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const SCREENSHOT_DIR = process.env.MURMUR_SCREENSHOT_DIR ?? path.join(os.tmpdir(), 'murmur-screenshots');

@@ -41,6 +41,11 @@ export const WEBHOOK_STATES = {
 export type WebhookStateName = keyof typeof WEBHOOK_STATES;
 const WEBHOOK_STATE = Object.fromEntries(Object.entries(WEBHOOK_STATES).map(([name, value]) => [value, name])) as Record<number, WebhookStateName>;
 
+/** The public name of a wire webhook state; undefined for UNSPECIFIED (a list filter's "all") or an unknown value. */
+export function webhookStateNameOf(state: transcription.WebhookState): WebhookStateName | undefined {
+  return WEBHOOK_STATE[state];
+}
+
 /**
  * A transcription job: its state and progress, and once completed the fields of POST
  * /transcribe's answer, so a client reads one shape either way; with a webhook endpoint, the

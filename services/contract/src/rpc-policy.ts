@@ -156,7 +156,9 @@ export const TRANSCRIPTION_RULES: ServiceRules<typeof transcription.Transcriptio
   rotateWebhookSecret: ADMIN,
   getWebhookSettings: { user: { owner: 'userId' }, admin: true },
   setWebhookEndpoint: ADMIN,
-  retryWebhook: { user: { owner: 'ownerId', scope: 'ai' } },
+  // The app's Webhook deliveries page lists them and its Resend button retries for the signed-in user.
+  retryWebhook: { user: { owner: 'ownerId', scope: 'ai' }, admin: true },
+  listWebhookDeliveries: OWN_DATA,
 };
 
 export const CONVERSION_RULES: ServiceRules<typeof conversion.ConversionServiceService> = {

@@ -1,5 +1,5 @@
 /**
- * Keyset paging shared by every list RPC of every service (the library's lists, transcription jobs): lists run newest first on (created_at DESC, id DESC),
+ * Keyset paging shared by every list RPC of every service (the library's lists, transcription jobs, webhook deliveries): lists run newest first on (created_at DESC, id DESC),
  * and a cursor is the signed (created_at, id) of the last row served. Because the position is
  * a value, not an offset, rows inserted between page fetches never cause a duplicate or a gap.
  *
@@ -20,6 +20,7 @@ export const LIST_ID_PREFIX = {
   knowledge_bases: 'kb',
   transcriptions: 'trn',
   requests: 'req',
+  webhook_deliveries: 'msg',
 } as const;
 
 /** A list RPC, as named inside cursors. */

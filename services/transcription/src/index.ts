@@ -71,7 +71,7 @@ export interface JobsDeps {
   db: Database;
   audio: AudioStore;
   library: LibraryPort;
-  /** MURMUR_CURSOR_SECRET (page cursors of ListTranscriptions). */
+  /** MURMUR_CURSOR_SECRET (page cursors of ListTranscriptions and ListWebhookDeliveries). */
   cursorSecret: string;
   /** Parent of the job's temp folders (default the service's tmpDir, else the OS temp dir). */
   spoolDir?: string;
@@ -81,7 +81,7 @@ export interface JobsDeps {
   /** How often maintenance runs (default 60 s). */
   maintenanceIntervalMs?: number;
   /** Where webhook endpoints may be and how deliveries are retried (default: public https addresses, the standard schedule). */
-  webhooks?: Partial<Omit<WebhookOptions, 'sealer' | 'limits'>>;
+  webhooks?: Partial<Omit<WebhookOptions, 'sealer' | 'limits' | 'cursorSecret'>>;
   /** Seals the owners' webhook signing secrets at rest (MURMUR_WEBHOOK_SECRET_KEY). */
   webhookSecrets: SecretSealer;
   /** Where the per-user caps count (caller-limits.ts): Redis across replicas; default in-process. */
@@ -147,7 +147,7 @@ export async function startTranscriptionService(deps: TranscriptionServiceDeps):
 async function startJobs(service: TranscriptionService, deps: TranscriptionServiceDeps, j: JobsDeps, limits: CallerLimits): Promise<{ api: TranscriptionJobs; webhooks: Webhooks; stop(): Promise<void> }> {
   const settings = { ...DEFAULT_QUEUE_SETTINGS, ...j.queue };
   const queue = await JobQueue.open(j.db, settings, deps.log);
-  const webhooks = new Webhooks(j.db, queue, deps.log, { policy: DEFAULT_OUTBOUND_POLICY, ...j.webhooks, sealer: j.webhookSecrets, limits });
+  const webhooks = new Webhooks(j.db, queue, deps.log, { policy: DEFAULT_OUTBOUND_POLICY, ...j.webhooks, sealer: j.webhookSecrets, limits, cursorSecret: j.cursorSecret });
   // Secrets written before they were sealed, or under a key rotated out: sealed now, before
   // serving. Start-up work, no one's call: it starts no trace of its own (kit background-work.ts).
   await untracedUnlessInCall(() => sealStoredSecrets(j.db, j.webhookSecrets, deps.log));

@@ -165,6 +165,9 @@ export function transcriptionHandlers(service: TranscriptionService, opts: { upl
     async retryWebhook(req) {
       return { job: presentJob(await (webhooks ?? jobsOff()).retry(req.ownerId, req.id)) };
     },
+    async listWebhookDeliveries(req) {
+      return (webhooks ?? jobsOff()).listDeliveries(req);
+    },
     streamTranscription: (requests, ctx) => {
       if (!opts.live) throw new MurmurError('service_unavailable', 'Live transcription is not enabled on this replica.');
       return opts.live.run(requests, cancellation(requests, ctx.signal));

@@ -3,21 +3,23 @@
  * endpoint; the delivery of each ended job's event — written in the transaction that ends the
  * job, queued on the same durable queue as the jobs, tried at once and then on the retry
  * schedule (schedule.ts) for 27.5 hours, with the same `webhook-id` every time — and its state,
- * shown on the job.
+ * shown on the job; every attempt is kept (delivery-store.ts) and listed for the app.
  *
  * The event: `{"type": "transcription.completed" | "transcription.failed" |
  * "transcription.canceled", "timestamp", "data": <the job as GET /transcriptions/{id} shows it>}`.
  * Above {@link MAX_INLINE_TRANSCRIPT_BYTES} of transcript, `data.text` and `data.segments` are
  * null and `data_truncated` is true: fetch the job for them.
  */
-import { isId, MurmurError, presentJob as presentJobJson } from '@murmur/contract';
-import { newId, type Database, type Logger, type OutboundPolicy, type Resolve } from '@murmur/kit';
+import { isId, MurmurError, pageSizeOf, presentJob as presentJobJson, webhookStateNameOf } from '@murmur/contract';
+import { filterDigest, newId, PageCursors, type Database, type Logger, type OutboundPolicy, type Resolve } from '@murmur/kit';
 import type { transcription } from '@murmur/proto';
 import type { JobRow, JobStore, Queryable } from '../jobs/job-store';
 import type { JobQueue } from '../jobs/queue';
 import { presentJob } from '../jobs/present';
 import { nextAttemptDelay, WEBHOOK_RETRY_SECONDS } from './schedule';
-import { checkEndpointForm, postWebhook } from './sender';
+import { checkEndpointForm, postWebhook, type AttemptOutcome } from './sender';
+import { DeliveryStore, type AttemptTiming } from './delivery-store';
+import { presentDeliveries } from './delivery-list';
 import { SecretSealer } from './secret-keys';
 import type { CallerLimits } from '../caller-limits';
 import { newSecret, webhookHeaders } from './signature';
@@ -56,6 +58,8 @@ export interface WebhookOptions {
   sealer: SecretSealer;
   /** The per-user cap on retries (caller-limits.ts). */
   limits: CallerLimits;
+  /** MURMUR_CURSOR_SECRET (page cursors of ListWebhookDeliveries). */
+  cursorSecret: string;
   /** Seconds between attempts after each failure (default {@link WEBHOOK_RETRY_SECONDS}). */
   retrySeconds?: readonly number[];
   /** One attempt's limit (default 10 s). */
@@ -102,13 +106,18 @@ export async function sealStoredSecrets(db: Database, sealer: SecretSealer, log?
 export class Webhooks {
   /** Set once the job store exists (it calls {@link onJobEnded} inside its transactions). */
   store!: JobStore;
+  private readonly deliveries: DeliveryStore;
+  private readonly cursors: PageCursors;
 
   constructor(
     private readonly db: Database,
     private readonly queue: JobQueue,
     private readonly log: Logger,
     private readonly options: WebhookOptions,
-  ) {}
+  ) {
+    this.deliveries = new DeliveryStore(db);
+    this.cursors = new PageCursors(options.cursorSecret);
+  }
 
   // ── settings (the app's calls) ─────────────────────────────────────────────────────────────
 
@@ -207,14 +216,16 @@ export class Webhooks {
     if (!d || d.state !== 'pending') return;
     const job = await this.store.get(d.job_id);
     const settings = await this.settingsRow(d.owner_id);
-    if (!job || !settings?.secret) return void (await this.record(d, { ok: false, status: 0, error: 'no signing secret' }));
+    if (!job || !settings?.secret) return void (await this.record(d, { ok: false, status: 0, error: 'no signing secret', startedAt: new Date(), latencyMs: 0 }));
     const body = JSON.stringify(this.event(d.event, job));
+    const startedAt = new Date();
+    const started = performance.now();
     const outcome = await postWebhook(d.url, webhookHeaders(this.signingSecrets(settings), d.id, new Date(), body), body, this.options.policy, {
       ...(this.options.timeoutMs ? { timeoutMs: this.options.timeoutMs } : {}),
       ...(this.options.allowHttp ? { allowHttp: true } : {}),
       ...(this.options.resolve ? { resolve: this.options.resolve } : {}),
     });
-    await this.record(d, outcome);
+    await this.record(d, { ...outcome, startedAt, latencyMs: performance.now() - started });
   }
 
   private event(type: string, job: JobRow) {
@@ -230,27 +241,21 @@ export class Webhooks {
     };
   }
 
-  /** Records an attempt: delivered; or the next attempt queued in the same transaction; or the round over. */
-  private async record(d: DeliveryRecord, outcome: { ok: boolean; status: number; error: string }): Promise<void> {
+  /**
+   * Records an attempt, with its own row (delivery-store.ts): delivered; or the next attempt
+   * queued in the same transaction; or the round over.
+   */
+  private async record(d: DeliveryRecord, outcome: AttemptOutcome & AttemptTiming): Promise<void> {
     const attempt = d.round_attempts + 1;
     if (outcome.ok) {
-      await this.db.query(
-        `UPDATE webhook_deliveries SET state = 'delivered', attempts = attempts + 1, round_attempts = $2, last_status_code = $3, last_error = '',
-           delivered_at = now(), next_attempt_at = NULL, updated_at = now() WHERE id = $1 AND state = 'pending' AND round_attempts = $4`,
-        [d.id, attempt, outcome.status, d.round_attempts],
-      );
+      await this.deliveries.delivered(d, outcome);
       this.log.info({ delivery_id: d.id, job_id: d.job_id, attempt, status: outcome.status }, 'webhook delivered');
       return;
     }
     const delay = nextAttemptDelay(attempt, this.options.retrySeconds ?? WEBHOOK_RETRY_SECONDS);
     await this.db.transaction(async (tx) => {
-      const updated = await tx.query(
-        `UPDATE webhook_deliveries SET state = $2, attempts = attempts + 1, round_attempts = $3, last_status_code = $4, last_error = $5,
-           next_attempt_at = CASE WHEN $6::float8 IS NULL THEN NULL ELSE now() + make_interval(secs => $6::float8) END, updated_at = now()
-         WHERE id = $1 AND state = 'pending' AND round_attempts = $7`,
-        [d.id, delay === null ? 'failed' : 'pending', attempt, outcome.status, outcome.error, delay, d.round_attempts],
-      );
-      if (updated.rowCount && delay !== null) await this.queue.sendWebhook(tx, d.id, delay);
+      const counted = await this.deliveries.failed(tx, d, outcome, delay);
+      if (counted && delay !== null) await this.queue.sendWebhook(tx, d.id, delay);
     });
     this.log.warn({ delivery_id: d.id, job_id: d.job_id, attempt, status: outcome.status, error: outcome.error, next_in_seconds: delay === null ? null : Math.round(delay) }, 'webhook attempt failed');
   }
@@ -263,9 +268,20 @@ export class Webhooks {
     if (!row.webhook) throw new MurmurError('invalid_request', 'The transcription has not ended yet; its event is sent when it does.', { param: 'id' });
     await this.options.limits.webhookRetry(ownerId);
     await this.db.transaction(async (tx) => {
-      await tx.query(`UPDATE webhook_deliveries SET state = 'pending', round_attempts = 0, next_attempt_at = now(), updated_at = now() WHERE id = $1`, [row.webhook!.id]);
+      await this.deliveries.startRound(tx, row.webhook!.id);
       await this.queue.sendWebhook(tx, row.webhook!.id, 0);
     });
     return (await this.store.get(jobId))!;
+  }
+
+  /** The owner's deliveries, newest first, each with its kept attempts (ListWebhookDeliveries). */
+  async listDeliveries(req: transcription.ListWebhookDeliveriesRequest): Promise<transcription.ListWebhookDeliveriesResponse> {
+    const limit = pageSizeOf(req.limit, 'limit', { zeroMeansDefault: true });
+    const state = webhookStateNameOf(req.state);
+    const filters = filterDigest([state]);
+    const after = this.cursors.positionOf(req.ownerId, 'webhook_deliveries', req.cursor || undefined, filters);
+    const rows = await this.deliveries.list(req.ownerId, { limit, ...(after ? { after } : {}), ...(state ? { state } : {}) });
+    const page = this.cursors.page(req.ownerId, 'webhook_deliveries', rows.map((r) => Object.assign(r, { createdAt: r.created_at })), limit, filters);
+    return { deliveries: presentDeliveries(page.rows), hasMore: page.hasMore, nextCursor: page.nextCursor };
   }
 }

@@ -409,6 +409,64 @@ export interface RetryWebhookResponse {
   job: TranscriptionJob | undefined;
 }
 
+export interface ListWebhookDeliveriesRequest {
+  ownerId: string;
+  /** limit 1–100 (0 → 20) and the cursor of a previous page, as in the other lists. */
+  limit: number;
+  cursor: string;
+  /** Only deliveries in this state; UNSPECIFIED → all. */
+  state: WebhookState;
+}
+
+export interface ListWebhookDeliveriesResponse {
+  deliveries: WebhookDeliveryRecord[];
+  hasMore: boolean;
+  nextCursor: string;
+}
+
+/** One delivery of a job's end as its list shows it: what was sent where, and every attempt. */
+export interface WebhookDeliveryRecord {
+  /** The webhook-id header, the same on every attempt (msg_…). */
+  id: string;
+  /** The job whose end it reports (trn_…). */
+  jobId: string;
+  /** transcription.completed, transcription.failed or transcription.canceled. */
+  event: string;
+  /** The endpoint it is sent to. */
+  url: string;
+  state: WebhookState;
+  createdAt: Date | undefined;
+  deliveredAt:
+    | Date
+    | undefined;
+  /** When the next attempt is due, while one is. */
+  nextAttemptAt:
+    | Date
+    | undefined;
+  /** Attempts made over all rounds (deliveries older than attempt records have a count and no attempts). */
+  attemptCount: number;
+  /** The last attempt's HTTP status (0: no answer, or none yet). */
+  lastStatusCode: number;
+  /** The attempts kept, oldest first. */
+  attempts: WebhookAttempt[];
+}
+
+/** One POST of a delivery to its endpoint. */
+export interface WebhookAttempt {
+  startedAt:
+    | Date
+    | undefined;
+  /** The round it belongs to (1 first; each RetryWebhook starts the next) and its number in it (1–8). */
+  round: number;
+  attempt: number;
+  /** The HTTP status the endpoint answered; 0 when none came (refused, unreachable, timed out). */
+  statusCode: number;
+  /** From sending to the answer or the failure, in milliseconds. */
+  latencyMs: number;
+  /** Why it failed ("" when it succeeded); never the endpoint's response body. */
+  error: string;
+}
+
 export interface GetTranscriptionRequest {
   ownerId: string;
   id: string;
@@ -3701,6 +3759,480 @@ export const RetryWebhookResponse: MessageFns<RetryWebhookResponse> = {
   },
 };
 
+function createBaseListWebhookDeliveriesRequest(): ListWebhookDeliveriesRequest {
+  return { ownerId: "", limit: 0, cursor: "", state: 0 };
+}
+
+export const ListWebhookDeliveriesRequest: MessageFns<ListWebhookDeliveriesRequest> = {
+  encode(message: ListWebhookDeliveriesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.ownerId !== "") {
+      writer.uint32(10).string(message.ownerId);
+    }
+    if (message.limit !== 0) {
+      writer.uint32(16).int32(message.limit);
+    }
+    if (message.cursor !== "") {
+      writer.uint32(26).string(message.cursor);
+    }
+    if (message.state !== 0) {
+      writer.uint32(32).int32(message.state);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListWebhookDeliveriesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListWebhookDeliveriesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.ownerId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.limit = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.cursor = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.state = reader.int32() as any;
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<ListWebhookDeliveriesRequest>, I>>(base?: I): ListWebhookDeliveriesRequest {
+    return ListWebhookDeliveriesRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListWebhookDeliveriesRequest>, I>>(object: I): ListWebhookDeliveriesRequest {
+    const message = createBaseListWebhookDeliveriesRequest();
+    message.ownerId = object.ownerId ?? "";
+    message.limit = object.limit ?? 0;
+    message.cursor = object.cursor ?? "";
+    message.state = object.state ?? 0;
+    return message;
+  },
+};
+
+function createBaseListWebhookDeliveriesResponse(): ListWebhookDeliveriesResponse {
+  return { deliveries: [], hasMore: false, nextCursor: "" };
+}
+
+export const ListWebhookDeliveriesResponse: MessageFns<ListWebhookDeliveriesResponse> = {
+  encode(message: ListWebhookDeliveriesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.deliveries) {
+      WebhookDeliveryRecord.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.hasMore !== false) {
+      writer.uint32(16).bool(message.hasMore);
+    }
+    if (message.nextCursor !== "") {
+      writer.uint32(26).string(message.nextCursor);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListWebhookDeliveriesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListWebhookDeliveriesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.deliveries.push(WebhookDeliveryRecord.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.hasMore = reader.bool();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.nextCursor = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<ListWebhookDeliveriesResponse>, I>>(base?: I): ListWebhookDeliveriesResponse {
+    return ListWebhookDeliveriesResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListWebhookDeliveriesResponse>, I>>(
+    object: I,
+  ): ListWebhookDeliveriesResponse {
+    const message = createBaseListWebhookDeliveriesResponse();
+    message.deliveries = object.deliveries?.map((e) => WebhookDeliveryRecord.fromPartial(e)) || [];
+    message.hasMore = object.hasMore ?? false;
+    message.nextCursor = object.nextCursor ?? "";
+    return message;
+  },
+};
+
+function createBaseWebhookDeliveryRecord(): WebhookDeliveryRecord {
+  return {
+    id: "",
+    jobId: "",
+    event: "",
+    url: "",
+    state: 0,
+    createdAt: undefined,
+    deliveredAt: undefined,
+    nextAttemptAt: undefined,
+    attemptCount: 0,
+    lastStatusCode: 0,
+    attempts: [],
+  };
+}
+
+export const WebhookDeliveryRecord: MessageFns<WebhookDeliveryRecord> = {
+  encode(message: WebhookDeliveryRecord, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.jobId !== "") {
+      writer.uint32(18).string(message.jobId);
+    }
+    if (message.event !== "") {
+      writer.uint32(26).string(message.event);
+    }
+    if (message.url !== "") {
+      writer.uint32(34).string(message.url);
+    }
+    if (message.state !== 0) {
+      writer.uint32(40).int32(message.state);
+    }
+    if (message.createdAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(50).fork()).join();
+    }
+    if (message.deliveredAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.deliveredAt), writer.uint32(58).fork()).join();
+    }
+    if (message.nextAttemptAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.nextAttemptAt), writer.uint32(66).fork()).join();
+    }
+    if (message.attemptCount !== 0) {
+      writer.uint32(72).int32(message.attemptCount);
+    }
+    if (message.lastStatusCode !== 0) {
+      writer.uint32(80).int32(message.lastStatusCode);
+    }
+    for (const v of message.attempts) {
+      WebhookAttempt.encode(v!, writer.uint32(90).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WebhookDeliveryRecord {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWebhookDeliveryRecord();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.jobId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.event = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.url = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.state = reader.int32() as any;
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.deliveredAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.nextAttemptAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.attemptCount = reader.int32();
+            continue;
+          }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.lastStatusCode = reader.int32();
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.attempts.push(WebhookAttempt.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<WebhookDeliveryRecord>, I>>(base?: I): WebhookDeliveryRecord {
+    return WebhookDeliveryRecord.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<WebhookDeliveryRecord>, I>>(object: I): WebhookDeliveryRecord {
+    const message = createBaseWebhookDeliveryRecord();
+    message.id = object.id ?? "";
+    message.jobId = object.jobId ?? "";
+    message.event = object.event ?? "";
+    message.url = object.url ?? "";
+    message.state = object.state ?? 0;
+    message.createdAt = object.createdAt ?? undefined;
+    message.deliveredAt = object.deliveredAt ?? undefined;
+    message.nextAttemptAt = object.nextAttemptAt ?? undefined;
+    message.attemptCount = object.attemptCount ?? 0;
+    message.lastStatusCode = object.lastStatusCode ?? 0;
+    message.attempts = object.attempts?.map((e) => WebhookAttempt.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseWebhookAttempt(): WebhookAttempt {
+  return { startedAt: undefined, round: 0, attempt: 0, statusCode: 0, latencyMs: 0, error: "" };
+}
+
+export const WebhookAttempt: MessageFns<WebhookAttempt> = {
+  encode(message: WebhookAttempt, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.startedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.startedAt), writer.uint32(10).fork()).join();
+    }
+    if (message.round !== 0) {
+      writer.uint32(16).int32(message.round);
+    }
+    if (message.attempt !== 0) {
+      writer.uint32(24).int32(message.attempt);
+    }
+    if (message.statusCode !== 0) {
+      writer.uint32(32).int32(message.statusCode);
+    }
+    if (message.latencyMs !== 0) {
+      writer.uint32(40).int32(message.latencyMs);
+    }
+    if (message.error !== "") {
+      writer.uint32(50).string(message.error);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WebhookAttempt {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWebhookAttempt();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.startedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.round = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.attempt = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.statusCode = reader.int32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.latencyMs = reader.int32();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.error = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  create<I extends Exact<DeepPartial<WebhookAttempt>, I>>(base?: I): WebhookAttempt {
+    return WebhookAttempt.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<WebhookAttempt>, I>>(object: I): WebhookAttempt {
+    const message = createBaseWebhookAttempt();
+    message.startedAt = object.startedAt ?? undefined;
+    message.round = object.round ?? 0;
+    message.attempt = object.attempt ?? 0;
+    message.statusCode = object.statusCode ?? 0;
+    message.latencyMs = object.latencyMs ?? 0;
+    message.error = object.error ?? "";
+    return message;
+  },
+};
+
 function createBaseGetTranscriptionRequest(): GetTranscriptionRequest {
   return { ownerId: "", id: "" };
 }
@@ -4457,6 +4989,22 @@ export const TranscriptionServiceService = {
     responseDeserialize: (value: Buffer): RetryWebhookResponse => RetryWebhookResponse.decode(value),
   },
   /**
+   * ListWebhookDeliveries pages the owner's webhook deliveries, newest first, each with its
+   * attempts (time, round, status, latency, error; the last rounds' when there were many). The
+   * app's Settings → Developer → Webhook deliveries page reads it.
+   */
+  listWebhookDeliveries: {
+    path: "/murmur.transcription.v1.TranscriptionService/ListWebhookDeliveries" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListWebhookDeliveriesRequest): Buffer =>
+      Buffer.from(ListWebhookDeliveriesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListWebhookDeliveriesRequest => ListWebhookDeliveriesRequest.decode(value),
+    responseSerialize: (value: ListWebhookDeliveriesResponse): Buffer =>
+      Buffer.from(ListWebhookDeliveriesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListWebhookDeliveriesResponse => ListWebhookDeliveriesResponse.decode(value),
+  },
+  /**
    * StreamTranscription is live transcription (GET /api/v1/listen, docs/live.md): the first
    * message is the config, then audio and controls in the order the client sent them; events
    * stream back as they happen: `opened` first, `closed` last. One priced minute is held at
@@ -4525,6 +5073,12 @@ export interface TranscriptionServiceServer extends UntypedServiceImplementation
   setWebhookEndpoint: handleUnaryCall<SetWebhookEndpointRequest, SetWebhookEndpointResponse>;
   /** RetryWebhook sends an ended job's event again now (a new round of attempts, same webhook-id). */
   retryWebhook: handleUnaryCall<RetryWebhookRequest, RetryWebhookResponse>;
+  /**
+   * ListWebhookDeliveries pages the owner's webhook deliveries, newest first, each with its
+   * attempts (time, round, status, latency, error; the last rounds' when there were many). The
+   * app's Settings → Developer → Webhook deliveries page reads it.
+   */
+  listWebhookDeliveries: handleUnaryCall<ListWebhookDeliveriesRequest, ListWebhookDeliveriesResponse>;
   /**
    * StreamTranscription is live transcription (GET /api/v1/listen, docs/live.md): the first
    * message is the config, then audio and controls in the order the client sent them; events
@@ -4733,6 +5287,26 @@ export interface TranscriptionServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: RetryWebhookResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * ListWebhookDeliveries pages the owner's webhook deliveries, newest first, each with its
+   * attempts (time, round, status, latency, error; the last rounds' when there were many). The
+   * app's Settings → Developer → Webhook deliveries page reads it.
+   */
+  listWebhookDeliveries(
+    request: ListWebhookDeliveriesRequest,
+    callback: (error: ServiceError | null, response: ListWebhookDeliveriesResponse) => void,
+  ): ClientUnaryCall;
+  listWebhookDeliveries(
+    request: ListWebhookDeliveriesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListWebhookDeliveriesResponse) => void,
+  ): ClientUnaryCall;
+  listWebhookDeliveries(
+    request: ListWebhookDeliveriesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListWebhookDeliveriesResponse) => void,
   ): ClientUnaryCall;
   /**
    * StreamTranscription is live transcription (GET /api/v1/listen, docs/live.md): the first
