@@ -6,6 +6,7 @@ import type { IdempotencyStore } from './idempotency/store';
 import type { VerifiedKeyCache } from './key-cache';
 import { mcpHandlers } from './mcp/handler';
 import { errorHandler } from './http/errors';
+import { httpMetrics, labelRoute } from './http/http-metrics';
 import { FAILED_KEYS_LOCAL } from './http/authenticate';
 import { FailedKeyLimiter } from './http/failed-keys';
 import { requestContext } from './http/request-context';
@@ -52,17 +53,20 @@ export function createApp(deps: AppDeps): Express {
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
+  // Every request below the probe is counted and timed by its route template (http/http-metrics.ts).
+  app.use(httpMetrics);
   const oauth = deps.oauth ?? {};
   // No key needed: how to get a token (RFC 9728).
-  for (const path of PROTECTED_RESOURCE_METADATA_PATHS) app.get(path, protectedResourceMetadataHandler(oauth));
+  for (const path of PROTECTED_RESOURCE_METADATA_PATHS) app.get(path, labelRoute(path), protectedResourceMetadataHandler(oauth));
   // Every route of the table (routes.ts); GET /api/v1/openapi.json needs no key.
   const body = { bodyIdleTimeoutMs: deps.bodyIdleTimeoutMs, spoolDir: deps.spoolDir, audioUrlPolicy: deps.audioUrlPolicy };
   // The live stream's WebSocket is served on upgrades (live/listen-socket.ts); a plain request learns how to connect.
-  app.all(LISTEN_PATH, () => listenWithoutUpgrade());
+  app.all(LISTEN_PATH, labelRoute(LISTEN_PATH), () => listenWithoutUpgrade());
   app.use('/api/v1', apiRouter(deps.clients, deps.idempotency, deps.log, deps.keyCache, { version: MURMUR_VERSION, body, oauth }));
   const mcp = mcpHandlers({ clients: deps.clients, log: deps.log, allowedOrigins: deps.mcpAllowedOrigins ?? [], version: MURMUR_VERSION, keyCache: deps.keyCache, bodyIdleTimeoutMs: deps.bodyIdleTimeoutMs, audioUrlPolicy: deps.audioUrlPolicy, oauth });
-  app.post('/mcp', mcp.checkOrigin, mcp.requireKey, mcp.post);
-  app.all('/mcp', mcp.checkOrigin, mcp.requireKey, mcp.notAllowed);
+  const mcpRoute = labelRoute('/mcp');
+  app.post('/mcp', mcpRoute, mcp.checkOrigin, mcp.requireKey, mcp.post);
+  app.all('/mcp', mcpRoute, mcp.checkOrigin, mcp.requireKey, mcp.notAllowed);
   app.use(() => notFound());
   app.use(errorHandler(deps.log));
   return app;

@@ -35,6 +35,8 @@ export function sendError(req: Request, res: Response, err: MurmurError): void {
   if (challenge) res.setHeader('WWW-Authenticate', challenge);
   if (err.meta.retry_after) res.setHeader('Retry-After', err.meta.retry_after);
   if (err.meta.allow) res.setHeader('Allow', err.meta.allow);
+  // Read when the response ends: its metrics (http-metrics.ts) and the request log.
+  res.locals.errorCode = err.code;
   res.status(err.httpStatus).json(toErrorBody(err, req.requestId));
 }
 

@@ -45,7 +45,7 @@ export function legacyMcp(version: string, log: Logger) {
       // tools/list shows which tools a client may call as a task (the SDK's registerTool says forbidden).
       if (tool.submitTask) registered.execution = { taskSupport: 'optional' };
     }
-    handleToolCalls(server, tools, log);
+    handleToolCalls(server, tools, log, res.locals);
     // One JSON answer, unless the call asked for progress: then an SSE response carries the
     // notifications/progress messages before the result (clients reset their timeout on each).
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !wantsProgress(body) });

@@ -21,6 +21,8 @@ const CALLER = 'dev.murmur/caller';
 interface Caller {
   ctx: OperationContext;
   publicUrl: string;
+  /** The HTTP response's locals (a tool call leaves its tool and error code there). */
+  locals: Record<string, unknown>;
 }
 
 /**
@@ -54,6 +56,7 @@ function serverFor(caller: Caller, version: string, log: Logger): McpServer {
     const token = extra.mcpReq._meta?.progressToken;
     const call: ToolCall = {
       signal: extra.mcpReq.signal,
+      locals: caller.locals,
       ...(token !== undefined
         ? { progress: (progress: number, total: number, message: string) => extra.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress, total, message } }) }
         : {}),
@@ -73,7 +76,7 @@ export function modernMcp(version: string, log: Logger) {
     onerror: (err) => log.info({ reason: err.message.slice(0, 200) }, 'mcp request refused by the protocol layer'),
   });
   return async (res: Response, request: globalThis.Request, body: unknown, ctx: OperationContext, publicUrl: string): Promise<void> => {
-    const caller: Caller = { ctx, publicUrl };
+    const caller: Caller = { ctx, publicUrl, locals: res.locals };
     const authInfo: AuthInfo = { token: '', clientId: ctx.principal.clientId || ctx.principal.keyId, scopes: [...ctx.principal.scopes], extra: { [CALLER]: caller } };
     const response = await handler.fetch(request, { parsedBody: body, authInfo });
     await writeWebResponse(res, response);

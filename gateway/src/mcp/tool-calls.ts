@@ -16,6 +16,7 @@ import type { OperationContext, presentJob } from '../operations';
 import type { AudioCollector } from './audio-argument';
 import { taskCreationError, taskOf } from './tasks';
 import { toolError, toolSuccess, type ResourceLink, type ToolResult } from './tool-result';
+import { recordToolCall, UNKNOWN_TOOL } from './tool-metrics';
 
 /** What the front end learnt of a call while it read the call's body (handler.ts). */
 export interface ReceivedCall {
@@ -36,6 +37,8 @@ export interface ToolCall {
   signal: AbortSignal;
   /** Sends notifications/progress, when the client passed a progressToken (else undefined). */
   progress?: (progress: number, total: number, message: string) => Promise<void>;
+  /** The HTTP response's locals: the call leaves its tool and error code there (tool-metrics.ts). */
+  locals?: Record<string, unknown>;
 }
 
 /** A tool as tools/call runs it: its schemas (also what tools/list shows) and its body. */
@@ -51,8 +54,15 @@ export interface CallableTool {
   submitTask?(args: unknown, call: ToolCall): Promise<ReturnType<typeof presentJob>>;
 }
 
-/** Validates, runs and renders one call; never throws. */
+/** Validates, runs and renders one call, counted in the tool metrics; never throws. */
 export async function callTool(tool: CallableTool | undefined, name: string, args: unknown, log: Logger, call: ToolCall = { signal: new AbortController().signal }): Promise<ToolResult> {
+  const start = performance.now();
+  const result = await runTool(tool, name, args, log, call);
+  recordToolCall(tool ? tool.name : UNKNOWN_TOOL, result, start, call.locals);
+  return result;
+}
+
+async function runTool(tool: CallableTool | undefined, name: string, args: unknown, log: Logger, call: ToolCall): Promise<ToolResult> {
   if (!tool) return toolError(new MurmurError('invalid_request', `Tool ${name} not found`));
   const input = await tool.inputSchema.safeParseAsync(args ?? {});
   if (!input.success) {
@@ -88,12 +98,13 @@ export async function startTask(tool: CallableTool | undefined, name: string, ar
   }
 }
 
-/** Makes `tools` (already registered on `server` for tools/list) the ones tools/call runs. */
-export function handleToolCalls(server: McpServer, tools: ReadonlyMap<string, CallableTool>, log: Logger): void {
+/** Makes `tools` (already registered on `server` for tools/list) the ones tools/call runs; `locals` are the response's. */
+export function handleToolCalls(server: McpServer, tools: ReadonlyMap<string, CallableTool>, log: Logger, locals?: Record<string, unknown>): void {
   server.server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
     const token = request.params._meta?.progressToken;
     const call: ToolCall = {
       signal: extra.signal,
+      locals,
       ...(token !== undefined
         ? {
             progress: (progress: number, total: number, message: string) =>

@@ -21,6 +21,7 @@ import { checkEndpointForm, postWebhook } from './sender';
 import { SecretSealer } from './secret-keys';
 import type { CallerLimits } from '../caller-limits';
 import { newSecret, webhookHeaders } from './signature';
+import { countWebhookAttempt } from './webhook-metrics';
 
 /** How long a rotated-out secret keeps signing (receivers switch over meanwhile). */
 export const PREVIOUS_SECRET_HOURS = 24;
@@ -232,6 +233,7 @@ export class Webhooks {
 
   /** Records an attempt: delivered; or the next attempt queued in the same transaction; or the round over. */
   private async record(d: DeliveryRecord, outcome: { ok: boolean; status: number; error: string }): Promise<void> {
+    countWebhookAttempt(outcome);
     const attempt = d.round_attempts + 1;
     if (outcome.ok) {
       await this.db.query(
