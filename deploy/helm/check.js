@@ -20,7 +20,9 @@
  *     preStop ends within the grace period, and the gateway has 30 s after it to drain its live
  *     streams; Murmur
  *     images are targets of the repository's Dockerfile; and the Envoy config routes to Services
- *     that exist, listens on the ports the chart exposes and probes, and keeps admin on loopback.
+ *     that exist, listens on the ports the chart exposes and probes, and keeps admin on loopback;
+ *     the ServiceMonitor scrapes a port its Services have, and the Grafana dashboard's ConfigMap
+ *     holds files/grafana-dashboard.json, valid, every query on Murmur's metrics (lib/dashboard.js).
  *
  * `node deploy/helm/check.js` (npm run helm:check) checks the real chart; the functions are
  * exported for deploy/helm/test/chart.test.ts, which also feeds it broken copies.
@@ -82,7 +84,8 @@ function checkChart({ binary, chartDir = CHART, valueFiles = [], targets = docke
   const objects = docs.map((d) => d.obj);
   if (errors.length === 0) {
     const envoyFile = fs.readFileSync(path.join(chartDir, 'files', 'envoy.yaml'), 'utf8');
-    errors.push(...checkInvariants(objects, { values, dockerTargets: targets, envoyFile }));
+    const dashboardFile = fs.readFileSync(path.join(chartDir, 'files', 'grafana-dashboard.json'), 'utf8');
+    errors.push(...checkInvariants(objects, { values, dockerTargets: targets, envoyFile, dashboardFile }));
   }
   return { errors, objects, values };
 }

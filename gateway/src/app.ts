@@ -6,10 +6,10 @@ import type { IdempotencyStore } from './idempotency/store';
 import type { VerifiedKeyCache } from './key-cache';
 import { mcpHandlers } from './mcp/handler';
 import { errorHandler } from './http/errors';
+import { httpMetrics, labelRoute } from './http/http-metrics';
 import { FAILED_KEYS_LOCAL } from './http/authenticate';
 import { FailedKeyLimiter } from './http/failed-keys';
 import { requestContext } from './http/request-context';
-import { callNote } from './http/call-note';
 import type { RequestLogQueue } from './request-log/queue';
 import { apiRouter, notFound } from './rest/routes';
 import { LISTEN_PATH, listenWithoutUpgrade } from './live/listen-socket';
@@ -43,15 +43,6 @@ export interface AppDeps {
 /** Reported to MCP clients as the server version. */
 export const MURMUR_VERSION = '0.1.0';
 
-/** Names the call's route in its note (REST routes name themselves: rest/routes.ts). */
-function notedAs(route: string) {
-  return (_req: unknown, _res: unknown, next: () => void) => {
-    const note = callNote();
-    if (note) note.route = route;
-    next();
-  };
-}
-
 export function createApp(deps: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
@@ -65,18 +56,20 @@ export function createApp(deps: AppDeps): Express {
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
+  // Every request below the probe is counted and timed by its route template (http/http-metrics.ts).
+  app.use(httpMetrics);
   const oauth = deps.oauth ?? {};
   // No key needed: how to get a token (RFC 9728).
-  for (const path of PROTECTED_RESOURCE_METADATA_PATHS) app.get(path, protectedResourceMetadataHandler(oauth));
+  for (const path of PROTECTED_RESOURCE_METADATA_PATHS) app.get(path, labelRoute(path), protectedResourceMetadataHandler(oauth));
   // Every route of the table (routes.ts); GET /api/v1/openapi.json needs no key.
   const body = { bodyIdleTimeoutMs: deps.bodyIdleTimeoutMs, spoolDir: deps.spoolDir, audioUrlPolicy: deps.audioUrlPolicy };
   // The live stream's WebSocket is served on upgrades (live/listen-socket.ts); a plain request learns how to connect.
-  app.all(LISTEN_PATH, () => listenWithoutUpgrade());
+  app.all(LISTEN_PATH, labelRoute(LISTEN_PATH), () => listenWithoutUpgrade());
   app.use('/api/v1', apiRouter(deps.clients, deps.idempotency, deps.log, deps.keyCache, { version: MURMUR_VERSION, body, oauth }));
   const mcp = mcpHandlers({ clients: deps.clients, log: deps.log, allowedOrigins: deps.mcpAllowedOrigins ?? [], version: MURMUR_VERSION, keyCache: deps.keyCache, bodyIdleTimeoutMs: deps.bodyIdleTimeoutMs, audioUrlPolicy: deps.audioUrlPolicy, oauth });
-  app.use('/mcp', notedAs('/mcp'));
-  app.post('/mcp', mcp.checkOrigin, mcp.requireKey, mcp.post);
-  app.all('/mcp', mcp.checkOrigin, mcp.requireKey, mcp.notAllowed);
+  const mcpRoute = labelRoute('/mcp');
+  app.post('/mcp', mcpRoute, mcp.checkOrigin, mcp.requireKey, mcp.post);
+  app.all('/mcp', mcpRoute, mcp.checkOrigin, mcp.requireKey, mcp.notAllowed);
   app.use(() => notFound());
   app.use(errorHandler(deps.log));
   return app;

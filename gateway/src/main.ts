@@ -2,10 +2,11 @@
  * The gateway process: the public HTTP edge of Murmur behind Envoy. `/api/v1/*` REST routes
  * and the MCP server at `/mcp` are translated into gRPC calls to auth, billing, library, transcription
  * and conversion; it owns no data (idempotency records live in Redis when REDIS_URL is set,
- * in-process otherwise). Listens on PORT (default 8080); service addresses come from *_ADDR.
+ * in-process otherwise). Listens on PORT (default 8080); service addresses come from *_ADDR;
+ * metrics on MURMUR_METRICS_ADDR when set.
  */
 import './tracing';
-import { appPublicUrl, closeServiceClients, commonSchema, connectRedis, createLogger, createServiceClients, exitStartFailure, listenOn, loadConfig, loadWorkloadIdentity, onShutdown, publicApiUrl, publicUrlsSchema, RevocationListener, serviceAddressSchema, storageSchema, systemClock, trustedProxiesSchema, z } from '@murmur/kit';
+import { appPublicUrl, closeServiceClients, commonSchema, connectRedis, createLogger, createServiceClients, exitStartFailure, listenOn, loadConfig, loadWorkloadIdentity, metricsSchema, onShutdown, publicApiUrl, publicUrlsSchema, RevocationListener, serveMetricsIfConfigured, serviceAddressSchema, storageSchema, systemClock, trustedProxiesSchema, z } from '@murmur/kit';
 import { createApp } from './app';
 import { createHttpServer } from './http/server';
 import { attachListen } from './live/listen-socket';
@@ -31,8 +32,11 @@ async function main(): Promise<void> {
     ...trustedProxiesSchema,
     /** `off` keeps no request log (docs/request-log.md); on by default. */
     MURMUR_REQUEST_LOG: z.enum(['on', 'off']).default('on'),
+    ...metricsSchema,
   });
   const log = createLogger('gateway', cfg.LOG_LEVEL);
+  // GET /metrics on a port of its own (MURMUR_METRICS_ADDR), never the API's.
+  const metrics = await serveMetricsIfConfigured(cfg, log);
   const redis = cfg.REDIS_URL ? await connectRedis(cfg.REDIS_URL, log) : undefined;
   if (!redis) log.info('REDIS_URL unset: idempotency records are in-process (exact for one gateway replica only)');
   // The gateway calls as its own workload, with a principal assertion for each verified caller.
@@ -76,6 +80,7 @@ async function main(): Promise<void> {
     async () => closeServiceClients(clients),
     async () => listener?.stop(),
     async () => void (await redis?.close()),
+    async () => metrics?.stop(),
   ]);
 }
 

@@ -7,6 +7,8 @@
 import { createServer } from 'node:net';
 import { BindError, bindErrorMessage, listenOn } from '@murmur/kit';
 
+export { parseHostPort } from '@murmur/kit';
+
 export interface ListenAddress {
   /** The process that listens there: "gateway", "auth", … */
   name: string;
@@ -14,14 +16,6 @@ export interface ListenAddress {
   variable: string;
   host: string;
   port: number;
-}
-
-/** "host:port" or "[v6]:port" of a *_ADDR variable; undefined for forms we cannot try (dns:…, unix:…). */
-export function parseHostPort(address: string): { host: string; port: number } | undefined {
-  const match = /^(?:\[([^\]]+)\]|([^:/[\]]+)):(\d{1,5})$/.exec(address);
-  if (!match) return undefined;
-  const port = Number(match[3]);
-  return port > 0 && port < 65536 ? { host: match[1] ?? match[2] ?? '', port } : undefined;
 }
 
 /** The first address nothing may listen on now, with what to tell the person; undefined when all are free. */

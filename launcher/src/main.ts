@@ -4,7 +4,8 @@
  * processes under a small supervisor (prefixed logs, restart with backoff, clean stop on
  * Ctrl-C / SIGTERM). With
  * DATABASE_URL unset every service embeds its own Postgres (PGlite) under ./data; with
- * REDIS_URL unset caches and limits are in-process. PORT sets the gateway port (8080).
+ * REDIS_URL unset caches and limits are in-process. PORT sets the gateway port (8080);
+ * MURMUR_METRICS_PORT, when set, the first of the processes' metrics ports (metrics-addresses.ts).
  *
  * Every workload's key is kept in the key store under MURMUR_IDENTITY_DIR (default
  * MURMUR_DATA_DIR/identity; kit access/identity-store.ts), made on the first start and moved
@@ -38,6 +39,7 @@ import { childIdentity } from './child-identity';
 import { firstStartMark } from './first-start-mark';
 import { firstRun } from './first-run';
 import { firstUnbindable, parseHostPort, type ListenAddress } from './listen-addresses';
+import { METRICS_PORT_VARIABLE, METRICS_PROCESSES, metricsAddresses, metricsEnv, metricsLine } from './metrics-addresses';
 import { Supervisor, type ChildSpec } from './supervisor';
 import { webhookSecretKeyEnv } from './webhook-secret-key';
 
@@ -49,6 +51,8 @@ const cfg = loadConfig({
   PORT: z.coerce.number().int().min(1).max(65535).default(8080),
   /** The gateway's own default (it listens on every interface). */
   HOST: z.string().default('0.0.0.0'),
+  /** The first of six consecutive loopback ports for the processes' metrics; unset, none (metrics-addresses.ts). */
+  MURMUR_METRICS_PORT: z.coerce.number().int().min(1).max(65535 - METRICS_PROCESSES.length + 1).optional(),
 });
 const print = (line: string) => process.stdout.write(`${line}\n`);
 const identityStore = identityStoreAt(identityDirOf(cfg));
@@ -62,6 +66,8 @@ const SERVICES = [
   { name: 'conversion', addr: cfg.CONVERSION_ADDR, variable: 'CONVERSION_ADDR' },
 ] as const satisfies readonly { name: Workload; addr: string; variable: string }[];
 
+const METRICS_ADDRESSES = metricsAddresses(cfg.MURMUR_METRICS_PORT);
+
 const LISTEN_ADDRESSES: ListenAddress[] = [
   { name: 'gateway', variable: 'PORT', host: cfg.HOST, port: cfg.PORT },
   { name: 'app', variable: 'APP_PORT', host: cfg.APP_HOST, port: cfg.APP_PORT },
@@ -69,6 +75,7 @@ const LISTEN_ADDRESSES: ListenAddress[] = [
     const hostPort = parseHostPort(s.addr);
     return hostPort ? [{ name: s.name, variable: s.variable, ...hostPort }] : [];
   }),
+  ...METRICS_ADDRESSES,
 ];
 
 /** The key sealing webhook signing secrets, made once under the data folder (unless the operator set one): transcription's alone. */
@@ -91,7 +98,9 @@ function gaveUpMessage(name: string, cannotBind: boolean): string {
   const where = LISTEN_ADDRESSES.find((a) => a.name === name);
   const variable = where?.variable ?? `${name.toUpperCase()}_ADDR`;
   const address = where ? `${where.host}:${where.port}` : 'its address';
-  return `${name} cannot listen on ${address} (its own message is above). Stop the program holding that port or set ${variable} to a free port.`;
+  const metrics = METRICS_ADDRESSES.find((a) => a.name === name);
+  const also = metrics ? ` (or ${METRICS_PORT_VARIABLE}, if it was its metrics port ${metrics.port})` : '';
+  return `${name} cannot listen on ${address} (its own message is above). Stop the program holding that port or set ${variable}${also} to a free port.`;
 }
 
 function spec(name: Workload, script: string): ChildSpec {
@@ -111,6 +120,7 @@ function spec(name: Workload, script: string): ChildSpec {
       APP_PORT: String(cfg.APP_PORT),
       APP_HOST: cfg.APP_HOST,
       MURMUR_DATA_DIR: cfg.MURMUR_DATA_DIR,
+      ...metricsEnv(METRICS_ADDRESSES, name),
       ...identity.env,
     },
     key: identity.key,
@@ -175,6 +185,8 @@ async function main(): Promise<void> {
     print('');
     print(`Murmur is up: REST at ${baseUrl}/api/v1`);
     for (const line of welcome.lines) print(line);
+    const metrics = metricsLine(METRICS_ADDRESSES);
+    if (metrics) print(metrics);
     try {
       welcome.printed();
     } catch (err) {

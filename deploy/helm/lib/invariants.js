@@ -2,6 +2,7 @@
 // What no schema sees: selectors, references, security contexts, probes, images, termination
 // grace, and the Envoy config against the chart's Services and ports.
 const YAML = require('yaml');
+const { dashboardErrors } = require('./dashboard');
 
 // ── 5. what no schema sees ──────────────────────────────────────────────────────────────────────
 
@@ -70,12 +71,15 @@ function checkInvariants(objects, ctx) {
         seenEnv.add(e.name);
         const ref = e.valueFrom && e.valueFrom.secretKeyRef;
         if (ref) refSecret(owner, hook, ref.name, ref.key);
-        if (/_ADDR$/.test(e.name) && e.name !== 'GRPC_LISTEN_ADDR' && typeof e.value === 'string') {
+        if (/_ADDR$/.test(e.name) && e.name !== 'GRPC_LISTEN_ADDR' && e.name !== 'MURMUR_METRICS_ADDR' && typeof e.value === 'string') {
           const [host, port] = e.value.split(':');
           const svc = services.find((s) => s.metadata.name === host);
           if (!svc || !svc.spec.ports.some((p) => String(p.port) === port)) err(owner, `${c.name}: ${e.name}=${e.value} is no Service port`);
         }
         if (e.name === 'GRPC_LISTEN_ADDR' && !(c.ports || []).some((p) => e.value === `0.0.0.0:${p.containerPort}`)) err(owner, `${c.name}: GRPC_LISTEN_ADDR ${e.value} is not a container port`);
+        if (e.name === 'MURMUR_METRICS_ADDR' && !(c.ports || []).some((p) => p.name === 'metrics' && e.value === `0.0.0.0:${p.containerPort}`)) {
+          err(owner, `${c.name}: MURMUR_METRICS_ADDR ${e.value} is not its container port named metrics`);
+        }
       }
       if (owner.kind === 'Deployment') {
         if (!c.readinessProbe || !c.livenessProbe) err(owner, `${c.name}: readiness and liveness probes required`);
@@ -165,9 +169,31 @@ function checkInvariants(objects, ctx) {
   for (const j of byKind('Job')) {
     if (hookOf(j) && !/pre-install/.test(hookOf(j))) err(j, 'a migration hook runs pre-install');
   }
+  errors.push(...checkMetrics(objects, ctx));
   errors.push(...checkIdentities(objects, ctx));
   errors.push(...checkEnvoy(objects, ctx));
   errors.push(...checkTermination(objects, ctx));
+  return errors;
+}
+
+/**
+ * Metrics (docs/operations.md#metrics): a ServiceMonitor scrapes a port some Service of its
+ * selection names; the dashboard's ConfigMap holds files/grafana-dashboard.json
+ * as it is, which passes dashboardErrors.
+ */
+function checkMetrics(objects, ctx) {
+  const errors = [];
+  for (const sm of objects.filter((o) => o.kind === 'ServiceMonitor')) {
+    const selected = objects.filter((o) => o.kind === 'Service' && matches(sm.spec.selector.matchLabels, o.metadata.labels));
+    for (const ep of sm.spec.endpoints || []) {
+      if (!selected.some((s) => s.spec.ports.some((p) => p.name === ep.port))) errors.push(`ServiceMonitor ${sm.metadata.name}: no Service it selects has a port ${ep.port}`);
+    }
+  }
+  const dashboard = objects.find((o) => o.kind === 'ConfigMap' && o.data && typeof o.data['murmur.json'] === 'string');
+  if (dashboard) {
+    if (dashboard.data['murmur.json'].trim() !== String(ctx.dashboardFile || '').trim()) errors.push(`ConfigMap ${dashboard.metadata.name}: murmur.json differs from files/grafana-dashboard.json`);
+    errors.push(...dashboardErrors(dashboard.data['murmur.json']).map((e) => `ConfigMap ${dashboard.metadata.name}: ${e}`));
+  }
   return errors;
 }
 

@@ -69,6 +69,20 @@ function track(value, at, seen) {
  */
 const ESM_MODELS = { 'keda.sh': '@kubernetes-models/keda' };
 
+/**
+ * Custom resources with no models package at all: a JSON Schema of the fields of their CRD the
+ * chart may set (crds/*.schema.json, each naming the CRD it follows), every other field refused.
+ */
+const CRD_SCHEMAS = { 'monitoring.coreos.com/v1/ServiceMonitor': path.join(__dirname, 'crds', 'servicemonitor.schema.json') };
+
+/** The errors of `obj` against the CRD schema of `file`. */
+function validateCrd(file, obj) {
+  const ajv = new Ajv({ allErrors: true, strict: false });
+  const validate = ajv.compile(JSON.parse(fs.readFileSync(file, 'utf8')));
+  if (validate(obj)) return [];
+  return (validate.errors || []).map((e) => `${e.instancePath || '/'} ${e.message}${e.params && e.params.additionalProperty ? ` (${e.params.additionalProperty}: unknown field)` : ''}`);
+}
+
 function apiGroupVersion(obj) {
   return obj.apiVersion.includes('/') ? obj.apiVersion.split('/') : ['', obj.apiVersion];
 }
@@ -79,6 +93,8 @@ function validateObject(obj) {
     return ['not a Kubernetes object (apiVersion and kind are required)'];
   }
   const [group, version] = apiGroupVersion(obj);
+  const crd = CRD_SCHEMAS[`${obj.apiVersion}/${obj.kind}`];
+  if (crd) return validateCrd(crd, obj);
   if (Object.prototype.hasOwnProperty.call(ESM_MODELS, group)) {
     const out = execFileSync(process.execPath, [__filename, '--validate-stdin'], { input: JSON.stringify(obj), encoding: 'utf8' });
     return JSON.parse(out);

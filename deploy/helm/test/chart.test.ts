@@ -42,6 +42,8 @@ const REPO = path.resolve(__dirname, '..', '..', '..');
 /** The live jobs of the transcription service's schema: what its "job queue depth" log line counts (queue-scaler.test.ts runs it). */
 const TRANSCRIPTION_QUEUE_QUERY = "SELECT count(*) FROM transcription.jobs WHERE status IN ('queued', 'processing')";
 const SERVICES = { auth: 50051, billing: 50052, library: 50053, transcription: 50054, conversion: 50055 } as const;
+/** values.yaml metrics.port: every Murmur process's GET /metrics. */
+const METRICS_PORT = 9464;
 
 let binary = '';
 let defaults: ChartResult;
@@ -103,7 +105,8 @@ describe('the chart as shipped', () => {
       expect(names(r, 'PodDisruptionBudget')).toEqual(all);
       expect(names(r, 'NetworkPolicy')).toEqual(all);
       for (const [svc, port] of Object.entries(SERVICES)) {
-        expect(find(r, 'Service', `murmur-${svc}`).spec.ports.map((p: { port: number }) => p.port)).toEqual([port]);
+        // Its gRPC port, and its metrics (values metrics.port).
+        expect(find(r, 'Service', `murmur-${svc}`).spec.ports.map((p: { port: number }) => p.port)).toEqual([port, METRICS_PORT]);
         expect(find(r, 'Service', `murmur-${svc}`).spec.clusterIP).toBe('None');
       }
       expect(find(r, 'Service', 'murmur-gateway').spec.ports[0].port).toBe(8080);
@@ -248,6 +251,37 @@ describe('the chart as shipped', () => {
     expect(items.map((i: { path: string }) => i.path).filter((p: string) => p.endsWith('.pub')).sort()).toEqual(WORKLOADS.map((w) => `${w}.pub`).sort());
   });
 
+  it("serves every Murmur process's metrics on a port of its own, on its Service and past its NetworkPolicy; Envoy's on none", () => {
+    for (const r of [defaults, production]) {
+      for (const name of ['gateway', ...Object.keys(SERVICES)]) {
+        expect(container(r, `murmur-${name}`).ports).toContainEqual({ name: 'metrics', containerPort: METRICS_PORT, protocol: 'TCP' });
+        expect(envOf(r, `murmur-${name}`).MURMUR_METRICS_ADDR).toBe(`0.0.0.0:${METRICS_PORT}`);
+        expect(find(r, 'Service', `murmur-${name}`).spec.ports).toContainEqual({ name: 'metrics', port: METRICS_PORT, targetPort: 'metrics', protocol: 'TCP', appProtocol: 'http' });
+        const rules = find(r, 'NetworkPolicy', `murmur-${name}`).spec.ingress;
+        expect(rules[1].ports).toEqual([{ port: 'metrics', protocol: 'TCP' }]);
+        // The API's rule does not open the metrics port to the API's callers.
+        expect(rules[0].ports.map((p: { port: string }) => p.port)).not.toContain('metrics');
+      }
+      expect(container(r, 'murmur-envoy').ports.map((p: { name: string }) => p.name)).not.toContain('metrics');
+      expect(envOf(r, 'murmur-envoy').MURMUR_METRICS_ADDR).toBeUndefined();
+    }
+    expect(find(defaults, 'NetworkPolicy', 'murmur-billing').spec.ingress[1].from).toBeUndefined();
+    expect(find(production, 'NetworkPolicy', 'murmur-billing').spec.ingress[1].from).toEqual([{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }]);
+  });
+
+  it('renders the ServiceMonitor and the Grafana dashboard only when enabled (production), the dashboard as files/grafana-dashboard.json', () => {
+    expect(names(defaults, 'ServiceMonitor')).toEqual([]);
+    expect(defaults.objects.some((o) => o.kind === 'ConfigMap' && o.data?.['murmur.json'])).toBe(false);
+    const sm = find(production, 'ServiceMonitor', 'murmur');
+    expect(sm.metadata.labels).toMatchObject({ release: 'monitoring' });
+    expect(sm.spec).toMatchObject({ selector: { matchLabels: { 'app.kubernetes.io/name': 'murmur', 'app.kubernetes.io/instance': 'murmur' } }, namespaceSelector: { matchNames: ['murmur'] } });
+    expect(sm.spec.endpoints).toEqual([{ port: 'metrics', path: '/metrics', scheme: 'http', interval: '30s', scrapeTimeout: '10s' }]);
+    const dashboard = find(production, 'ConfigMap', 'murmur-dashboard');
+    expect(dashboard.metadata.labels).toMatchObject({ grafana_dashboard: '1' });
+    expect(dashboard.metadata.annotations).toEqual({ grafana_folder: 'Murmur' });
+    expect(JSON.parse(dashboard.data!['murmur.json']!)).toEqual(JSON.parse(fs.readFileSync(path.join(check.CHART, 'files', 'grafana-dashboard.json'), 'utf8')));
+  });
+
   it('exposes only HTTPS on the load balancer in production, with the given certificate', () => {
     expect(find(production, 'Service', 'murmur-envoy-public').spec.ports).toEqual([{ name: 'https', port: 443, targetPort: 'https', protocol: 'TCP' }]);
     const volumes = find(production, 'Deployment', 'murmur-envoy').spec.template.spec.volumes;
@@ -388,6 +422,25 @@ describe('broken charts fail the check', () => {
   it('notices an Envoy cluster routing to a port no Service has', () => {
     const r = brokenCopy((dir) => replaceIn(path.join(dir, 'files/envoy.yaml'), 'address: murmur-billing, port_value: 50052', 'address: murmur-billing, port_value: 50059'));
     expect(r.errors).toContain('Envoy cluster murmur-billing routes to murmur-billing:50059, not a port of Service murmur-billing');
+  });
+
+  it('notices a ServiceMonitor scraping a port no Service has, and one with a field its CRD does not know', () => {
+    const port = brokenCopy((dir) => replaceIn(path.join(dir, 'templates/servicemonitor.yaml'), '    - port: metrics', '    - port: metric'), ['values-production.yaml']);
+    expect(port.errors).toContainEqual(expect.stringMatching(/ServiceMonitor murmur: no Service it selects has a port metric/));
+    const typo = brokenCopy((dir) => replaceIn(path.join(dir, 'templates/servicemonitor.yaml'), '      scheme: http', '      schema: http'), ['values-production.yaml']);
+    expect(typo.errors).toContainEqual(expect.stringMatching(/ServiceMonitor murmur: .*schema: unknown field/));
+  });
+
+  it('notices a dashboard that reads a metric no Murmur process exports, or that is not JSON', () => {
+    const foreign = brokenCopy((dir) => replaceIn(path.join(dir, 'files/grafana-dashboard.json'), 'rate(murmur_webhook_attempts_total', 'rate(webhook_attempts_total'), ['values-production.yaml']);
+    expect(foreign.errors).toContainEqual(expect.stringMatching(/murmur-dashboard: the dashboard reads webhook_attempts_total/));
+    const broken = brokenCopy((dir) => fs.appendFileSync(path.join(dir, 'files/grafana-dashboard.json'), '}'), ['values-production.yaml']);
+    expect(broken.errors).toContainEqual(expect.stringMatching(/murmur-dashboard: the dashboard is not JSON/));
+  });
+
+  it('notices MURMUR_METRICS_ADDR on a port the container does not name metrics', () => {
+    const r = brokenCopy((dir) => replaceIn(path.join(dir, 'templates/deployment.yaml'), 'value: {{ printf "0.0.0.0:%v" $root.Values.metrics.port | quote }}', 'value: "0.0.0.0:9465"'));
+    expect(r.errors).toContainEqual(expect.stringMatching(/murmur-gateway: gateway: MURMUR_METRICS_ADDR 0.0.0.0:9465 is not its container port named metrics/));
   });
 
   it('notices an Envoy probe on a port Envoy does not listen on', () => {

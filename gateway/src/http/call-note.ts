@@ -6,6 +6,7 @@
  * through AsyncLocalStorage, so neither front end threads it through signatures.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Response } from 'express';
 
 export interface CallNote {
   /** The route's template ("/api/v1/recordings/{id}") or "/mcp"; '' when none matched. */
@@ -16,17 +17,34 @@ export interface CallNote {
   errorCode: string;
   /** AI Credits the call charged. */
   credits: number;
+  /** performance.now() when the call arrived: its latency's start for the log and the metrics. */
+  startedAt: number;
 }
 
 const notes = new AsyncLocalStorage<CallNote>();
+/** Where requestContext keeps the note on the response, for readers that run when it ends. */
+const NOTE_LOCAL = 'callNote';
+/** A response's status when its client went away before any answer (as nginx logs it). */
+export const CLIENT_CLOSED_STATUS = 499;
 
 export function newCallNote(): CallNote {
-  return { route: '', tool: '', errorCode: '', credits: 0 };
+  return { route: '', tool: '', errorCode: '', credits: 0, startedAt: performance.now() };
 }
 
-/** Runs `fn` (the rest of the request) with `note` as its call's note. */
-export function runWithCallNote<T>(note: CallNote, fn: () => T): T {
+/** Runs `fn` (the rest of the request) with `note` as its call's note, kept on `res` too. */
+export function runWithCallNote<T>(res: Response, note: CallNote, fn: () => T): T {
+  res.locals[NOTE_LOCAL] = note;
   return notes.run(note, fn);
+}
+
+/** The note of a response's call (a fresh one for a response requestContext did not see). */
+export function noteOf(res: Response): CallNote {
+  return ((res.locals[NOTE_LOCAL] as CallNote | undefined) ??= newCallNote());
+}
+
+/** The status a call answered: 499 when its client went away before any answer began. */
+export function answeredStatus(res: Response): number {
+  return res.headersSent ? res.statusCode : CLIENT_CLOSED_STATUS;
 }
 
 /** The running call's note; undefined outside a request (background work). */

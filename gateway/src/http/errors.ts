@@ -6,7 +6,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import { MurmurError, toErrorBody } from '@murmur/contract';
 import { asPublicError, type Logger } from '@murmur/kit';
-import { callNote } from './call-note';
+import { noteOf } from './call-note';
 
 const AUTH_CODES_WITH_TOKEN = new Set(['invalid_api_key', 'expired_api_key']);
 
@@ -32,12 +32,12 @@ function bearerChallenge(res: Response, err: MurmurError): string | null {
 }
 
 export function sendError(req: Request, res: Response, err: MurmurError): void {
-  const note = callNote();
-  if (note) note.errorCode = err.code;
   const challenge = bearerChallenge(res, err);
   if (challenge) res.setHeader('WWW-Authenticate', challenge);
   if (err.meta.retry_after) res.setHeader('Retry-After', err.meta.retry_after);
   if (err.meta.allow) res.setHeader('Allow', err.meta.allow);
+  // Read when the response ends: its metrics (http-metrics.ts) and the request log.
+  noteOf(res).errorCode = err.code;
   res.status(err.httpStatus).json(toErrorBody(err, req.requestId));
 }
 

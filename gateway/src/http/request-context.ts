@@ -21,7 +21,6 @@ declare module 'express-serve-static-core' {
 export function requestContext(requestLog?: RequestLogQueue) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const at = Date.now();
-    const mark = performance.now();
     const requestId = acceptRequestId(req.get('x-request-id'));
     req.requestId = requestId;
     res.setHeader('X-Request-Id', requestId);
@@ -34,8 +33,8 @@ export function requestContext(requestLog?: RequestLogQueue) {
     const note = newCallNote();
     if (requestLog) {
       const socket = req.socket;
-      recordCall(requestLog, req, res, note, { at, mark, traceId: traced ? span.traceId : '', socketRead: socket.bytesRead, socketWritten: socket.bytesWritten });
+      recordCall(requestLog, req, res, note, { at, traceId: traced ? span.traceId : '', socketRead: socket.bytesRead, socketWritten: socket.bytesWritten });
     }
-    runWithContext({ requestId }, () => runWithCallNote(note, next));
+    runWithContext({ requestId }, () => runWithCallNote(res, note, next));
   };
 }

@@ -31,7 +31,7 @@ import {
   toErrorBody,
   type LiveOptions,
 } from '@murmur/contract';
-import { asPublicError, newRequestId, runWithContext, type DuplexCall, type Logger, type ServiceClients } from '@murmur/kit';
+import { asPublicError, defineGauge, newRequestId, runWithContext, type DuplexCall, type Logger, type ServiceClients } from '@murmur/kit';
 import { billing, transcription, type auth } from '@murmur/proto';
 import { authenticate } from '../operations/authenticate';
 import { redeemListenToken } from '../operations/listen-tokens';
@@ -100,6 +100,9 @@ export function listenWithoutUpgrade(): never {
   );
 }
 
+/** Live streams open in this process, over every endpoint it serves (decision 0041). */
+const openStreams = defineGauge('murmur_live_streams_open', 'Live transcription streams (GET /api/v1/listen WebSockets) open on this gateway.');
+
 /** Serves the endpoint on `server`'s upgrade requests; any other upgrade is answered 404. */
 export function attachListen(server: Server, deps: ListenDeps): ListenEndpoint {
   // Frames over the limit are answered by the session (a clear 4413); only far larger ones are cut off by ws itself (1009).
@@ -117,6 +120,7 @@ export function attachListen(server: Server, deps: ListenDeps): ListenEndpoint {
       if (draining) return ws.close(LIVE_CLOSE_DRAINING, LIVE_DRAINING_REASON);
       const session = new ListenSession(ws, req, url, deps);
       sessions.add(session);
+      openStreams.inc();
       // One stream, one trace: its span (the caller's traceparent its parent) holds every RPC the stream makes.
       const parent = propagation.extract(ROOT_CONTEXT, req.headers);
       const span = tracer.startSpan(
@@ -129,6 +133,7 @@ export function attachListen(server: Server, deps: ListenDeps): ListenEndpoint {
         .with(trace.setSpan(parent, span), () => session.run(span))
         .finally(() => {
           sessions.delete(session);
+          openStreams.dec();
           span.end();
         });
     });

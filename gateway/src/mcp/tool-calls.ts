@@ -14,9 +14,9 @@ import { MurmurError } from '@murmur/contract';
 import { asPublicError, type Logger } from '@murmur/kit';
 import type { OperationContext, presentJob } from '../operations';
 import type { AudioCollector } from './audio-argument';
-import { callNote } from '../http/call-note';
 import { taskCreationError, taskOf } from './tasks';
 import { toolError, toolSuccess, type ResourceLink, type ToolResult } from './tool-result';
+import { recordToolCall, UNKNOWN_TOOL } from './tool-metrics';
 
 /** What the front end learnt of a call while it read the call's body (handler.ts). */
 export interface ReceivedCall {
@@ -52,12 +52,19 @@ export interface CallableTool {
   submitTask?(args: unknown, call: ToolCall): Promise<ReturnType<typeof presentJob>>;
 }
 
-/** Validates, runs and renders one call; never throws. */
+/** Validates, runs and renders one call, counted in the tool metrics; never throws. */
 export async function callTool(tool: CallableTool | undefined, name: string, args: unknown, log: Logger, call: ToolCall = { signal: new AbortController().signal }): Promise<ToolResult> {
-  if (!tool) return failed(new MurmurError('invalid_request', `Tool ${name} not found`));
+  const start = performance.now();
+  const result = await runTool(tool, name, args, log, call);
+  recordToolCall(tool ? tool.name : UNKNOWN_TOOL, result, start);
+  return result;
+}
+
+async function runTool(tool: CallableTool | undefined, name: string, args: unknown, log: Logger, call: ToolCall): Promise<ToolResult> {
+  if (!tool) return toolError(new MurmurError('invalid_request', `Tool ${name} not found`));
   const input = await tool.inputSchema.safeParseAsync(args ?? {});
   if (!input.success) {
-    return failed(new MurmurError('invalid_request', `Input validation error: Invalid arguments for tool ${name}: ${getParseErrorMessage(input.error)}`));
+    return toolError(new MurmurError('invalid_request', `Input validation error: Invalid arguments for tool ${name}: ${getParseErrorMessage(input.error)}`));
   }
   try {
     const value = await tool.run(input.data, call);
@@ -66,15 +73,8 @@ export async function callTool(tool: CallableTool | undefined, name: string, arg
     if (!output.success) throw new Error(`Output validation error: tool ${name}: ${getParseErrorMessage(output.error)}`);
     return toolSuccess(value, tool.links?.(value) ?? []);
   } catch (err) {
-    return failed(asPublicError(err, log, { tool: name }));
+    return toolError(asPublicError(err, log, { tool: name }));
   }
-}
-
-/** An isError result, its code noted for the request log and metrics (http/call-note.ts). */
-function failed(err: MurmurError): ToolResult {
-  const note = callNote();
-  if (note) note.errorCode = err.code;
-  return toolError(err);
 }
 
 /**

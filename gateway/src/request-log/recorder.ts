@@ -3,22 +3,17 @@
  * `close`): what the call's note learnt (route, tool, error code, credits), who made it (the
  * verified principal: key or OAuth connection), its status, latency and body sizes — never a
  * body, a key or a token. A call that did not authenticate belongs to nobody's log. A client
- * that went away before the answer was complete is logged as 499.
+ * that went away before any answer began is logged as 499.
  */
 import type { Request, Response } from 'express';
 import type { auth } from '@murmur/proto';
-import type { CallNote } from '../http/call-note';
+import { answeredStatus, type CallNote } from '../http/call-note';
 import type { RequestLogQueue } from './queue';
-
-/** The status of a call whose client went away before its answer was complete (as nginx logs it). */
-export const CLIENT_CLOSED_STATUS = 499;
 
 /** Where a call began, taken by requestContext before anything else runs. */
 export interface CallStart {
   /** Epoch milliseconds. */
   at: number;
-  /** performance.now() */
-  mark: number;
   traceId: string;
   socketRead: number;
   socketWritten: number;
@@ -44,9 +39,9 @@ export function recordCall(queue: RequestLogQueue, req: Request, res: Response, 
       // A call no route matched (a 404 or 405 after authenticating) is logged under its path's mount.
       route: note.route || req.baseUrl || '/',
       tool: note.tool,
-      status: res.writableFinished ? res.statusCode : CLIENT_CLOSED_STATUS,
+      status: answeredStatus(res),
       errorCode: note.errorCode,
-      latencyUs: Math.round((performance.now() - start.mark) * 1000),
+      latencyUs: Math.round((performance.now() - note.startedAt) * 1000),
       keyId: principal.keyId,
       clientId: principal.clientId,
       traceId: start.traceId,

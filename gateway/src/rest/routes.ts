@@ -20,10 +20,10 @@ import { transcribeSpec } from './transcribe-route';
 import { renderRecording } from './transcript-response';
 import { transcriptionEventsRoute, transcriptionRoute } from './transcription-routes';
 import { requireKey } from '../http/authenticate';
+import { labelRoute } from '../http/http-metrics';
 import { resourceOf, type OAuthResourceOptions } from '../oauth/protected-resource';
 import { parseQuery, type ParsedQuery } from './query';
 import { readJsonBody } from '../http/json-body';
-import { callNote } from '../http/call-note';
 
 /** A route's handler, given the query its rules parsed (empty for a route that reads none). */
 type Handler<Id extends OperationId> = (req: Request, res: Response, query: ParsedQuery<QueryOf<Id>>) => Promise<void>;
@@ -93,22 +93,22 @@ export function apiRouter(clients: ServiceClients, idempotency: IdempotencyStore
   // Every POST spends credits or changes state (the `ai` scope: a read-only key gets 403); every GET reads.
   const authenticate = requireKey(clients, keyCache, (req) => resourceOf(req, options.oauth ?? {}), (req) => (req.method === 'POST' ? 'ai' : 'read'));
   const allowed = new Map<string, string[]>();
+  const templates = new Map<string, string>();
   for (const route of ROUTES) {
     const path = expressPath(route.path);
     const handler = handlers[route.operationId] as Handler<OperationId>;
     const rules = 'query' in route ? route.query : undefined;
-    const run = (req: Request, res: Response) => {
-      const note = callNote();
-      if (note) note.route = `${API_BASE}${route.path}`;
-      return handler(req, res, rules ? parseQuery(req, rules) : {});
-    };
-    if ('auth' in route && route.auth === 'none') router[route.method](path, run);
-    else router[route.method](path, authenticate, run);
+    const run = (req: Request, res: Response) => handler(req, res, rules ? parseQuery(req, rules) : {});
+    // Its template names it in metrics and the request log, never the path a client sent.
+    const labelled = labelRoute(`${API_BASE}${route.path}`);
+    templates.set(path, `${API_BASE}${route.path}`);
+    if ('auth' in route && route.auth === 'none') router[route.method](path, labelled, run);
+    else router[route.method](path, labelled, authenticate, run);
     allowed.set(path, [...(allowed.get(path) ?? []), route.method.toUpperCase()]);
   }
   for (const [path, methods] of allowed) {
     const allow = methods.includes('GET') ? [...methods, 'HEAD'] : methods;
-    router.all(path, () => {
+    router.all(path, labelRoute(templates.get(path) ?? path), () => {
       throw new MurmurError('method_not_allowed', `This path accepts ${allow.join(', ')} only.`, { meta: { allow: allow.join(', ') } });
     });
   }

@@ -28,6 +28,7 @@ import {
 import { badAdmission, keyReused, lapsedNote, notHeldError, plural, rateLimitError, refusalError, reservationNotFound, transcriptTooLong } from './messages';
 import type { RateLimiter, RateLimitState } from './rate-limiter';
 import type { Account, AccountTransaction, BillingStore, OperationName, ReservationRecord } from './store';
+import { countCredits, type CreditMovement } from './credit-metrics';
 
 /** Accounts one sweep step fetches at a time. */
 export const SWEEP_BATCH_SIZE = 100;
@@ -193,7 +194,7 @@ export class Charging {
     checkHoldSeconds(holdSeconds);
     if (admissionId !== '' && !isId('adm', admissionId)) throw badAdmission('is not an admission id of the form adm_….');
 
-    return this.lifecycle.mutate(userId, async (account, tx, now) => {
+    const result = await this.lifecycle.mutate(userId, async (account, tx, now) => {
       const plan = planOf(account);
       if (op === 'convert' && plan.maxTranscriptChars > 0 && transcriptChars > plan.maxTranscriptChars) throw transcriptTooLong(transcriptChars, plan);
       // A key replays only the request it was made for: another operation or request is refused
@@ -245,6 +246,8 @@ export class Charging {
       await takeHold(account, tx, draw, amount, { kind: 'reserve', reservationId: id, note: `${op}: ${plural(amount, 'credit')} held (${draw.monthly} monthly, ${draw.prepaid} prepaid)` }, now);
       return { reservation, rateLimit, replayed: false };
     }, { idempotencyKey, ...(admissionId !== '' ? { admissionId } : {}) });
+    if (!result.replayed) countCredits({ kind: 'reserved', operation: op, credits: result.reservation.credits });
+    return result;
   }
 
   /**
@@ -261,7 +264,9 @@ export class Charging {
     if (!isId('rsv', reservationId)) throw reservationNotFound();
     checkAudioSeconds(audioSeconds, 'audio_seconds');
     checkAudioSeconds(maxAudioSeconds, 'max_audio_seconds');
-    return this.lifecycle.mutate(userId, async (account, tx, now) => {
+    let movement: CreditMovement | undefined;
+    const extended = await this.lifecycle.mutate(userId, async (account, tx, now) => {
+      movement = undefined;
       const r = await tx.findReservation(reservationId);
       if (!r) throw reservationNotFound();
       if (r.state !== 'held') return r;
@@ -291,8 +296,11 @@ export class Charging {
         spendCents: r.spendCents + draw.spendCents,
       });
       await takeHold(account, tx, draw, extra, { kind: 'extend', reservationId: r.id, note: `transcribe: hold extended by ${plural(extra, 'credit')} to ${plural(grown.heldCredits, 'credit')} (${draw.monthly} monthly, ${draw.prepaid} prepaid)` }, now);
+      movement = { kind: 'reserved', operation: r.operation, credits: extra };
       return grown;
     }, { reservationId });
+    countCredits(movement);
+    return extended;
   }
 
   /**
@@ -314,7 +322,9 @@ export class Charging {
     if (audioSeconds > 0 && requested > 0) {
       throw new MurmurError('invalid_request', 'Give either credits (the final amount) or audio_seconds (billing prices it), not both.', { param: 'credits' });
     }
-    return this.lifecycle.mutate(userId, async (account, tx, now) => {
+    let movement: CreditMovement | undefined;
+    const committed = await this.lifecycle.mutate(userId, async (account, tx, now) => {
+      movement = undefined;
       const r = await tx.findReservation(reservationId);
       if (!r) throw reservationNotFound();
       if (r.state === 'committed') return r;
@@ -370,8 +380,11 @@ export class Charging {
         note: `${r.operation}: ${credits} of ${plural(r.heldCredits, 'credit')} charged` + lapsedNote(settlement.monthlyLapsed, r),
         createdAt: now,
       });
+      movement = { kind: 'committed', operation: r.operation, credits };
       return settled;
     }, { reservationId });
+    countCredits(movement);
+    return committed;
   }
 
   /**
@@ -382,7 +395,9 @@ export class Charging {
     checkUserId(userId);
     if (!isId('rsv', reservationId)) throw reservationNotFound();
     checkNote(reason, 'reason');
-    return this.lifecycle.mutate(userId, async (account, tx, now) => {
+    let movement: CreditMovement | undefined;
+    const released = await this.lifecycle.mutate(userId, async (account, tx, now) => {
+      movement = undefined;
       const r = await tx.findReservation(reservationId);
       if (!r) throw reservationNotFound();
       if (r.state === 'released' || r.state === 'expired') return r;
@@ -392,8 +407,11 @@ export class Charging {
         });
       }
       const { reservation } = await returnHold(account, tx, r, 'released', reason || 'released', now);
+      movement = { kind: 'released', operation: r.operation, credits: r.heldCredits };
       return reservation;
     }, { reservationId });
+    countCredits(movement);
+    return released;
   }
 
   /**

@@ -14,6 +14,8 @@ export class BindError extends Error {
   constructor(
     readonly address: string,
     cause: unknown,
+    /** The variable that set `address`, when it is not the process's main one (MURMUR_METRICS_ADDR). */
+    readonly variable?: string,
   ) {
     super(`cannot listen on ${address}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
     this.name = 'BindError';
@@ -41,17 +43,20 @@ export function bindErrorMessage(err: BindError, variable: string): string {
  */
 export function exitStartFailure(name: string, err: unknown, addressVariable: string): never {
   if (err instanceof BindError) {
-    process.stderr.write(`${name} failed to start: ${bindErrorMessage(err, addressVariable)}\n`);
+    process.stderr.write(`${name} failed to start: ${bindErrorMessage(err, err.variable ?? addressVariable)}\n`);
     process.exit(EXIT_CANNOT_BIND);
   }
   process.stderr.write(`${name} failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
   process.exit(1);
 }
 
-/** `server.listen` (HTTP or plain TCP) as a promise that rejects with a BindError instead of an unheard 'error' event. */
-export function listenOn(server: Server, port: number, host: string): Promise<void> {
+/**
+ * `server.listen` (HTTP or plain TCP) as a promise that rejects with a BindError instead of an
+ * unheard 'error' event; `variable` names the setting when it is not the process's main address.
+ */
+export function listenOn(server: Server, port: number, host: string, variable?: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    const failed = (err: Error) => reject(new BindError(`${host}:${port}`, err));
+    const failed = (err: Error) => reject(new BindError(`${host}:${port}`, err, variable));
     server.once('error', failed);
     server.listen(port, host, () => {
       server.off('error', failed);

@@ -2,7 +2,7 @@
  * The gRPC server factory every service uses: async handlers (`(request, ctx) => response`),
  * one error path (MurmurError → status + ErrorInfo; anything else logged and sent as INTERNAL
  * "internal error"), the request id from metadata in every log line, gRPC health checking,
- * server reflection, and graceful shutdown.
+ * server reflection, every call's metrics (grpc-metrics.ts), and graceful shutdown.
  */
 import { once } from 'node:events';
 import * as grpc from '@grpc/grpc-js';
@@ -12,6 +12,7 @@ import { HealthImplementation, protoPath as healthProtoPath } from 'grpc-health-
 import { protoRoot } from '@murmur/proto';
 import { acceptRequestId, runWithContext } from './context';
 import { BindError } from './bind-error';
+import { grpcMetricsInterceptor } from './grpc-metrics';
 import { asPublicError, toGrpcError } from './errors';
 import type { Logger } from './log';
 import { bindOwner, decide, identifyCaller, type AccessControl, type Caller } from './access/access-control';
@@ -243,6 +244,8 @@ export async function startGrpcServer(opts: GrpcServerOptions, address: string):
   const server = new grpc.Server({
     'grpc.max_receive_message_length': opts.maxReceiveMessageBytes ?? 8 * 1024 * 1024,
     'grpc.keepalive_permit_without_calls': 1,
+    // Every call counted and timed by method, status and error code (grpc-metrics.ts).
+    interceptors: [grpcMetricsInterceptor],
   });
   const statusMap: Record<string, 'SERVING'> = { '': 'SERVING' };
   for (const bound of opts.services) {

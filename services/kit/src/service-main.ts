@@ -2,8 +2,9 @@
  * The shared shape of every service's main.ts: validated config, a logger, the service's own
  * Postgres schema (migrated; embedded PGlite under MURMUR_DATA_DIR/<name> when DATABASE_URL is
  * unset), Redis when REDIS_URL is set, then `start`, and a drain in reverse order on SIGTERM.
- * A start-up failure ends the process with one readable line; a taken port exits
- * EXIT_CANNOT_BIND naming the variable to change.
+ * With MURMUR_METRICS_ADDR, its metrics on a port of their own (metrics-server.ts). A start-up
+ * failure ends the process with one readable line; a taken port exits EXIT_CANNOT_BIND naming
+ * the variable to change.
  */
 import * as path from 'node:path';
 import { commonSchema, loadConfig, serviceAddressSchema, storageSchema } from './config';
@@ -14,10 +15,11 @@ import { isWorkload } from '@murmur/contract';
 import { openDatabase, type Database } from './db';
 import { createLogger, type Logger } from './log';
 import { exitStartFailure } from './bind-error';
+import { metricsSchema, serveMetricsIfConfigured } from './metrics-server';
 import { connectRedis, type Redis } from './redis';
 import { onShutdown } from './shutdown';
 
-const processSchema = { ...serviceAddressSchema, ...storageSchema, ...commonSchema };
+const processSchema = { ...serviceAddressSchema, ...storageSchema, ...commonSchema, ...metricsSchema };
 
 export type ServiceConfig = ReturnType<typeof loadConfig<typeof processSchema>>;
 
@@ -51,6 +53,8 @@ export function runServiceProcess(opts: {
   (async () => {
     const cfg = loadConfig(processSchema);
     const log = createLogger(opts.name, cfg.LOG_LEVEL);
+    // Its own port, bound first: a taken one stops the start before any migration (MURMUR_METRICS_ADDR).
+    const metrics = await serveMetricsIfConfigured(cfg, log);
     const db = opts.migrationsDir
       ? await openDatabase({
           schema: opts.name,
@@ -66,6 +70,6 @@ export function runServiceProcess(opts: {
     const { auth: authClient } = createServiceClients(cfg, { deadlineMs: cfg.GRPC_DEADLINE_MS, identity: identity.minter }, ['auth']);
     const access = identity.accessControl(keyVerifierVia(authClient));
     const server = await opts.start({ cfg, log, db: db as Database, redis, identity, access }, cfg.GRPC_LISTEN_ADDR ?? opts.address(cfg));
-    onShutdown(log, [server.stop, async () => authClient.close(), async () => void (await redis?.close()), async () => db?.close()]);
+    onShutdown(log, [server.stop, async () => authClient.close(), async () => void (await redis?.close()), async () => db?.close(), async () => metrics?.stop()]);
   })().catch((err: unknown) => exitStartFailure(opts.name, err, addressVariable(opts.name)));
 }

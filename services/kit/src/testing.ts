@@ -11,3 +11,4 @@ export * from './test-prerequisites';
 export * from './manual-clock';
 export * from './grpc-calls';
 export * from './test-identities';
+export * from './test-metrics';

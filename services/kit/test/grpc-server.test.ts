@@ -3,8 +3,8 @@ import * as protoLoader from '@grpc/proto-loader';
 import { service as healthService } from 'grpc-health-check';
 import { auth } from '@murmur/proto';
 import { MurmurError } from '@murmur/contract';
-import { bindService, createClient, createLogger, currentContext, runWithContext, startGrpcServer, TokenMinter, type RunningGrpcServer } from '@murmur/kit';
-import { testAccess, testMinter, testSigningKey } from '@murmur/kit/testing';
+import { bindService, createClient, createLogger, currentContext, runWithContext, startGrpcServer, startMetricsServer, TokenMinter, type RunningGrpcServer } from '@murmur/kit';
+import { sampleSum, scrape, testAccess, testMinter, testSigningKey } from '@murmur/kit/testing';
 
 describe('gRPC server and client factories', () => {
   let running: RunningGrpcServer;
@@ -56,6 +56,27 @@ describe('gRPC server and client factories', () => {
     expect(err).toBeInstanceOf(MurmurError);
     expect((err as MurmurError).code).toBe('internal_error');
     expect((err as MurmurError).message).not.toContain('relation');
+  });
+
+  it('counts each call by method, status and contract error code, and times it (grpc-metrics.ts)', async () => {
+    const metrics = await startMetricsServer('127.0.0.1:0');
+    try {
+      const read = () => scrape(`http://${metrics.address}/metrics`);
+      const method = { grpc_service: 'murmur.auth.v1.AuthService', grpc_method: 'VerifyKey' };
+      const before = await read();
+      await client.verifyKey({ authorization: 'ok', resource: '' });
+      await expect(client.verifyKey({ authorization: 'typed', resource: '' })).rejects.toMatchObject({ code: 'expired_api_key' });
+      await expect(client.verifyKey({ authorization: 'bug', resource: '' })).rejects.toMatchObject({ code: 'internal_error' });
+      const after = await read();
+      const moved = (name: string, labels: Record<string, string>) => sampleSum(after, name, { ...method, ...labels }) - sampleSum(before, name, { ...method, ...labels });
+      expect(moved('murmur_grpc_server_handled_total', { grpc_code: 'OK', error_code: '' })).toBe(1);
+      expect(moved('murmur_grpc_server_handled_total', { grpc_code: 'UNAUTHENTICATED', error_code: 'expired_api_key' })).toBe(1);
+      expect(moved('murmur_grpc_server_handled_total', { grpc_code: 'INTERNAL', error_code: 'internal_error' })).toBe(1);
+      expect(moved('murmur_grpc_server_handling_seconds_count', {})).toBe(3);
+      expect(sampleSum(after, 'murmur_grpc_server_handling_seconds_bucket', { ...method, le: '+Inf' })).toBe(sampleSum(after, 'murmur_grpc_server_handling_seconds_count', method));
+    } finally {
+      await metrics.stop();
+    }
   });
 
   it('answers UNIMPLEMENTED for an RPC a later release implements', async () => {

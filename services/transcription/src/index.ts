@@ -15,6 +15,7 @@ import type { LibraryPort } from './saving';
 import { TranscriptionJobs } from './jobs/jobs';
 import { JobStore } from './jobs/job-store';
 import { startMaintenance } from './jobs/maintenance';
+import { measureJobQueue } from './jobs/job-metrics';
 import { DEFAULT_QUEUE_SETTINGS, JobQueue, type QueueSettings } from './jobs/queue';
 import { JobWorker } from './jobs/worker';
 import type { billing, transcription } from '@murmur/proto';
@@ -166,6 +167,8 @@ async function startJobs(service: TranscriptionService, deps: TranscriptionServi
     ...(deps.ffmpegPath ? { ffprobePath: ffprobeNextTo(deps.ffmpegPath) } : {}),
   };
   const api = new TranscriptionJobs(jobDeps, j.cursorSecret, limits);
+  // Jobs by state and the oldest queued job's age, read on each scrape (jobs/job-metrics.ts).
+  const unmeasure = measureJobQueue(store, deps.log);
   let maintenance: { stop(): void } | undefined;
   if (j.work !== false) {
     const worker = new JobWorker(jobDeps);
@@ -177,6 +180,7 @@ async function startJobs(service: TranscriptionService, deps: TranscriptionServi
     api,
     webhooks,
     async stop() {
+      unmeasure();
       maintenance?.stop();
       await queue.stop();
     },

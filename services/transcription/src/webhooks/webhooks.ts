@@ -23,6 +23,7 @@ import { presentDeliveries } from './delivery-list';
 import { SecretSealer } from './secret-keys';
 import type { CallerLimits } from '../caller-limits';
 import { newSecret, webhookHeaders } from './signature';
+import { countWebhookAttempt } from './webhook-metrics';
 
 /** How long a rotated-out secret keeps signing (receivers switch over meanwhile). */
 export const PREVIOUS_SECRET_HOURS = 24;
@@ -246,6 +247,7 @@ export class Webhooks {
    * queued in the same transaction; or the round over.
    */
   private async record(d: DeliveryRecord, outcome: AttemptOutcome & AttemptTiming): Promise<void> {
+    countWebhookAttempt(outcome);
     const attempt = d.round_attempts + 1;
     if (outcome.ok) {
       await this.deliveries.delivered(d, outcome);
