@@ -334,4 +334,60 @@ describe('the app: Settings → Developer and Usage in Chromium', () => {
     }
     await context.close();
   });
+  it('Logs lists the calls made with the user’s keys, filters them, and a call’s detail copies its request id', async () => {
+    const { user, key } = await sys.newUser('page-logs@example.com');
+    const stranger = await sys.newUser('page-logs-stranger@example.com');
+    const call = async (method: string, path: string, body?: unknown, who = key) => {
+      const res = await fetch(`${sys.baseUrl}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${who}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+        ...(body ? { body: JSON.stringify(body) } : {}),
+      });
+      return { id: res.headers.get('x-request-id')!, body: (await res.json()) as Json };
+    };
+    await call('GET', '/api/v1/me');
+    const missing = await call('GET', '/api/v1/recordings/rec_0000000000000000000000');
+    const converted = await call('POST', '/api/v1/convert', { transcript: TRANSCRIPT, kind: 'summary' });
+    const theirs = await call('GET', '/api/v1/me', undefined, stranger.key);
+    await sys.requestLog.flush();
+
+    const { page, context, csp } = await signedIn(user.id);
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: app.url });
+    await page.getByRole('link', { name: 'Logs' }).click();
+    await page.waitForURL(`${app.url}/settings/logs`);
+    expect(await page.locator('h1').textContent()).toBe('Logs');
+    const rows = page.locator('tr.call');
+    expect(await rows.count()).toBe(3);
+    expect(await page.locator(`tr[data-request-id="${theirs.id}"]`).count()).toBe(0);
+    const refused = page.locator(`tr[data-request-id="${missing.id}"]`);
+    expect(await refused.getAttribute('class')).toContain('refused');
+    expect((await refused.locator('td[data-label="Status"]').textContent())?.replace(/\s+/g, ' ').trim()).toBe('404 not_found');
+    expect(await refused.locator('td[data-label="Call"] code').first().textContent()).toBe('/api/v1/recordings/{id}');
+    await screenshot(page, 'logs');
+
+    // Only refusals: the 404 alone.
+    await page.getByLabel('Status').selectOption('4xx');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.waitForURL(/status=4xx/);
+    expect(await page.locator('tr.call').evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-request-id')))).toEqual([missing.id]);
+    await page.getByRole('link', { name: 'Clear filters' }).click();
+    await page.waitForURL(`${app.url}/settings/logs`);
+
+    // The conversion's detail: its request id to copy, and what it charged.
+    await page.locator(`tr[data-request-id="${converted.id}"] a`).click();
+    await page.waitForURL(`${app.url}/settings/logs/${converted.id}`);
+    expect(await page.locator('#request-id').inputValue()).toBe(converted.id);
+    expect(await page.locator('#detail-credits').textContent()).toBe(String(converted.body.credits_charged));
+    expect(converted.body.credits_charged).toBeGreaterThan(0);
+    await page.getByRole('button', { name: 'Copy' }).first().click();
+    await page.waitForFunction("document.querySelector('button.copy')?.textContent === 'Copied'");
+    expect(await page.evaluate('navigator.clipboard.readText()')).toBe(converted.id);
+    expect(await page.content()).not.toContain(key);
+
+    // Another user's call is no one's detail here.
+    const foreign = await page.goto(`${app.url}/settings/logs/${theirs.id}`);
+    expect(foreign?.status()).toBe(404);
+    expect(csp).toEqual([]);
+    await context.close();
+  });
 });
