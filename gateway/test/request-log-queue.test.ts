@@ -4,10 +4,16 @@
  * and flushing outside any caller's context (no user's identity rides on RecordRequests).
  */
 import type { auth } from '@murmur/proto';
-import { currentContext, runWithContext } from '@murmur/kit';
+import { currentContext, metricsRegistry, runWithContext } from '@murmur/kit';
 import { RequestLogQueue } from '@murmur/gateway';
 import { RETRY_WINDOW_MS } from '../src/request-log/queue';
 import { recordedLog } from './support/log-lines';
+
+/** A counter's value in this process's registry (0 when the series does not exist yet). */
+async function metricValue(name: string, labels: Record<string, string>): Promise<number> {
+  const metric = await metricsRegistry().getSingleMetric(name)?.get();
+  return metric?.values.find((v) => Object.entries(labels).every(([k, l]) => v.labels[k] === l))?.value ?? 0;
+}
 
 const entry = (n: number) => ({ requestId: `req_${String(n).padStart(24, '0')}` }) as auth.RequestLogEntry;
 
@@ -15,11 +21,13 @@ describe('the request log queue', () => {
   afterEach(() => jest.useRealTimers());
 
   it('drops and counts what arrives while it is full, without waiting or throwing', async () => {
+    const fullBefore = await metricValue('murmur_request_log_entries_total', { outcome: 'dropped_full' });
     const batches: string[][] = [];
     const q = new RequestLogQueue(async (b) => void batches.push(b.map((e) => e.requestId)), recordedLog('gateway').log, { capacity: 3, batchSize: 2 });
     for (let n = 1; n <= 5; n++) q.push(entry(n));
     expect(q.pending).toBe(3);
     expect(q.counts.droppedFull).toBe(2);
+    expect(await metricValue('murmur_request_log_entries_total', { outcome: 'dropped_full' })).toBe(fullBefore + 2);
     await q.flush();
     expect(batches).toEqual([
       [entry(1).requestId, entry(2).requestId],

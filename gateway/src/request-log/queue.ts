@@ -9,12 +9,18 @@
  */
 import type { auth } from '@murmur/proto';
 import { REQUEST_LOG_BATCH_SIZE, REQUEST_LOG_FLUSH_MS, REQUEST_LOG_QUEUE_CAPACITY } from '@murmur/contract';
-import { untracedUnlessInCall, type Logger } from '@murmur/kit';
+import { defineCounter, untracedUnlessInCall, type Logger } from '@murmur/kit';
 
 /** How long a batch auth refuses is kept for another try. */
 export const RETRY_WINDOW_MS = 60_000;
 /** At most one warning about lost entries this often. */
 const WARN_EVERY_MS = 60_000;
+
+/** The operators' view of the log's health (decision 0041): entries sent, and dropped by why. */
+const entries = defineCounter('murmur_request_log_entries_total', 'Request-log entries the gateway sent to auth, or dropped (queue full, or auth refused them for a minute).', ['outcome']);
+const sentEntries = entries.labels('sent');
+const droppedFullEntries = entries.labels('dropped_full');
+const droppedFailedEntries = entries.labels('dropped_failed');
 
 export type RequestLogSink = (entries: auth.RequestLogEntry[]) => Promise<unknown>;
 
@@ -65,6 +71,7 @@ export class RequestLogQueue {
   push(entry: auth.RequestLogEntry): void {
     if (this.pending >= this.capacity) {
       this.counts.droppedFull++;
+      droppedFullEntries.inc();
       this.warn(1, 'the queue is full');
       return;
     }
@@ -101,6 +108,7 @@ export class RequestLogQueue {
       try {
         await this.sink(batch);
         this.counts.sent += batch.length;
+        sentEntries.inc(batch.length);
         this.retry = undefined;
       } catch (err) {
         const since = this.retry?.since ?? Date.now();
@@ -117,6 +125,7 @@ export class RequestLogQueue {
 
   private drop(count: number, why: string): void {
     this.counts.droppedFailed += count;
+    droppedFailedEntries.inc(count);
     this.warn(count, why);
   }
 
