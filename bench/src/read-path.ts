@@ -5,6 +5,9 @@
  * gateway's verified-key cache answers most requests without the auth hop), and on a one-process
  * express + pg baseline doing the same work over the same data (baseline-server.ts), in one
  * run, interleaved. Targets (issue 18): gateway req/s ≥ 0.75 × baseline, gateway p99 ≤ 3 × its p50.
+ * A second gateway with the request log off (MURMUR_REQUEST_LOG=off) runs the same load in the
+ * same rounds: the log's cost is the CPU per request of every process (auth's batched inserts and
+ * Postgres included) with it on ÷ with it off (issue 36: at most 5 % more).
  */
 import { isDeepStrictEqual } from 'node:util';
 import { machineInfo, redactUrl, type Benchmark, type BenchmarkReport } from './benchmark';
@@ -29,10 +32,12 @@ const SETTINGS = {
   log_level: 'warn',
 };
 
-const TARGETS = { ratio_min: 0.75, p99_over_p50_max: 3 };
+const TARGETS = { ratio_min: 0.75, p99_over_p50_max: 3, request_log_cpu_overhead_max: 0.05 };
 
-type Target = 'gateway' | 'baseline';
-const TARGET_ORDER: Target[] = ['gateway', 'baseline'];
+type Target = 'gateway' | 'gateway_no_log' | 'baseline';
+const TARGET_ORDER: Target[] = ['gateway', 'gateway_no_log', 'baseline'];
+/** The gateway process with the request log off. */
+const NO_LOG = 'gateway_no_log';
 
 /** Both servers must answer the benchmarked request with the same body, or the race is unfair. */
 async function checkSameAnswer(urls: Record<Target, string>, headers: Record<string, string>): Promise<{ identical: boolean }> {
@@ -45,6 +50,7 @@ async function checkSameAnswer(urls: Record<Target, string>, headers: Record<str
   }
   const g = bodies.gateway;
   const b = bodies.baseline;
+  if (!isDeepStrictEqual({ ...g, next_cursor: null }, { ...bodies.gateway_no_log, next_cursor: null })) throw new Error('the two gateways answer differently');
   if (!Array.isArray(g.data) || g.data.length !== 20 || g.has_more !== true) {
     throw new Error(`the gateway's first page should hold 20 of ${SETTINGS.seeded_recordings} recordings with has_more: true; got ${JSON.stringify(g).slice(0, 300)}`);
   }
@@ -75,13 +81,14 @@ async function startReadPathStack(log: (line: string) => void): Promise<ReadPath
   const stack = await startStack(log, {
     services: ['auth', 'billing', 'library'],
     extras: [{ name: 'baseline', script: 'bench/dist/baseline-server.js', env: { BASELINE_POOL_SIZE: String(SETTINGS.pool_size) } }],
+    gateways: [{ name: NO_LOG, env: { MURMUR_REQUEST_LOG: 'off' } }],
     logLevel: SETTINGS.log_level,
   });
   try {
     log(`seeding ${SETTINGS.seeded_recordings} recordings through the services' RPCs`);
     const user = await createBenchUser(stack, EMAIL, { recordings: SETTINGS.seeded_recordings });
     await analyze(stack.db.url);
-    const urls: Record<Target, string> = { gateway: `${stack.gateway}${ROUTE}`, baseline: `${stack.extras.baseline!}${ROUTE}` };
+    const urls: Record<Target, string> = { gateway: `${stack.gateway}${ROUTE}`, gateway_no_log: `${stack.extras[NO_LOG]!}${ROUTE}`, baseline: `${stack.extras.baseline!}${ROUTE}` };
     const { identical } = await checkSameAnswer(urls, user.headers);
     return { stack, urls, headers: user.headers, identical };
   } catch (err) {
@@ -106,7 +113,10 @@ async function runReadPath(log: (line: string) => void): Promise<BenchmarkReport
     procs.assertAlive();
 
     const gateway = summarize(runs.gateway!);
+    const noLog = summarize(runs[NO_LOG]!);
     const baseline = summarize(runs.baseline!);
+    // What the request log adds to each request's CPU, every process counted (the gateway's queue, auth's inserts, Postgres).
+    const logOverhead = noLog.cpu_ms_per_request > 0 ? r3(gateway.cpu_ms_per_request / noLog.cpu_ms_per_request - 1) : 0;
     const ratio = baseline.requests_per_second > 0 ? r3(gateway.requests_per_second / baseline.requests_per_second) : 0;
     const cpuRatio = gateway.cpu_ms_per_request > 0 ? r3(baseline.cpu_ms_per_request / gateway.cpu_ms_per_request) : 0;
     const otherCpu = maxOtherCpu(runs);
@@ -114,9 +124,10 @@ async function runReadPath(log: (line: string) => void): Promise<BenchmarkReport
     const targetsMet = {
       ratio: ratio >= TARGETS.ratio_min,
       p99_over_p50: gateway.p99_over_p50 <= TARGETS.p99_over_p50_max,
+      request_log_cpu_overhead: logOverhead <= TARGETS.request_log_cpu_overhead_max,
       all: false,
     };
-    targetsMet.all = targetsMet.ratio && targetsMet.p99_over_p50;
+    targetsMet.all = targetsMet.ratio && targetsMet.p99_over_p50 && targetsMet.request_log_cpu_overhead;
 
     const result = {
       benchmark: 'read-path',
@@ -130,7 +141,10 @@ async function runReadPath(log: (line: string) => void): Promise<BenchmarkReport
           : 'gateway → auth.VerifyKey → library.ListRecordings (gRPC, 4 processes)',
         ...gateway,
       },
+      gateway_no_log: { path: 'the same, through a second gateway process with MURMUR_REQUEST_LOG=off', ...noLog },
       baseline: { path: 'one express + pg process (bench/src/baseline-server.ts), same queries, same JSON', ...baseline },
+      /** gateway CPU per request ÷ gateway_no_log CPU per request − 1: what the request log costs (all processes). */
+      request_log_cpu_overhead: logOverhead,
       ratio,
       gateway_p99_over_p50: gateway.p99_over_p50,
       /**
@@ -170,6 +184,7 @@ async function runReadPath(log: (line: string) => void): Promise<BenchmarkReport
         headers: ['target', 'req/s', 'p50 ms', 'p99 ms', 'p99/p50'],
         rows: [
           ['gateway', fmt(gateway.requests_per_second, 0), fmt(gateway.latency_ms.p50), fmt(gateway.latency_ms.p99), fmt(gateway.p99_over_p50)],
+          [NO_LOG, fmt(noLog.requests_per_second, 0), fmt(noLog.latency_ms.p50), fmt(noLog.latency_ms.p99), fmt(noLog.p99_over_p50)],
           ['baseline', fmt(baseline.requests_per_second, 0), fmt(baseline.latency_ms.p50), fmt(baseline.latency_ms.p99), fmt(baseline.p99_over_p50)],
         ],
       },
@@ -177,6 +192,7 @@ async function runReadPath(log: (line: string) => void): Promise<BenchmarkReport
         `ratio gateway/baseline req/s = ${fmt(ratio, 3)} (target ≥ ${TARGETS.ratio_min}: ${targetsMet.ratio ? 'met' : 'MISSED'})`,
         `gateway p99/p50 = ${fmt(gateway.p99_over_p50)} (target ≤ ${TARGETS.p99_over_p50_max}: ${targetsMet.p99_over_p50 ? 'met' : 'MISSED'})`,
         `CPU per request: gateway path ${fmt(gateway.cpu_ms_per_request)} ms, baseline ${fmt(baseline.cpu_ms_per_request)} ms (cpu ratio ${fmt(cpuRatio, 3)})`,
+        `request log: ${fmt(gateway.cpu_ms_per_request)} ms of CPU per request with it, ${fmt(noLog.cpu_ms_per_request)} ms without: ${fmt(logOverhead * 100, 1)} % (target ≤ ${TARGETS.request_log_cpu_overhead_max * 100} %: ${targetsMet.request_log_cpu_overhead ? 'met' : 'MISSED'})`,
         ...(noisy ? [`NOISY: other processes used up to ${otherCpu.toFixed(0)}% of a core during a measurement; repeat before trusting req/s and p99`] : []),
         `${machine.cpus} CPU(s) shared by load generator, every process and Postgres; means of ${SETTINGS.rounds} interleaved rounds of ${SETTINGS.duration_seconds} s`,
       ],

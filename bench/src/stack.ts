@@ -131,6 +131,12 @@ export interface StackOptions {
   adminUrl?: string;
   /** Extra transcription processes (`transcription-2`, …) on the same database: more workers of the job queue. */
   transcriptionReplicas?: number;
+  /**
+   * More gateway processes over the same services, each with its own environment on top of the
+   * shared one (a gateway with the request log off, to measure the log): served like the
+   * gateway, named in `extras`.
+   */
+  gateways?: ReadonlyArray<{ name: string; env: NodeJS.ProcessEnv }>;
 }
 
 /** The running topology; stop it with {@link Stack.stop} (also on failure). */
@@ -169,7 +175,8 @@ export async function startStack(log: (line: string) => void, opts: StackOptions
 
   const extras = opts.extras ?? [];
   const replicas = opts.transcriptionReplicas ?? 0;
-  const ports = await freePorts(6 + extras.length + replicas);
+  const gateways = opts.gateways ?? [];
+  const ports = await freePorts(6 + extras.length + replicas + gateways.length);
   const [authPort, billingPort, libraryPort, transcriptionPort, conversionPort, gatewayPort] = ports as [number, number, number, number, number, number];
   const addrs: ServiceAddresses = {
     AUTH_ADDR: `127.0.0.1:${authPort}`,
@@ -212,6 +219,7 @@ export async function startStack(log: (line: string) => void, opts: StackOptions
       ...opts.services.map((s) => node(s, `services/${s}/dist/main.js`, s)),
       ...replicaAddrs.map((r) => node(r.name, 'services/transcription/dist/main.js', 'transcription', { GRPC_LISTEN_ADDR: r.addr })),
       node('gateway', 'gateway/dist/main.js', 'gateway'),
+      ...gateways.map((g, i) => node(g.name, 'gateway/dist/main.js', 'gateway', { ...g.env, PORT: String(ports[6 + extras.length + replicas + i]!) })),
     ],
     log,
   );
@@ -234,6 +242,10 @@ export async function startStack(log: (line: string) => void, opts: StackOptions
     });
     await procs.whileAlive(Promise.all([...opts.services.map((s) => waitForGrpcServing(addrOf[s], 60_000)), ...replicaAddrs.map((r) => waitForGrpcServing(r.addr, 60_000))]));
     procs.start('gateway');
+    gateways.forEach((g, i) => {
+      procs.start(g.name);
+      extraOrigins[g.name] = `http://127.0.0.1:${ports[6 + extras.length + replicas + i]!}`;
+    });
     const gateway = `http://127.0.0.1:${gatewayPort}`;
     await procs.whileAlive(Promise.all([gateway, ...Object.values(extraOrigins)].map((origin) => waitForHttpOk(`${origin}/healthz`, 60_000))));
     const c = createServiceClients(addrs, { deadlineMs: 60_000, identity: testMinter('app') });

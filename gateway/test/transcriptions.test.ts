@@ -269,6 +269,20 @@ describe('transcription jobs', () => {
     expect(bad.body.error.param).toBe('status');
   });
 
+  it('pages jobs created within one millisecond without losing one between pages', async () => {
+    const { key } = await sys.newUser('j-same-ms@example.com');
+    const a = (await upload('/transcriptions', key)).body;
+    const b = (await upload('/transcriptions', key)).body;
+    await until(key, a.id, (j) => j.status === 'completed');
+    await until(key, b.id, (j) => j.status === 'completed');
+    // Microseconds apart inside one millisecond: a cursor (milliseconds) must still walk both.
+    await sys.transcriptionDb!.query(`UPDATE jobs SET created_at = $2 WHERE id = $1`, [a.id, '2026-01-01T00:00:00.000300Z']);
+    await sys.transcriptionDb!.query(`UPDATE jobs SET created_at = $2 WHERE id = $1`, [b.id, '2026-01-01T00:00:00.000400Z']);
+    const page1 = await call('GET', '/transcriptions?limit=1', key);
+    const page2 = await call('GET', `/transcriptions?limit=1&cursor=${encodeURIComponent(page1.body.next_cursor)}`, key);
+    expect([...page1.body.data, ...page2.body.data].map((j: Json) => j.id).sort()).toEqual([a.id, b.id].sort());
+  });
+
   it('cancels a running job with its credits returned, and the worker stops; a finished job is 409 transcription_not_cancelable', async () => {
     const { key } = await sys.newUser('j-cancel@example.com');
     // A running job: taken by a worker, held in the engine so it cannot finish.

@@ -5,7 +5,7 @@
 -- DROP TABLE, never a DELETE. Never a body, a key, a token or transcript text.
 CREATE TABLE request_log (
   owner_id text NOT NULL,
-  created_at timestamptz NOT NULL,
+  created_at timestamptz(3) NOT NULL,
   request_id text NOT NULL,
   method text NOT NULL,
   route text NOT NULL,
