@@ -15,6 +15,18 @@ const path = require('node:path');
 
 const DEFAULT_LIST = path.join(__dirname, 'test', 'allowed-skips.json');
 
+/** How many of the slowest files the closing lines name (where a long run's time went). */
+const SLOWEST = 15;
+
+/** The slowest files of the run, as "  123.4 s  gateway/test/x.test.ts" lines. */
+function slowestFiles(results, rootDir) {
+  return results.testResults
+    .map((file) => ({ file: path.relative(rootDir, file.testFilePath).split(path.sep).join('/'), ms: (file.perfStats?.end ?? 0) - (file.perfStats?.start ?? 0) }))
+    .sort((a, b) => b.ms - a.ms)
+    .slice(0, SLOWEST)
+    .map((f) => `${(f.ms / 1000).toFixed(1).padStart(7)} s  ${f.file}`);
+}
+
 /** Test files that failed although none of their tests did. */
 function suitesFailedOutsideTests(results) {
   return results.testResults.filter((file) => file.numFailingTests === 0 && (file.testExecError || file.failureMessage));
@@ -66,7 +78,8 @@ class SummaryReporter {
     const skipped = results.numPendingTests + results.numTodoTests;
     const names = outside.map((file) => file.testFilePath).join(', ');
     const note = outside.length ? `\njest: ${outside.length} file(s) failed outside any test: ${names}` : '';
-    process.stderr.write(`${note}${this.judgeSkips(results)}\njest: ${results.numPassedTests} passed, ${failed} failed, ${skipped} skipped\n`);
+    const slow = results.testResults.length > SLOWEST ? `\njest: the slowest files\n${slowestFiles(results, this.rootDir).join('\n')}` : '';
+    process.stderr.write(`${slow}${note}${this.judgeSkips(results)}\njest: ${results.numPassedTests} passed, ${failed} failed, ${skipped} skipped\n`);
   }
 
   /** The lines about skipped tests (empty when none is unlisted); sets the run's error in CI. */
