@@ -32,7 +32,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { parseDockerfile } = require('../docker/dockerfile.js');
 const { checkInvariants, GATEWAY_DRAIN_SECONDS } = require('./lib/invariants');
-const { APT_PACKAGES, buildRenderer, runRenderer } = require('./lib/renderer');
+const { APT_PACKAGES, KEY_CACHE, buildRenderer, runRenderer } = require('./lib/renderer');
 const { parseManifests, validateObject, validateValues } = require('./lib/schemas');
 
 const REPO = path.resolve(__dirname, '..', '..');
@@ -66,7 +66,7 @@ function checkChart({ binary, chartDir = CHART, valueFiles = [], targets = docke
   errors.push(...validateValues(chartDir, values));
   let text;
   try {
-    text = runRenderer(binary, [...args, '-name', 'murmur', '-namespace', 'murmur']);
+    text = runRenderer(binary, [...args, '-name', 'murmur', '-namespace', 'murmur', '-key-cache', KEY_CACHE]);
   } catch (e) {
     errors.push(`render: ${e.message}`);
     return { errors, objects: [], values };

@@ -10,6 +10,11 @@ const RENDER_SRC = path.join(__dirname, '..', 'render');
 const GOCODE = '/usr/share/gocode/src';
 /** Debian packages the renderer is built from (for .ci/run and the error messages). */
 const APT_PACKAGES = ['golang-go', 'golang-github-masterminds-sprig-dev', 'golang-gopkg-yaml.v3-dev'];
+/**
+ * Where the offline checks keep the RSA keys generated certificates are signed with
+ * (render/key-cache.go): made once per machine instead of ~8 per render.
+ */
+const KEY_CACHE = path.join(os.tmpdir(), 'murmur-helm-render-keys');
 
 // ── 1. the renderer ─────────────────────────────────────────────────────────────────────────────
 
@@ -77,4 +82,4 @@ function runRenderer(binary, args) {
   }
 }
 
-module.exports = { APT_PACKAGES, buildRenderer, runRenderer };
+module.exports = { APT_PACKAGES, KEY_CACHE, buildRenderer, runRenderer };

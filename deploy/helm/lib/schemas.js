@@ -9,12 +9,24 @@ const { execFileSync } = require('node:child_process');
 
 // ── 2–4. values, rendering, schemas ─────────────────────────────────────────────────────────────
 
+/** Compiled JSON schemas by file, kept while the file is unchanged (the checks validate many renders). */
+const compiled = new Map();
+
+/** The validator of the JSON schema in `file`, compiled once per content. */
+function validatorOf(file) {
+  const text = fs.readFileSync(file, 'utf8');
+  const known = compiled.get(file);
+  if (known && known.text === text) return known.validate;
+  const validate = new Ajv({ allErrors: true, strict: false }).compile(JSON.parse(text));
+  compiled.set(file, { text, validate });
+  return validate;
+}
+
 /** The chart's values.schema.json verdict on the merged values: a list of error lines. */
 function validateValues(chartDir, values) {
   const file = path.join(chartDir, 'values.schema.json');
   if (!fs.existsSync(file)) return [];
-  const ajv = new Ajv({ allErrors: true, strict: false });
-  const validate = ajv.compile(JSON.parse(fs.readFileSync(file, 'utf8')));
+  const validate = validatorOf(file);
   if (validate(values)) return [];
   return (validate.errors || []).map((e) => `values${e.instancePath.replace(/\//g, '.')}: ${e.message}${e.params && e.params.additionalProperty ? ` (${e.params.additionalProperty})` : ''}`);
 }
@@ -77,8 +89,7 @@ const CRD_SCHEMAS = { 'monitoring.coreos.com/v1/ServiceMonitor': path.join(__dir
 
 /** The errors of `obj` against the CRD schema of `file`. */
 function validateCrd(file, obj) {
-  const ajv = new Ajv({ allErrors: true, strict: false });
-  const validate = ajv.compile(JSON.parse(fs.readFileSync(file, 'utf8')));
+  const validate = validatorOf(file);
   if (validate(obj)) return [];
   return (validate.errors || []).map((e) => `${e.instancePath || '/'} ${e.message}${e.params && e.params.additionalProperty ? ` (${e.params.additionalProperty}: unknown field)` : ''}`);
 }

@@ -13,6 +13,7 @@
 //
 //	render -chart deploy/helm/murmur [-f values-production.yaml]… [-name murmur] [-namespace murmur] [-upgrade]
 //	render -chart deploy/helm/murmur -f … -dump-values      # the merged values as JSON, for values.schema.json
+//	render … -key-cache DIR      # certificates signed with cached keys (key-cache.go): the offline checks' fast path
 //
 // Built offline from Debian's Go packages (golang-go, golang-github-masterminds-sprig-dev,
 // golang-gopkg-yaml.v3-dev) by deploy/helm/check.js.
@@ -94,6 +95,7 @@ func main() {
 	upgrade := flag.Bool("upgrade", false, "render as an upgrade (.Release.IsUpgrade)")
 	kube := flag.String("kube-version", "1.30.0", "Kubernetes version for .Capabilities")
 	dump := flag.Bool("dump-values", false, "print the merged values as JSON and exit")
+	keyCache := flag.String("key-cache", "", "sign generated certificates with keys cached in this folder (offline checks; see key-cache.go)")
 	flag.Parse()
 	if *chartDir == "" {
 		fail(errors.New("-chart is required"))
@@ -110,7 +112,7 @@ func main() {
 		fmt.Println(string(out))
 		return
 	}
-	out, err := render(*chartDir, values, Release{Name: *name, Namespace: *namespace, Service: "Helm", IsInstall: !*upgrade, IsUpgrade: *upgrade, Revision: 1}, *kube)
+	out, err := render(*chartDir, values, Release{Name: *name, Namespace: *namespace, Service: "Helm", IsInstall: !*upgrade, IsUpgrade: *upgrade, Revision: 1}, *kube, *keyCache)
 	if err != nil {
 		fail(err)
 	}
@@ -212,7 +214,7 @@ func required(msg string, val interface{}) (interface{}, error) {
 
 const maxIncludeDepth = 1000
 
-func render(chartDir string, values map[string]interface{}, release Release, kube string) (string, error) {
+func render(chartDir string, values map[string]interface{}, release Release, kube string, keyCache string) (string, error) {
 	var chart Chart
 	cb, err := os.ReadFile(filepath.Join(chartDir, "Chart.yaml"))
 	if err != nil {
@@ -243,6 +245,9 @@ func render(chartDir string, values map[string]interface{}, release Release, kub
 	// Helm removes these: a chart must not read the renderer's environment.
 	delete(funcs, "env")
 	delete(funcs, "expandenv")
+	if keyCache != "" {
+		withCachedKeys(funcs, keyCache)
+	}
 	funcs["toYaml"] = toYAML
 	funcs["fromYaml"] = fromYAML
 	funcs["fromJson"] = fromJSON
