@@ -164,7 +164,7 @@ export function liveParamsOf(options: LiveParams): LiveParams {
 /** The runtime's WebSocket, or a clear error where it has none. */
 export function webSocketOf(given: WebSocketConstructor | undefined): WebSocketConstructor {
   const ctor = given ?? (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket;
-  if (!ctor) throw new MurmurError('This runtime has no WebSocket (Node 20): pass `webSocket`, e.g. `import { WebSocket } from "ws"`.');
+  if (!ctor) throw new MurmurError('This runtime has no WebSocket (Node 20): pass `webSocket`, such as the WebSocket class of the `ws` package.');
   return ctor;
 }
 
