@@ -268,8 +268,8 @@ export class LiveSession implements AsyncIterable<LiveEvent> {
       let errorBody: ApiErrorBody | undefined;
       let session: LiveSession | undefined;
       socket.onmessage = (event: { data: unknown }) => {
-        if (typeof event.data !== 'string') return;
-        const message = JSON.parse(event.data) as LiveOpen | LiveEvent | { type: 'error'; error: ApiErrorBody };
+        const message = parseMessage(event.data);
+        if (!message) return;
         if (message.type === 'error') errorBody = message.error;
         else if (message.type === 'open' && !session) {
           session = new LiveSession(socket, message, options);
@@ -465,6 +465,17 @@ export function closeFailure(code: number, reason: string, body: ApiErrorBody | 
 
 function liveApiError(status: number, body: ApiErrorBody): ApiError {
   return apiError(status, body, new Headers());
+}
+
+/** A text frame's message; anything else (the server sends none) is passed over. */
+function parseMessage(data: unknown): LiveOpen | LiveEvent | { type: 'error'; error: ApiErrorBody } | undefined {
+  if (typeof data !== 'string') return undefined;
+  try {
+    const message = JSON.parse(data) as { type?: unknown } | null;
+    return typeof message?.type === 'string' ? (message as LiveOpen | LiveEvent) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** A web ReadableStream's chunks (not every browser iterates one with `for await`). */

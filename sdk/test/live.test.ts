@@ -110,6 +110,15 @@ describe('live transcription through the SDK', () => {
     expect((reused as Error).message).toContain('already used');
   });
 
+  it('opens from the stream URL a server made with a token, and closes at once with nothing sent: a summary of nothing', async () => {
+    const { key } = await sys.newUser('sdk-live-url@example.com');
+    const server = new Murmur({ apiKey: key, baseUrl: sys.baseUrl });
+    const url = server.listen.url({ token: (await server.listen.createToken()).token });
+    expect(url).toMatch(/^ws:\/\/127\.0\.0\.1:\d+\/api\/v1\/listen\?token=lst_/);
+    const session = await connectLive({ url });
+    expect(await session.close()).toEqual({ type: 'closed', duration_seconds: 0, credits_charged: 0, recording_id: null });
+  });
+
   it('is refused with the typed error of its close code: no credits (4402), a bad option (4400), a bad key (4401)', async () => {
     const poor = await sys.newUser('sdk-live-poor@example.com');
     await sys.admin.billing.adjustCredits({ userId: poor.user.id, monthlyCredits: 0, prepaidCredits: 0, note: 'test' });
