@@ -19,7 +19,7 @@ module.exports = {
     '^@murmur/sdk$': '<rootDir>/sdk/src/index.ts',
     '^@murmur/ai-sdk$': '<rootDir>/ai-sdk/src/index.ts',
     // The SDKs are ESM: its relative imports name the .js files tsc writes; tests read its .ts.
-    '^(\\./(?:client|errors|http|jobs|node-upload|pagination|uploads|webhooks|generated/openapi|transcription-model))\\.js$': '$1',
+    '^(\\./(?:browser|client|errors|http|jobs|listen|live|node-client|node-upload|pagination|platform|uploads|webhooks|generated/openapi|transcription-model))\\.js$': '$1',
   },
   testMatch: ['<rootDir>/**/test/**/*.test.ts'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],

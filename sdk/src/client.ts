@@ -6,6 +6,9 @@
  *   for await (const r of murmur.recordings.list()) console.log(r.title);
  */
 import { HttpCore, type ClientOptions } from './http.js';
+import { Listen, type ListenToken } from './listen.js';
+import type { LiveParams } from './live.js';
+import { WEB_PLATFORM, type Platform } from './platform.js';
 import { Transcriptions, transcriptionBody, type CallOptions, type TranscriptFormat, type TranscriptionOptions } from './jobs.js';
 import { PagePromise, type Page } from './pagination.js';
 import type { AudioInput } from './uploads.js';
@@ -26,7 +29,7 @@ export type SearchPage = Schemas['SearchResultList'];
 export type Answer = Schemas['Answer'];
 export type Usage = Schemas['Usage'];
 export type User = Schemas['User'];
-export type ListenToken = Schemas['ListenToken'];
+export type { ListenToken };
 export type ConvertParams = Schemas['ConvertRequest'];
 export type AskParams = Schemas['AskRequest'];
 
@@ -91,9 +94,18 @@ export class Recordings {
   }
 }
 
+/**
+ * The client. This class is the web platform's (browsers, workers, edge runtimes: the `browser`
+ * entry); the Node entry's `Murmur` (node-client.ts) is this one with file paths and uploads
+ * with backpressure.
+ */
 export class Murmur {
+  /** What the runtime adds; a subclass for a runtime sets its own. */
+  protected static readonly platform: Platform = WEB_PLATFORM;
   readonly http: HttpCore;
   readonly recordings: Recordings;
+  /** Live transcription over a WebSocket: `await murmur.listen.connect()`. */
+  readonly listen: Listen;
   readonly transcriptions: Transcriptions;
   readonly threads: { list(params?: { limit?: number }): PagePromise<ThoughtThreadSummary>; get(id: string): Promise<ThoughtThread> };
   readonly folders: { list(params?: { limit?: number }): PagePromise<Folder> };
@@ -101,8 +113,9 @@ export class Murmur {
   readonly webhooks = { verify: verifyWebhook };
 
   constructor(options: ClientOptions = {}) {
-    const http = new HttpCore(options);
+    const http = new HttpCore(options, (new.target as typeof Murmur).platform);
     this.http = http;
+    this.listen = new Listen(http);
     this.recordings = new Recordings(http);
     this.transcriptions = new Transcriptions(http);
     this.threads = {
@@ -133,7 +146,7 @@ export class Murmur {
   transcribe(params: TranscribeParams, options?: CallOptions): Promise<Transcription | FormattedTranscript>;
   async transcribe(params: TranscribeParams, options: CallOptions = {}): Promise<Transcription | FormattedTranscript> {
     const { audio, response_format: format = 'json', ...fields } = params;
-    const body = await transcriptionBody(audio, format === 'json' ? fields : { ...fields, response_format: format }, options.onUploadProgress);
+    const body = await transcriptionBody(this.http, audio, format === 'json' ? fields : { ...fields, response_format: format }, options.onUploadProgress);
     const req = { method: 'POST', path: '/transcribe', ...body, idempotencyKey: options.idempotencyKey ?? true, ...(options.signal ? { signal: options.signal } : {}) } as const;
     if (format === 'json') return (await this.http.request<Transcription>(req)).data;
     const res = await this.http.send(req);
@@ -164,15 +177,13 @@ export class Murmur {
     return (await this.http.request<Answer>({ method: 'POST', path: '/ask', json: params, idempotencyKey: options.idempotencyKey ?? true, ...(options.signal ? { signal: options.signal } : {}) })).data;
   }
 
-  /** A single-use token (60 s) a browser opens the live-transcription WebSocket with. */
-  async createListenToken(): Promise<ListenToken> {
-    return (await this.http.request<ListenToken>({ method: 'POST', path: '/listen/tokens' })).data;
+  /** A single-use token (60 s) a browser opens the live-transcription WebSocket with (as `listen.createToken()`). */
+  createListenToken(): Promise<ListenToken> {
+    return this.listen.createToken();
   }
 
-  /** The live-transcription WebSocket URL for a listen token (or pass the key in `Authorization` from a server). */
-  listenUrl(params: { token?: string; encoding?: string; sample_rate?: number; save?: boolean } = {}): string {
-    const url = new URL(this.http.url('/listen', Object.fromEntries(Object.entries(params).filter(([, v]) => v !== undefined)) as Record<string, string>));
-    url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
-    return url.toString();
+  /** The live-transcription WebSocket URL for a listen token (as `listen.url()`). */
+  listenUrl(params: LiveParams & { token?: string } = {}): string {
+    return this.listen.url(params);
   }
 }

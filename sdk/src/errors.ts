@@ -102,7 +102,7 @@ export class InternalServerError extends ApiError {
 
 /** The request never got an answer: refused connection, reset, DNS. */
 export class ConnectionError extends MurmurError {
-  override readonly name = 'ConnectionError';
+  override readonly name: string = 'ConnectionError';
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
   }

@@ -8,7 +8,7 @@
  * never retried (it cannot be sent twice).
  */
 import { apiError, ConnectionError, MurmurError, retryAfterSeconds, TimeoutError, type ApiErrorBody } from './errors.js';
-import { hasNodeHttp, nodeUpload } from './node-upload.js';
+import { WEB_PLATFORM, type Platform } from './platform.js';
 import type { PreparedBody } from './uploads.js';
 
 export const DEFAULT_BASE_URL = 'http://localhost:8080';
@@ -81,11 +81,13 @@ export class HttpCore {
   readonly baseUrl: string;
   readonly timeoutMs: number;
   readonly maxRetries: number;
+  /** What the runtime adds (file paths, uploads with backpressure): platform.ts. */
+  readonly platform: Platform;
   private readonly fetchImpl: typeof fetch;
-  /** Streamed bodies go through node:http (node-upload.ts), unless a fetch of the caller's is given. */
-  private readonly nodeUploads: boolean;
+  /** Streamed bodies go through the platform's upload (Node: node-upload.ts), unless a fetch of the caller's is given. */
+  private readonly upload: Platform['upload'];
 
-  constructor(opts: ClientOptions = {}) {
+  constructor(opts: ClientOptions = {}, platform: Platform = WEB_PLATFORM) {
     const apiKey = opts.apiKey ?? env('MURMUR_API_KEY');
     if (!apiKey) throw new MurmurError('No API key: pass `apiKey`, or set MURMUR_API_KEY (create one in the app under Settings → Developer).');
     this.apiKey = apiKey;
@@ -93,7 +95,8 @@ export class HttpCore {
     this.timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.maxRetries = opts.maxRetries ?? DEFAULT_MAX_RETRIES;
     this.fetchImpl = opts.fetch ?? ((...args) => globalThis.fetch(...args));
-    this.nodeUploads = opts.fetch === undefined && hasNodeHttp();
+    this.platform = platform;
+    this.upload = opts.fetch === undefined ? platform.upload : undefined;
   }
 
   url(path: string, query?: Record<string, QueryValue>): string {
@@ -141,8 +144,8 @@ export class HttpCore {
       const body = makeBody();
       try {
         res =
-          body instanceof ReadableStream && this.nodeUploads
-            ? await nodeUpload(url, { method: opts.method, headers, body, signal })
+          body instanceof ReadableStream && this.upload
+            ? await this.upload(url, { method: opts.method, headers, body, signal })
             : await this.fetchImpl(url, { method: opts.method, headers, body, signal, ...(body instanceof ReadableStream ? { duplex: 'half' } : {}) } as RequestInit);
       } catch (err) {
         if (opts.signal?.aborted) throw opts.signal.reason;

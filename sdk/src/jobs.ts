@@ -53,11 +53,11 @@ export class JobEndedError extends MurmurError {
 
 const ENDED: ReadonlySet<string> = new Set(['completed', 'failed', 'canceled']);
 
-/** A transcription's request: JSON with `audio_url` for a URL, else a streamed multipart upload. */
-export async function transcriptionBody(audio: AudioInput, fields: Record<string, string | number | boolean | readonly string[] | undefined>, onProgress?: (p: UploadProgress) => void) {
+/** A transcription's request: JSON with `audio_url` for a URL, else a streamed multipart upload (a path opened by the runtime's platform). */
+export async function transcriptionBody(http: HttpCore, audio: AudioInput, fields: Record<string, string | number | boolean | readonly string[] | undefined>, onProgress?: (p: UploadProgress) => void) {
   const url = audioUrlOf(audio);
   if (url !== undefined) return { json: { audio_url: url, ...Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) } };
-  return { body: await multipartBody(audio, fields, onProgress) };
+  return { body: await multipartBody(audio, fields, onProgress, http.platform.openFile) };
 }
 
 export class Transcriptions {
@@ -66,7 +66,7 @@ export class Transcriptions {
   /** Submits audio as a job: answers once the audio is stored and priced (status `queued`). */
   async create(params: CreateJobParams, options: CallOptions = {}): Promise<TranscriptionJob> {
     const { audio, ...fields } = params;
-    const body = await transcriptionBody(audio, fields, options.onUploadProgress);
+    const body = await transcriptionBody(this.http, audio, fields, options.onUploadProgress);
     const res = await this.http.request<TranscriptionJob>({ method: 'POST', path: '/transcriptions', ...body, idempotencyKey: options.idempotencyKey ?? true, ...(options.signal ? { signal: options.signal } : {}) });
     return res.data;
   }

@@ -5,15 +5,10 @@
  * `http.request` honours the socket's backpressure and stays flat. Browsers and edge runtimes,
  * and a caller's own `fetch`, keep fetch.
  */
-
-/** True where `node:http` exists (Node, Bun, Deno's Node layer). */
-export function hasNodeHttp(): boolean {
-  const p = (globalThis as { process?: { versions?: { node?: string } } }).process;
-  return typeof p?.versions?.node === 'string';
-}
+import type { UploadInit } from './platform.js';
 
 /** POSTs `body` with backpressure and answers the response as a web `Response`. */
-export async function nodeUpload(url: string, init: { method: string; headers: Record<string, string>; body: ReadableStream<Uint8Array>; signal: AbortSignal }): Promise<Response> {
+export async function nodeUpload(url: string, init: UploadInit): Promise<Response> {
   const { request } = url.startsWith('https:') ? await import('node:https') : await import('node:http');
   const { Readable } = await import('node:stream');
   const { pipeline } = await import('node:stream/promises');

@@ -5,6 +5,7 @@
  * the audio's is known, and reports progress as the audio's bytes go out.
  */
 import { MurmurError } from './errors.js';
+import type { Platform } from './platform.js';
 
 /** Audio to transcribe. A string is a file path, or an http(s) URL Murmur downloads. */
 export type AudioInput =
@@ -53,12 +54,12 @@ interface Source {
   replayable: boolean;
 }
 
-async function sourceOf(audio: AudioInput): Promise<Source> {
+async function sourceOf(audio: AudioInput, openFile: Platform['openFile']): Promise<Source> {
   if (typeof audio === 'string' || (typeof audio === 'object' && audio !== null && 'path' in audio && typeof audio.path === 'string')) {
     const file = typeof audio === 'string' ? audio : (audio as { path: string }).path;
+    if (!openFile) throw new MurmurError(`A file path (${file}) needs Node.js; here, pass a Blob or File, bytes, a stream, or an http(s) URL.`);
     // Node: a Blob backed by the file, read as it is sent (never loaded whole).
-    const fs = await import('node:fs');
-    const blob = await fs.openAsBlob(file);
+    const blob = await openFile(file);
     return { open: () => blob.stream() as ReadableStream<Uint8Array>, size: blob.size, name: file.split(/[\\/]/).pop() || 'audio', type: 'application/octet-stream', replayable: true };
   }
   if (audio instanceof Blob) {
@@ -122,8 +123,8 @@ function fieldParts(boundary: string, fields: Fields): string {
  * A streamed multipart body: the fields, then the audio as part `audio`, counted as it goes out.
  * Its length is known when the audio's is, so no chunked encoding is needed then.
  */
-export async function multipartBody(audio: AudioInput, fields: Fields, onProgress?: (p: UploadProgress) => void): Promise<PreparedBody> {
-  const source = await sourceOf(audio);
+export async function multipartBody(audio: AudioInput, fields: Fields, onProgress: ((p: UploadProgress) => void) | undefined, openFile: Platform['openFile']): Promise<PreparedBody> {
+  const source = await sourceOf(audio, openFile);
   const boundary = `murmur-${globalThis.crypto.randomUUID()}`;
   const encoder = new TextEncoder();
   const head = encoder.encode(

@@ -2,13 +2,18 @@
  * The `murmur` CLI as shipped (sdk/dist/cli/main.js, built by `tsc -b` before the tests), run as a
  * child process against a real Murmur started as the SDK's own tests start it. Each command's
  * output and exit code, the stored key's file and its lookup order, and the one line each failure
- * prints. Transcriptions take seconds here, so each test reuses what an earlier one made.
+ * prints; audio from a file, a URL Murmur downloads and stdin; the progress bars as a terminal
+ * shows them (the CLI under util-linux's `script`, a real pseudo-terminal). Transcriptions take
+ * seconds here, so each test reuses what an earlier one made.
  */
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Murmur } from '@murmur/sdk';
+import { DEFAULT_AUDIO_URL_POLICY } from '../../gateway/src/upload/fetch-audio';
 import { startSystem, type TestSystem } from '../../gateway/test/support/system';
 
 const WAV = '/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibility_01_austen_64kb-0870.wav';
@@ -22,6 +27,32 @@ interface Ran {
   stderr: string;
 }
 
+/**
+ * A proxy in front of a real Murmur that passes every request through and sets the Retry-After
+ * of its 429s to 0: the SDK's retries happen at once instead of after the window's seconds.
+ */
+async function retryAfterZeroProxy(target: string) {
+  const seen: Array<{ status: number; idempotencyKey: string | undefined }> = [];
+  const server = http.createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const upstream = await fetch(`${target}${req.url}`, {
+      method: req.method,
+      headers: Object.fromEntries(Object.entries(req.headers).filter(([k]) => !['host', 'connection', 'content-length'].includes(k)).map(([k, v]) => [k, String(v)])),
+      ...(chunks.length ? { body: Buffer.concat(chunks) } : {}),
+    });
+    seen.push({ status: upstream.status, idempotencyKey: req.headers['idempotency-key'] as string | undefined });
+    const headers: Record<string, string> = {};
+    upstream.headers.forEach((v, k) => {
+      if (!['content-length', 'transfer-encoding', 'content-encoding'].includes(k)) headers[k] = v;
+    });
+    if (upstream.status === 429) headers['retry-after'] = '0';
+    res.writeHead(upstream.status, headers).end(Buffer.from(await upstream.arrayBuffer()));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen, close: () => new Promise<void>((r) => server.close(() => r())) };
+}
+
 describe('the murmur CLI against a running Murmur', () => {
   let sys: TestSystem;
   let key: string;
@@ -31,13 +62,23 @@ describe('the murmur CLI against a running Murmur', () => {
   /** What the tests share: the recording `--save` made, and its transcript. */
   const made = { recordingId: '', text: '', jobId: '' };
 
-  /** Runs the CLI with only the environment given (never the test's own), stdin closed or fed. */
-  function murmur(args: string[], options: { env?: Record<string, string | undefined>; input?: string } = {}): Promise<Ran> {
-    const env = Object.fromEntries(
-      Object.entries({ PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: path.join(home, 'config'), MURMUR_BASE_URL: sys.baseUrl, MURMUR_API_KEY: key, ...options.env }).filter(
+  /** A file server on loopback whose URLs Murmur may download (the test system allows its port). */
+  let files: http.Server;
+  let filesUrl = '';
+  const downloaded: string[] = [];
+
+  /** The environment the CLI runs with: only what is given (never the test's own). */
+  function cliEnv(extra: Record<string, string | undefined> = {}): Record<string, string> {
+    return Object.fromEntries(
+      Object.entries({ PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: path.join(home, 'config'), MURMUR_BASE_URL: sys.baseUrl, MURMUR_API_KEY: key, ...extra }).filter(
         (e): e is [string, string] => e[1] !== undefined,
       ),
     );
+  }
+
+  /** Runs the CLI, stdin closed or fed. */
+  function murmur(args: string[], options: { env?: Record<string, string | undefined>; input?: string | Buffer } = {}): Promise<Ran> {
+    const env = cliEnv(options.env);
     return new Promise((resolve, reject) => {
       const child = spawn(process.execPath, [CLI, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
       let stdout = '';
@@ -53,13 +94,48 @@ describe('the murmur CLI against a running Murmur', () => {
     });
   }
 
+  /**
+   * Runs the CLI on a pseudo-terminal (`script`), its stdout to a file: answers the exit code,
+   * what the terminal showed (stderr: bars and notes) and stdout.
+   */
+  function murmurOnTerminal(args: string[], env: Record<string, string | undefined> = {}): Promise<Ran> {
+    const out = path.join(home, `stdout-${Math.random().toString(36).slice(2)}.txt`);
+    // The arguments travel in the environment: no quoting of a shell command line.
+    const command = `exec "$CLI_NODE" "$CLI_MAIN" ${args.map((_, i) => `"$CLI_ARG${i}"`).join(' ')} > "$CLI_OUT"`;
+    const vars = Object.fromEntries(args.map((a, i) => [`CLI_ARG${i}`, a]));
+    return new Promise((resolve, reject) => {
+      const child = spawn('script', ['--quiet', '--return', '--command', command, '/dev/null'], {
+        env: { ...cliEnv(env), ...vars, SHELL: '/bin/sh', CLI_NODE: process.execPath, CLI_MAIN: CLI, CLI_OUT: out },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let terminal = '';
+      child.stdout.setEncoding('utf8').on('data', (d: string) => (terminal += d));
+      child.on('error', reject);
+      child.on('close', (code) => {
+        const stdout = fs.existsSync(out) ? fs.readFileSync(out, 'utf8') : '';
+        printed.push(stdout, terminal);
+        resolve({ code, stdout, stderr: terminal });
+      });
+    });
+  }
+
   beforeAll(async () => {
     home = fs.mkdtempSync(path.join(os.tmpdir(), 'murmur-cli-'));
-    sys = await startSystem({ ai: true });
+    files = http.createServer((req, res) => {
+      downloaded.push(req.url ?? '');
+      if (req.url === '/speech.wav') return void res.writeHead(200, { 'content-type': 'audio/wav' }).end(fs.readFileSync(WAV));
+      res.writeHead(404).end();
+    });
+    await new Promise<void>((resolve) => files.listen(0, '127.0.0.1', resolve));
+    const port = (files.address() as AddressInfo).port;
+    filesUrl = `http://127.0.0.1:${port}`;
+    // The on-premise switch for this loopback file server only; every other rule as in production.
+    sys = await startSystem({ ai: true, audioUrlPolicy: { ...DEFAULT_AUDIO_URL_POLICY, allowCidrs: ['127.0.0.1/32'], ports: [80, 443, port] } });
     key = (await sys.newUser('cli@example.com')).key;
   });
   afterAll(async () => {
     await sys?.stop();
+    await new Promise<void>((resolve) => (files ? files.close(() => resolve()) : resolve()));
     fs.rmSync(home, { recursive: true, force: true });
   });
 
@@ -82,8 +158,71 @@ describe('the murmur CLI against a running Murmur', () => {
     expect(made.text.split(/\s+/).length).toBeGreaterThan(5);
     made.recordingId = /Saved as recording (rec_\w+)\./.exec(ran.stderr)?.[1] ?? '';
     expect(made.recordingId).toMatch(/^rec_/);
-    expect(ran.stderr).toMatch(/Charged \d+ credits?\./);
+    // Not a terminal: the notes alone, no bar.
+    expect(ran.stderr).toBe(`Charged 1 credit. Saved as recording ${made.recordingId}.\n`);
   }, 60_000);
+
+  it('transcribes a URL: Murmur downloads it itself (audio_url), nothing is uploaded', async () => {
+    const { key: urlKey } = await sys.newUser('cli-url@example.com');
+    downloaded.length = 0;
+    const ran = await murmur(['transcribe', `${filesUrl}/speech.wav`], { env: { MURMUR_API_KEY: urlKey } });
+    expect(ran.code).toBe(0);
+    expect(ran.stdout.trim()).toBe(made.text);
+    expect(downloaded).toEqual(['/speech.wav']);
+    expect(ran.stderr).toBe('Charged 1 credit.\n');
+    // A URL Murmur may not fetch is the API's refusal (exit 5), with its code.
+    const refused = await murmur(['transcribe', 'http://169.254.169.254/latest/meta-data/audio.wav'], { env: { MURMUR_API_KEY: urlKey } });
+    expect(refused.code).toBe(5);
+    expect(refused.stderr).toMatch(/^Error \(audio_url_forbidden\): .+ \[req_\w+\]\n$/);
+  }, 60_000);
+
+  it('transcribes audio piped into stdin (-)', async () => {
+    const { key: stdinKey } = await sys.newUser('cli-stdin@example.com');
+    const ran = await murmur(['transcribe', '-', '--json'], { env: { MURMUR_API_KEY: stdinKey }, input: fs.readFileSync(WAV) });
+    expect(ran.code).toBe(0);
+    expect(JSON.parse(ran.stdout)).toMatchObject({ object: 'transcription', text: made.text, duration_seconds: expect.closeTo(7.1, 1) });
+  }, 60_000);
+
+  describe('progress bars', () => {
+    const SIZE = '227 kB';
+    const at = (text: string, pattern: RegExp) => text.search(pattern);
+
+    it('shows the upload, then that Murmur is transcribing, on a terminal; then erases them before the notes', async () => {
+      const { key: ttyKey } = await sys.newUser('cli-tty@example.com');
+      const ran = await murmurOnTerminal(['transcribe', WAV], { MURMUR_API_KEY: ttyKey });
+      expect(ran.code).toBe(0);
+      expect(ran.stdout.trim()).toBe(made.text);
+      const shown = ran.stderr;
+      const uploaded = at(shown, new RegExp(`\\rUploading \\[█{40}\\] 100%  ${SIZE} / ${SIZE}\\x1b\\[K`));
+      const transcribing = at(shown, /\rTranscribing…\x1b\[K/);
+      const erased = shown.lastIndexOf('\r\x1b[K');
+      const note = shown.indexOf('Charged 1 credit.');
+      expect([uploaded >= 0, transcribing > uploaded, erased > transcribing, note > erased]).toEqual([true, true, true, true]);
+      // Every bar fits the terminal (80 columns when it does not say).
+      for (const line of shown.split(/\r/)) expect(line.replace(/\x1b\[K|\n/g, '').length).toBeLessThan(80);
+    }, 60_000);
+
+    it('with --job, shows the upload, then the recognition’s progress up to 100 %', async () => {
+      const { key: jobKey } = await sys.newUser('cli-tty-job@example.com');
+      const ran = await murmurOnTerminal(['transcribe', WAV, '--job', '--format', 'srt'], { MURMUR_API_KEY: jobKey });
+      expect(ran.code).toBe(0);
+      expect(ran.stdout).toMatch(/^1\r?\n\d\d:\d\d:\d\d,\d{3} --> /);
+      const shown = ran.stderr;
+      const uploaded = at(shown, new RegExp(`\\rUploading \\[█{40}\\] 100%  ${SIZE} / ${SIZE}`));
+      const submitted = at(shown, /Job trn_\w+ (queued|processing)\./);
+      const recognised = at(shown, /\rTranscribing \[█{40}\] 100%  0:07 of 0:07\x1b\[K/);
+      expect([uploaded >= 0, submitted > uploaded, recognised > submitted]).toEqual([true, true, true]);
+      expect(shown.slice(recognised)).toContain('\r\x1b[K');
+    }, 90_000);
+
+    it('draws nothing with --json, even on a terminal', async () => {
+      const { key: jsonKey } = await sys.newUser('cli-tty-json@example.com');
+      const ran = await murmurOnTerminal(['transcribe', WAV, '--json'], { MURMUR_API_KEY: jsonKey });
+      expect(ran.code).toBe(0);
+      expect(JSON.parse(ran.stdout)).toMatchObject({ object: 'transcription', text: made.text });
+      expect(ran.stderr).toBe('');
+    }, 60_000);
+  });
 
   it('prints the transcription as JSON with --json', async () => {
     const ran = await murmur(['transcribe', WAV, '--json']);
@@ -266,6 +405,25 @@ describe('the murmur CLI against a running Murmur', () => {
       expect(ran.code).toBe(6);
       expect(ran.stdout).toBe('');
       expect(ran.stderr).toMatch(/^Error \(insufficient_tokens\): This call needs \d+ AI Credits? and 0 are left; nothing was charged\..* \[req_\w+\]\n$/);
+    });
+
+    it('7 when rate limited, after the retries the SDK makes', async () => {
+      const { key: busyKey } = await sys.newUser('cli-busy@example.com');
+      // The 10 AI calls a minute, spent.
+      const sdk = new Murmur({ apiKey: busyKey, baseUrl: sys.baseUrl, maxRetries: 0 });
+      for (let i = 0; i < 10; i++) await sdk.convert({ transcript: `Note ${i}: Dana sends the budget on Friday.`, kind: 'summary' });
+      // Murmur's own 429s, through a proxy that only shortens their Retry-After to 0, so the SDK retries at once.
+      const proxy = await retryAfterZeroProxy(sys.baseUrl);
+      try {
+        const ran = await murmur(['convert', '--kind', 'summary'], { env: { MURMUR_API_KEY: busyKey, MURMUR_BASE_URL: proxy.url }, input: 'Dana sends the budget on Friday.\n' });
+        expect(ran.code).toBe(7);
+        expect(ran.stdout).toBe('');
+        expect(ran.stderr).toMatch(/^Error \(rate_limit_exceeded\): .+ \[req_\w+\]\n$/);
+        expect(proxy.seen.map((s) => s.status)).toEqual([429, 429, 429]);
+        expect(new Set(proxy.seen.map((s) => s.idempotencyKey)).size).toBe(1);
+      } finally {
+        await proxy.close();
+      }
     });
 
     it('8 when Murmur cannot be reached', async () => {

@@ -69,7 +69,7 @@ describe('the packed SDKs', () => {
       expect(files).toContain('dist/index.d.ts');
       for (const f of files) expect(f).toMatch(/^(package\.json|README\.md|dist\/.+\.(js|d\.ts))$/);
     }
-    expect(sdk.files.map((f) => f.path)).toContain('dist/generated/openapi.d.ts');
+    expect(sdk.files.map((f) => f.path)).toEqual(expect.arrayContaining(['dist/generated/openapi.d.ts', 'dist/browser.js', 'dist/browser.d.ts', 'dist/live.js']));
   });
 
   it('install into a project of their own and call a live Murmur from ESM and CommonJS', async () => {
@@ -93,6 +93,12 @@ describe('the packed SDKs', () => {
     expect(esm).toEqual({ plan: 'free', notFound: true, spec: 'v4' });
     const cjs = JSON.parse(await run(scratch, 'cjs.cjs', env));
     expect(cjs).toEqual({ object: 'user' });
+    // What a bundler for browsers or workers resolves (Node's --conditions stands in for it), and Node itself.
+    fs.writeFileSync(path.join(scratch, 'resolve.js'), "console.log(import.meta.resolve('@murmur/sdk'));\n");
+    const resolved = async (...flags: string[]) => (await promisify(execFile)(process.execPath, [...flags, 'resolve.js'], { cwd: scratch, encoding: 'utf8' })).stdout.trim();
+    expect(await resolved('--conditions=browser')).toMatch(/\/node_modules\/@murmur\/sdk\/dist\/browser\.js$/);
+    expect(await resolved('--conditions=worker')).toMatch(/\/dist\/browser\.js$/);
+    expect(await resolved()).toMatch(/\/node_modules\/@murmur\/sdk\/dist\/index\.js$/);
   }, NPM_TIMEOUT_MS);
 
   it.each([['README.md'], ['sdk/README.md'], ['ai-sdk/README.md']])('runs every example of %s against the live Murmur', async (readme) => {

@@ -1,5 +1,5 @@
 /** What a command is (its description, parsed by args.ts) and what it runs with. */
-import type { Murmur } from '../client.js';
+import type { Murmur } from '../node-client.js';
 import type { Input, GlobalValues, OptionSpecs } from './args.js';
 import type { ExitCode } from './exit-codes.js';
 import type { Output } from './output.js';

@@ -4,7 +4,7 @@
  * stderr and an exit code. Everything it touches comes in {@link Io}, so tests run it in-process.
  */
 import { readFileSync } from 'node:fs';
-import { Murmur } from '../client.js';
+import { Murmur } from '../node-client.js';
 import { globalsOf, Input, optionLines, parseOptions, GLOBAL_OPTIONS, type GlobalValues } from './args.js';
 import type { Command, Context, Stdin } from './command.js';
 import { configFile, readConfig, resolveApiKey, resolveBaseUrl, type StoredConfig } from './config.js';

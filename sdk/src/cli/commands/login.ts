@@ -2,7 +2,7 @@
  * `murmur login` and `murmur logout`: the key, checked with GET /me before it is stored in the
  * user's config folder (0600), and removed again. A key is never printed, not even in part.
  */
-import { Murmur } from '../../client.js';
+import { Murmur } from '../../node-client.js';
 import type { Command } from '../command.js';
 import { readConfig, removeConfig, writeConfig } from '../config.js';
 import { UsageError } from '../exit-codes.js';
