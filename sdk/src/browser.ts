@@ -7,7 +7,7 @@
  */
 export { Murmur, Recordings } from './client.js';
 export type {
-  Answer, Artifact, AskParams, ConvertParams, Folder, FormattedTranscript, KnowledgeBase, ListRecordingsParams, Recording, RecordingSummary, SearchPage, SearchParams,
+  Answer, Artifact, AskParams, ConvertParams, Folder, FormattedTranscript, KnowledgeBase, ListRecordingsParams, ListRequestsParams, Recording, RecordingSummary, RequestLogEntry, SearchPage, SearchParams,
   SearchResult, ThoughtThread, ThoughtThreadSummary, TranscribeParams, Transcription, Usage, User,
 } from './client.js';
 export { DEFAULT_BASE_URL, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, HttpCore, type Answer as HttpAnswer, type ClientOptions, type RequestOptions } from './http.js';

@@ -26,6 +26,7 @@ export type Folder = Schemas['Folder'];
 export type KnowledgeBase = Schemas['KnowledgeBase'];
 export type SearchResult = Schemas['SearchResult'];
 export type SearchPage = Schemas['SearchResultList'];
+export type RequestLogEntry = Schemas['RequestLogEntry'];
 export type Answer = Schemas['Answer'];
 export type Usage = Schemas['Usage'];
 export type User = Schemas['User'];
@@ -61,6 +62,21 @@ export interface SearchParams {
 export interface ListRecordingsParams {
   q?: string;
   folder_id?: string;
+  created_after?: Date | string;
+  created_before?: Date | string;
+  limit?: number;
+}
+
+/** Filters of your request log (GET /requests). */
+export interface ListRequestsParams {
+  /** A class (`4xx`) or an exact status (`429`). */
+  status_code?: string;
+  /** A route template (`/api/v1/convert`) or `/mcp`. */
+  route?: string;
+  /** An MCP tool (`transcribe`) or JSON-RPC method. */
+  tool?: string;
+  /** One of your keys (key_…) or OAuth connections (con_…). */
+  key_id?: string;
   created_after?: Date | string;
   created_before?: Date | string;
   limit?: number;
@@ -110,6 +126,8 @@ export class Murmur {
   readonly threads: { list(params?: { limit?: number }): PagePromise<ThoughtThreadSummary>; get(id: string): Promise<ThoughtThread> };
   readonly folders: { list(params?: { limit?: number }): PagePromise<Folder> };
   readonly knowledgeBases: { list(params?: { limit?: number }): PagePromise<KnowledgeBase> };
+  /** Your request log: every call of your keys and connections, 30 days, newest first (no bodies). */
+  readonly requests: { list(params?: ListRequestsParams): PagePromise<RequestLogEntry> };
   readonly webhooks = { verify: verifyWebhook };
 
   constructor(options: ClientOptions = {}) {
@@ -124,6 +142,7 @@ export class Murmur {
     };
     this.folders = { list: (params = {}) => lister(http, '/folders', { ...params }) };
     this.knowledgeBases = { list: (params = {}) => lister(http, '/knowledge-bases', { ...params }) };
+    this.requests = { list: (params = {}) => lister(http, '/requests', { ...params }) };
   }
 
   /** Your profile, plan and usage. */

@@ -98,6 +98,18 @@ describe('the SDK against a running Murmur', () => {
     expect(answer.citations.length).toBeGreaterThan(0);
   });
 
+  it('reads the request log: its own calls, filtered and paged', async () => {
+    const client = new Murmur({ apiKey: key, baseUrl: sys.baseUrl });
+    await client.recordings.get('rec_00000000000000000000000000').catch(() => undefined);
+    await sys.requestLog.flush();
+    const refused = await client.requests.list({ status_code: '404' });
+    expect(refused.data[0]).toMatchObject({ object: 'request', route: '/api/v1/recordings/{id}', status: 404, error_code: 'not_found' });
+    const seen: string[] = [];
+    for await (const entry of client.requests.list({ limit: 2 })) seen.push(entry.id);
+    expect(seen.length).toBeGreaterThan(2);
+    expect(new Set(seen).size).toBe(seen.length);
+  });
+
   it('throws a typed error per contract code, with the request id', async () => {
     const bad = new Murmur({ apiKey: `svc_${'0'.repeat(64)}`, baseUrl: sys.baseUrl });
     const auth = await bad.me().catch((e: unknown) => e);
