@@ -199,7 +199,7 @@ async function runMcp(log: (line: string) => void): Promise<BenchmarkReport> {
       postgres: { server_version: db.serverVersion, url: redactUrl(db.url) },
       notes: [
         'Stateless MCP: every tools/call is one POST with no session and no initialize; the gateway builds an McpServer, registers the eight tools and a transport for each request, then answers application/json.',
-        'An MCP answer carries the page twice (structuredContent and the same JSON as text content), inside a JSON-RPC envelope: see response_bytes.',
+        'An MCP answer carries the page as structuredContent and, on these revisions, a text naming each recording (the full JSON text only for 2025-03-26 clients: docs/mcp.md), with a resource link per recording, inside a JSON-RPC envelope: see response_bytes.',
         `Load generator, gateway, auth, billing, library and Postgres share the machine's ${machine.cpus} core(s); on a CPU-bound machine the req/s ratio tends to cpu_ratio. noisy = processes outside the benchmark used more than ${NOISE_PERCENT}% of a core during a measurement.`,
         'A missed target does not fail the run; failures lists what makes a run invalid (non-200 responses, error results, connection errors, crashed processes).',
       ],

@@ -209,9 +209,11 @@ export async function startStack(log: (line: string) => void, opts: StackOptions
   const redis = Boolean(env.REDIS_URL);
   // Each process is handed its own workload key as `npm start` hands it (made once per bench run); the bench's own clients use the same keys.
   const keys = identityStoreAt(testIdentityStore());
+  // Started as the images start them: no source maps (they would keep 8.6–12.5 MB more in each
+  // heap than production carries; docs/operations.md#source-maps).
   const node = (name: string, script: string, workload: Workload, extra: NodeJS.ProcessEnv = {}): ChildSpec => {
     const identity = childIdentity(keys, workload);
-    return { name, command: process.execPath, args: ['--enable-source-maps', path.join(ROOT, script)], env: { ...env, ...identity.env, ...extra }, key: identity.key };
+    return { name, command: process.execPath, args: [path.join(ROOT, script)], env: { ...env, ...identity.env, ...extra }, key: identity.key };
   };
   const replicaAddrs = Array.from({ length: replicas }, (_, i) => ({ name: `transcription-${i + 2}`, addr: `127.0.0.1:${ports[6 + extras.length + i]!}` }));
   const procs = new ProcessSet(
@@ -235,7 +237,7 @@ export async function startStack(log: (line: string) => void, opts: StackOptions
       procs.spawnPlain({
         name: extra.name,
         command: process.execPath,
-        args: ['--enable-source-maps', path.join(ROOT, extra.script)],
+        args: [path.join(ROOT, extra.script)],
         env: { ...env, ...extra.env, PORT: String(port) },
       });
       extraOrigins[extra.name] = `http://127.0.0.1:${port}`;

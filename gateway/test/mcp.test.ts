@@ -54,11 +54,13 @@ describe.each(MCP_REVISIONS)('MCP server on %s', (revision) => {
     expect((list.inputSchema.properties as Structured).limit).toMatchObject({ type: 'integer', minimum: 1, maximum: 100 });
   });
 
-  it('pages recordings exactly as REST does, with structured content and the same JSON as text', async () => {
+  it('pages recordings exactly as REST does, the page as structured content and each recording named in its text', async () => {
     const first = await call(client, 'list_recordings', { limit: 5 });
     expect(first.isError).toBe(false);
     expect(first.data).toMatchObject({ object: 'list', has_more: true });
-    expect(JSON.parse(first.text)).toEqual(first.data);
+    // Both revisions have structuredContent: the text names each recording and the next cursor, not the page's JSON again.
+    expect(first.text.split('\n').slice(1, 6)).toEqual(first.data.data.map((r: Structured) => `- ${r.id}: ${r.title}`));
+    expect(first.text).toContain(`cursor ${first.data.next_cursor}`);
     const rest = await fetch(`${sys.baseUrl}/api/v1/recordings?limit=5`, { headers: { authorization: `Bearer ${alice.key}` } });
     expect(((await rest.json()) as Structured).data).toEqual(first.data.data);
     const ids = new Set<string>();
@@ -161,6 +163,28 @@ describe('MCP HTTP rules before JSON-RPC', () => {
     const res = await post({ authorization: `Bearer ${alice.key}` }, `[${initialize}]`);
     expect(res.status).toBe(400);
     expect(((await res.json()) as Structured).error.code).toBe(-32600);
+  });
+
+  it('sends a list page as JSON text only to a client whose revision predates structuredContent; a recording always', async () => {
+    await seedLibrary(sys.admin.library, alice.id, { recordings: 3, seed: 7 });
+    const callTool = async (name: string, args: Structured, revision?: string) => {
+      const body = JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name, arguments: args } });
+      const res = await post({ authorization: `Bearer ${alice.key}`, ...(revision ? { 'mcp-protocol-version': revision } : {}) }, body);
+      expect(res.status).toBe(200);
+      const { result } = (await res.json()) as Structured;
+      return { text: result.content[0].text as string, structured: result.structuredContent as Structured };
+    };
+    // No header: the server assumes 2025-03-26, where the text is the whole result.
+    for (const revision of [undefined, '2025-03-26']) {
+      const page = await callTool('list_recordings', { limit: 2 }, revision);
+      expect(JSON.parse(page.text)).toEqual(page.structured);
+    }
+    const page = await callTool('list_recordings', { limit: 2 }, '2025-06-18');
+    expect(page.text).toBe(
+      [`2 recordings on this page (every field of each is in structuredContent):`, ...page.structured.data.map((r: Structured) => `- ${r.id}: ${r.title}`), `More: call again with cursor ${page.structured.next_cursor}`].join('\n'),
+    );
+    const recording = await callTool('get_recording', { recording_id: page.structured.data[0].id }, '2025-06-18');
+    expect(JSON.parse(recording.text)).toEqual(recording.structured);
   });
 
   it('rejects an unsupported MCP-Protocol-Version header', async () => {

@@ -103,12 +103,15 @@ function gaveUpMessage(name: string, cannotBind: boolean): string {
   return `${name} cannot listen on ${address} (its own message is above). Stop the program holding that port or set ${variable}${also} to a free port.`;
 }
 
+/** Readable stacks of our own code in every child, without the dependencies' source maps (own-source-maps.ts). */
+const OWN_SOURCE_MAPS = path.join(__dirname, 'own-source-maps.js');
+
 function spec(name: Workload, script: string): ChildSpec {
   const identity = childIdentity(identityStore, name);
   return {
     name,
     command: process.execPath,
-    args: ['--enable-source-maps', path.join(root, script)],
+    args: ['--require', OWN_SOURCE_MAPS, path.join(root, script)],
     env: {
       ...process.env,
       AUTH_ADDR: cfg.AUTH_ADDR,

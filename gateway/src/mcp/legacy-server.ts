@@ -14,6 +14,7 @@ import { jobTaskStore, TASK_CAPABILITIES, TASK_POLL_INTERVAL_MS } from './tasks'
 import { handleToolCalls } from './tool-calls';
 import { callableTools, TOOLS } from './tools';
 import { SERVER_INFO } from './server-info';
+import { UNDECLARED_REVISION } from './text-copy';
 
 /** A tools/call that passed `_meta.progressToken`. */
 function wantsProgress(body: unknown): boolean {
@@ -45,7 +46,7 @@ export function legacyMcp(version: string, log: Logger) {
       // tools/list shows which tools a client may call as a task (the SDK's registerTool says forbidden).
       if (tool.submitTask) registered.execution = { taskSupport: 'optional' };
     }
-    handleToolCalls(server, tools, log);
+    handleToolCalls(server, tools, log, req.get('mcp-protocol-version') ?? UNDECLARED_REVISION);
     // One JSON answer, unless the call asked for progress: then an SSE response carries the
     // notifications/progress messages before the result (clients reset their timeout on each).
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !wantsProgress(body) });

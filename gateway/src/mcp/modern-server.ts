@@ -54,6 +54,8 @@ function serverFor(caller: Caller, version: string, log: Logger): McpServer {
     const token = extra.mcpReq._meta?.progressToken;
     const call: ToolCall = {
       signal: extra.mcpReq.signal,
+      // Every revision this handler serves (2026-07-28 on) has structuredContent.
+      structuredContentKnown: true,
       ...(token !== undefined
         ? { progress: (progress: number, total: number, message: string) => extra.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress, total, message } }) }
         : {}),

@@ -17,6 +17,7 @@ import type { AudioCollector } from './audio-argument';
 import { taskCreationError, taskOf } from './tasks';
 import { toolError, toolSuccess, type ResourceLink, type ToolResult } from './tool-result';
 import { recordToolCall, UNKNOWN_TOOL } from './tool-metrics';
+import { knowsStructuredContent } from './text-copy';
 
 /** What the front end learnt of a call while it read the call's body (handler.ts). */
 export interface ReceivedCall {
@@ -37,6 +38,8 @@ export interface ToolCall {
   signal: AbortSignal;
   /** Sends notifications/progress, when the client passed a progressToken (else undefined). */
   progress?: (progress: number, total: number, message: string) => Promise<void>;
+  /** The client's protocol revision knows structuredContent (text-copy.ts): a list page's text may then be its summary. */
+  structuredContentKnown?: boolean;
 }
 
 /** A tool as tools/call runs it: its schemas (also what tools/list shows) and its body. */
@@ -48,6 +51,8 @@ export interface CallableTool {
   run(args: unknown, call: ToolCall): Promise<object>;
   /** Resource links of what the result names (recordings), after its text. */
   links?(value: object): ResourceLink[];
+  /** A list tool's text for clients that read structuredContent (text-copy.ts); others get the JSON. */
+  pageText?(value: object): string;
   /** A tool that may run as an MCP task: starts its job on accepted arguments (tasks.ts). */
   submitTask?(args: unknown, call: ToolCall): Promise<ReturnType<typeof presentJob>>;
 }
@@ -71,7 +76,8 @@ async function runTool(tool: CallableTool | undefined, name: string, args: unkno
     // A result its own schema refuses is our bug, not the caller's.
     const output = tool.outputSchema.safeParse(value);
     if (!output.success) throw new Error(`Output validation error: tool ${name}: ${getParseErrorMessage(output.error)}`);
-    return toolSuccess(value, tool.links?.(value) ?? []);
+    const text = call.structuredContentKnown && tool.pageText ? tool.pageText(value) : undefined;
+    return toolSuccess(value, tool.links?.(value) ?? [], text);
   } catch (err) {
     return toolError(asPublicError(err, log, { tool: name }));
   }
@@ -96,12 +102,17 @@ export async function startTask(tool: CallableTool | undefined, name: string, ar
   }
 }
 
-/** Makes `tools` (already registered on `server` for tools/list) the ones tools/call runs. */
-export function handleToolCalls(server: McpServer, tools: ReadonlyMap<string, CallableTool>, log: Logger): void {
+/**
+ * Makes `tools` (already registered on `server` for tools/list) the ones tools/call runs, for a
+ * client on `revision` (its MCP-Protocol-Version header, text-copy.ts's default without one).
+ */
+export function handleToolCalls(server: McpServer, tools: ReadonlyMap<string, CallableTool>, log: Logger, revision: string): void {
+  const structuredContentKnown = knowsStructuredContent(revision);
   server.server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
     const token = request.params._meta?.progressToken;
     const call: ToolCall = {
       signal: extra.signal,
+      structuredContentKnown,
       ...(token !== undefined
         ? {
             progress: (progress: number, total: number, message: string) =>

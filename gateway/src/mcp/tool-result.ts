@@ -1,6 +1,6 @@
 /**
- * MCP tool results: a success carries the operation's JSON as structuredContent and as text; a
- * business error (the contract's codes) is a result with isError, never a protocol error. The
+ * MCP tool results: a success carries the operation's JSON as structuredContent and a text block
+ * (the same JSON, or a list page's summary: text-copy.ts says which); a business error (the contract's codes) is a result with isError, never a protocol error. The
  * error body travels as JSON text and in `_meta["dev.murmur/error"]`, not as structuredContent:
  * the SDK's Client validates structuredContent against the tool's output schema even on error
  * results, so an error body there would make conforming clients throw.
@@ -31,8 +31,9 @@ export interface ToolResult {
 /** Where an error result carries the contract's error body. */
 export const ERROR_META_KEY = 'dev.murmur/error';
 
-export function toolSuccess(value: object, links: ResourceLink[] = []): ToolResult {
-  return { content: [{ type: 'text', text: JSON.stringify(value) }, ...links], structuredContent: value as Record<string, unknown> };
+/** A success: `text` is what a client that does not read structuredContent sees (by default the value's JSON). */
+export function toolSuccess(value: object, links: ResourceLink[] = [], text: string = JSON.stringify(value)): ToolResult {
+  return { content: [{ type: 'text', text }, ...links], structuredContent: value as Record<string, unknown> };
 }
 
 /** The resource link of a recording, under the API's public URL. */

@@ -28,6 +28,7 @@ import { readAudioArgument } from './audio-argument';
 import { MCP_AUDIO_LIMIT_TEXT, MCP_MAX_BASE64_CHARS } from './body-limit';
 import type { CallableTool, McpContext, ToolCall } from './tool-calls';
 import { recordingLink } from './tool-result';
+import { listPageText } from './text-copy';
 
 const page = {
   limit: z.number().int().min(1).max(ops.MAX_PAGE_LIMIT).optional().describe(`Items per page, 1–${ops.MAX_PAGE_LIMIT} (default ${ops.DEFAULT_PAGE_LIMIT}).`),
@@ -317,6 +318,13 @@ const RECORDINGS_IN: Readonly<Record<string, (value: object) => Array<{ id: stri
   ask: (value) => recordingsOf((value as { citations: SourceRef[] }).citations),
 };
 
+/** The list tools, and what their items are called in their page's text (text-copy.ts). */
+const PAGE_NOUNS: Readonly<Record<string, string>> = {
+  list_recordings: 'recordings',
+  list_thought_threads: 'Thought Threads',
+  list_folders: 'folders',
+};
+
 /**
  * Every tool bound to one request's caller, as tools/call runs it (tool-calls.ts), in both
  * protocol eras. `publicUrl` is the API's public address, for the results' resource links.
@@ -326,12 +334,14 @@ export function callableTools(ctx: McpContext, publicUrl: string): Map<string, C
   for (const tool of TOOLS) {
     const submitTask = tool.submitTask;
     const recordings = RECORDINGS_IN[tool.name];
+    const noun = PAGE_NOUNS[tool.name];
     tools.set(tool.name, {
       name: tool.name,
       inputSchema: tool.config.inputSchema,
       outputSchema: tool.config.outputSchema,
       run: (args, call) => tool.run(ctx, args, call),
       ...(recordings ? { links: (value: object) => recordings(value).map((r) => recordingLink(publicUrl, r)) } : {}),
+      ...(noun ? { pageText: (value: object) => listPageText(value, noun) } : {}),
       ...(submitTask ? { submitTask: (args: unknown, call: ToolCall) => submitTask(ctx, args, call) } : {}),
     });
   }
