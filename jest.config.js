@@ -25,7 +25,13 @@ module.exports = {
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
   testTimeout: 60_000,
   /**
-   * One worker process (two cores), replaced whenever a test file leaves its heap above this.
+   * Two worker processes on two cores: most files spend their time waiting on the servers they
+   * start (gRPC, Postgres, ffmpeg, pocketsphinx, Chromium), so two files at once keep both cores
+   * busy; one worker left the run at 1,656 s (CI rehearsal, 2026-11-28).
+   */
+  maxWorkers: 2,
+  /**
+   * Each worker is replaced whenever a test file leaves its heap above this.
    * In band, every file ran in the one process that ran the files before it, whose leftovers
    * (module graphs, servers' buffers, PGlite instances) made late files 2–3× slower than alone
    * (transcribe-route 96 s vs 40 s, the two-hour file 106 s vs 40 s). Recycled, the whole run
