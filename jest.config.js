@@ -1,12 +1,13 @@
 /**
- * One jest run over every package: TypeScript through swc (type checking is `tsc -b`, its own
- * step). `ignoreDynamic` keeps `import()` a real dynamic import (node-llama-cpp and
- * whisper.node are loaded that way), as tsc does.
+ * One jest run over every package: TypeScript through swc, with the transform `npm start` builds
+ * with (scripts/swc-options.js); type checking is `tsc -b`, its own step.
  */
+const { swcOptions } = require('./scripts/swc-options');
+
 module.exports = {
   testEnvironment: 'node',
   transform: {
-    '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs', ignoreDynamic: true } }],
+    '^.+\\.ts$': ['@swc/jest', swcOptions()],
   },
   moduleNameMapper: {
     '^@murmur/contract$': '<rootDir>/services/contract/src/index.ts',

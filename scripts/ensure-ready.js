@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 // Runs before `npm start`, `npm test` and `npm run admin`: installs dependencies when
-// node_modules is missing or older than package-lock.json (or always, with --install), then
-// builds (tsc -b, incremental) unless --no-build. Plain JavaScript on purpose: it must run before
+// node_modules is missing or older than package-lock.json (or always, with --install), and the
+// system packages beside it, then builds what changed unless --no-build: with swc (no type check,
+// seconds: scripts/transpile.js), or with `tsc -b` given --tsc. Plain JavaScript on purpose: it must run before
 // anything is installed, on the machine's own Node.js (20 or newer); everything after it runs on
 // the Node.js 24 that the install brings (the `node` devDependency, first on npm scripts' PATH).
 'use strict';
-const { execFileSync } = require('node:child_process');
+const { execFileSync, spawn } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
 
@@ -22,16 +23,6 @@ if (major < 20) {
 const lock = path.join(root, 'package-lock.json');
 const installed = path.join(root, 'node_modules', '.package-lock.json');
 const bootstrapDir = path.join(root, 'node_modules', '.cache', 'murmur-node');
-if (process.argv.includes('--install') || !fs.existsSync(installed) || fs.statSync(installed).mtimeMs < fs.statSync(lock).mtimeMs) {
-  // `npm install` with the committed lock (not `npm ci`: npm/cli#4828 makes it refuse lock files
-  // written on one platform), run by the Node.js the lock pins, so npm checks the packages'
-  // `engines` against the runtime that will run them.
-  say('Installing dependencies (npm install)…');
-  run('npm', ['install', '--no-audit', '--no-fund'], { env: { ...process.env, PATH: runtimePath() } });
-  // The install brought node_modules/.bin/node: the bootstrap copy is not needed again.
-  fs.rmSync(bootstrapDir, { recursive: true, force: true });
-}
-
 /**
  * PATH with the locked Node.js first. On a machine whose own Node.js is older, npm would warn
  * about every package that needs the newer one (EBADENGINE): so before the first install, that
@@ -120,31 +111,53 @@ function helmPackageHere(name) {
   return source ? fs.existsSync(`/usr/share/gocode/src/${source}`) : true;
 }
 const missing = system.filter(([, here]) => !here());
+/** The system packages' install, running beside npm's (apt and npm fetch and unpack in parallel). */
+let systemInstall = Promise.resolve();
 if (missing.length > 0 && !process.argv.includes('--no-system')) {
   const names = missing.map(([name]) => name).join(' ');
   const needers = [...new Set(missing.map(([, , what]) => what))].join(', ');
   const root = typeof process.getuid === 'function' && process.getuid() === 0;
   if (root && has('apt-get')) {
     say(`Installing ${names} (apt-get), for ${needers}…`);
-    try {
-      execFileSync('sh', ['-c', `apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ${names}`], { stdio: ['ignore', 'ignore', 'inherit'] });
-    } catch {
-      say(`Could not install ${names}; ${needers} will fail or be skipped until they are.`);
-    }
+    const apt = spawn('sh', ['-c', `apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ${names}`], { stdio: ['ignore', 'ignore', 'inherit'] });
+    systemInstall = new Promise((resolve) => {
+      const failed = () => { say(`Could not install ${names}; ${needers} will fail or be skipped until they are.`); resolve(); };
+      apt.on('error', failed);
+      apt.on('exit', (code) => (code === 0 ? resolve() : failed()));
+    });
   } else {
     say(`Missing for ${needers}: ${names}. Install with: sudo apt-get install -y ${names}`);
   }
 }
 
-// The live recognizer (C): built when its source changed, also with --no-build (the tests run
-// it); without a compiler or headers build-native.js says so in one line and the rest goes on.
-try {
-  execFileSync(process.execPath, [path.join(__dirname, 'build-native.js'), ...(quiet ? ['--quiet'] : [])], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
-} catch {
-  say('Live transcription will be unavailable until services/transcription/native/ps-live.c builds.');
+if (process.argv.includes('--install') || !fs.existsSync(installed) || fs.statSync(installed).mtimeMs < fs.statSync(lock).mtimeMs) {
+  // `npm install` with the committed lock (not `npm ci`: npm/cli#4828 makes it refuse lock files
+  // written on one platform), run by the Node.js the lock pins, so npm checks the packages'
+  // `engines` against the runtime that will run them.
+  say('Installing dependencies (npm install)…');
+  run('npm', ['install', '--no-audit', '--no-fund'], { env: { ...process.env, PATH: runtimePath() } });
+  // The install brought node_modules/.bin/node: the bootstrap copy is not needed again.
+  fs.rmSync(bootstrapDir, { recursive: true, force: true });
 }
 
-if (!process.argv.includes('--no-build')) {
-  say('Building (tsc -b)…');
-  run(path.join(root, 'node_modules', '.bin', 'tsc'), ['-b']);
-}
+systemInstall.then(async () => {
+  // The live recognizer (C): built when its source changed, also with --no-build (the tests run
+  // it); without a compiler or headers build-native.js says so in one line and the rest goes on.
+  try {
+    execFileSync(process.execPath, [path.join(__dirname, 'build-native.js'), ...(quiet ? ['--quiet'] : [])], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
+  } catch {
+    say('Live transcription will be unavailable until services/transcription/native/ps-live.c builds.');
+  }
+  if (process.argv.includes('--no-build')) return;
+  if (process.argv.includes('--tsc')) {
+    say('Building (tsc -b)…');
+    run(path.join(root, 'node_modules', '.bin', 'tsc'), ['-b']);
+    return;
+  }
+  const started = Date.now();
+  const count = await require('./transpile').transpile();
+  if (count > 0) say(`Built ${count} files with swc in ${((Date.now() - started) / 1000).toFixed(1)} s (types are checked by npm test and npm run build).`);
+}).catch((error) => {
+  process.stderr.write(`${error.stack ?? error}\n`);
+  process.exit(1);
+});
