@@ -12,7 +12,7 @@
  * Auth keeps a cache of its own behind this one (services/auth/src/verification-cache.ts) with
  * another invalidation, on purpose: docs/decisions/0015-verified-key-caches.md.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { auth } from '@murmur/proto';
 import type { Clock } from '@murmur/kit';
 
@@ -36,8 +36,9 @@ export class VerifiedKeyCache {
 
   constructor(private readonly clock: Clock, private readonly isLive: () => boolean) {}
 
+  /** One-shot SHA-256 (no Hash object per request): this runs on every authenticated call. */
   private static slot(authorization: string): string {
-    return createHash('sha256').update(authorization).digest('hex');
+    return hash('sha256', authorization);
   }
 
   get(authorization: string): auth.Principal | undefined {

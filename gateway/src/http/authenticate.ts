@@ -21,14 +21,19 @@ declare module 'express-serve-static-core' {
  * The one Authorization header of a request. Node keeps only the first of repeated
  * Authorization headers (`req.headers`), so a request carrying two keys would act as whichever
  * came first — and a proxy may have read the other. Two are refused instead (the raw list,
- * `headersDistinct`, still holds them all).
+ * `rawHeaders`, still holds them all; read here rather than through `headersDistinct`, which
+ * builds an object of every header on each request).
  */
 export function authorizationOf(req: Request): string | undefined {
-  const all = req.headersDistinct.authorization;
-  if (all && all.length > 1) {
-    throw invalidParam('Authorization', 'Send one Authorization header, with one key ("Authorization: Bearer svc_…").');
+  const raw = req.rawHeaders;
+  let found: string | undefined;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!;
+    if (name.length !== 13 || name.toLowerCase() !== 'authorization') continue;
+    if (found !== undefined) throw invalidParam('Authorization', 'Send one Authorization header, with one key ("Authorization: Bearer svc_…").');
+    found = raw[i + 1]!;
   }
-  return all?.[0];
+  return found;
 }
 
 /**
@@ -64,7 +69,8 @@ export function requireKey(
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     const authorization = authorizationOf(req);
     const failedKeys = failedKeysOf(req);
-    if (authorization && failedKeys) await failedKeys.check(req, res, authorization);
+    const blocked = authorization && failedKeys ? failedKeys.check(req, res, authorization) : undefined;
+    if (blocked) await blocked;
     let principal: auth.Principal;
     try {
       principal = await authenticate(clients, authorization, keyCache, resourceOf(req));

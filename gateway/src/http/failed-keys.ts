@@ -16,7 +16,7 @@
  * process (rate-limiter-flexible's in-memory limiter, bounded): with N replicas an address gets N
  * windows' worth at most, still a bound.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { isIPv4, isIPv6 } from 'node:net';
 import type { Request, Response } from 'express';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
@@ -58,15 +58,32 @@ export class FailedKeyLimiter {
 
   constructor(private readonly now: () => number = Date.now) {}
 
+  /** When the last failure was counted (the limiter's clock, Date.now): none within a window, no address is blocked. */
+  private lastFailureAt = -Infinity;
+
   private static slot(authorization: string): string {
-    return createHash('sha256').update(authorization).digest('hex');
+    return hash('sha256', authorization);
+  }
+
+  /**
+   * Whether any address may be blocked now. A block ends when its window does, at most
+   * {@link FAILED_KEYS_WINDOW_S} s after the failure that began it, so none is without a failure
+   * within the last window; then a check needs neither the client address nor the limiter.
+   */
+  private mayBlock(): boolean {
+    return Date.now() - this.lastFailureAt < FAILED_KEYS_WINDOW_S * 1000;
   }
 
   /**
    * Throws 429 too_many_invalid_keys when `req`'s address is over its failures and the key is
    * not one verified lately, with `Retry-After` and the window as policy `"keys"` on `res`.
+   * Undefined (nothing to wait for) when no address can be blocked: the usual case.
    */
-  async check(req: Request, res: Response, authorization: string): Promise<void> {
+  check(req: Request, res: Response, authorization: string): Promise<void> | undefined {
+    return this.mayBlock() ? this.checkBlocked(req, res, authorization) : undefined;
+  }
+
+  private async checkBlocked(req: Request, res: Response, authorization: string): Promise<void> {
     const seconds = await this.blockedFor(req.ip, authorization);
     if (seconds === undefined) return;
     // The draft's headers in both forms, as the AI routes send theirs (policy "ai").
@@ -91,6 +108,7 @@ export class FailedKeyLimiter {
 
   /** Seconds until `address` may try unknown keys again, or undefined when it may now (or `credential` was verified lately). */
   private async blockedFor(address: string | undefined, credential: string): Promise<number | undefined> {
+    if (!this.mayBlock()) return undefined;
     const state = await this.failures.get(addressBucket(address));
     if (!state || state.consumedPoints < FAILED_KEYS_PER_WINDOW) return undefined;
     const until = this.valid.get(FailedKeyLimiter.slot(credential));
@@ -113,6 +131,7 @@ export class FailedKeyLimiter {
 
   /** The same for a caller known by its address only (a WebSocket's, or a listen token's). */
   async failedAt(address: string | undefined): Promise<void> {
+    this.lastFailureAt = Date.now();
     await this.failures.penalty(addressBucket(address));
   }
 

@@ -10,7 +10,39 @@ import type { z } from 'zod';
 import type { artifactDataShape } from './shapes';
 
 export function iso(d: Date | undefined): string | null {
-  return d ? d.toISOString() : null;
+  return d ? isoString(d.getTime()) : null;
+}
+
+const two = (n: number) => (n < 10 ? `0${n}` : `${n}`);
+
+/**
+ * `new Date(ms).toISOString()`, about three times faster: a list page formats 40 of them, and
+ * V8's own took ~1 µs each (2.7 % of the gateway's CPU on a page of recordings). Days to a civil
+ * date as in Howard Hinnant's `civil_from_days`; years outside 0000–9999 (which toISOString
+ * writes as ±YYYYYY) and invalid times are left to toISOString.
+ */
+export function isoString(ms: number): string {
+  if (!(ms >= -62167219200000 && ms < 253402300800000)) return new Date(ms).toISOString();
+  const days = Math.floor(ms / 86_400_000);
+  let rest = ms - days * 86_400_000;
+  const z = days + 719_468;
+  const era = Math.floor(z / 146_097);
+  const doe = z - era * 146_097;
+  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36_524) - Math.floor(doe / 146_096)) / 365);
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  const mp = Math.floor((5 * doy + 2) / 153);
+  const day = doy - Math.floor((153 * mp + 2) / 5) + 1;
+  const month = mp < 10 ? mp + 3 : mp - 9;
+  const year = yoe + era * 400 + (month <= 2 ? 1 : 0);
+  const hours = Math.floor(rest / 3_600_000);
+  rest -= hours * 3_600_000;
+  const minutes = Math.floor(rest / 60_000);
+  rest -= minutes * 60_000;
+  const seconds = Math.floor(rest / 1000);
+  const millis = rest - seconds * 1000;
+  const y = year < 10 ? `000${year}` : year < 100 ? `00${year}` : year < 1000 ? `0${year}` : `${year}`;
+  const msText = millis < 10 ? `00${millis}` : millis < 100 ? `0${millis}` : `${millis}`;
+  return `${y}-${two(month)}-${two(day)}T${two(hours)}:${two(minutes)}:${two(seconds)}.${msText}Z`;
 }
 
 type ArtifactFormatName = 'markdown' | 'plain';

@@ -24,6 +24,7 @@ import { labelRoute } from '../http/http-metrics';
 import { resourceOf, type OAuthResourceOptions } from '../oauth/protected-resource';
 import { parseQuery, type ParsedQuery } from './query';
 import { readJsonBody } from '../http/json-body';
+import { sendJson } from '../http/json-response';
 
 /** A route's handler, given the query its rules parsed (empty for a route that reads none). */
 type Handler<Id extends OperationId> = (req: Request, res: Response, query: ParsedQuery<QueryOf<Id>>) => Promise<void>;
@@ -44,7 +45,7 @@ export function apiRouter(clients: ServiceClients, idempotency: IdempotencyStore
   const json =
     <Id extends OperationId>(run: (ctx: ops.OperationContext, query: ParsedQuery<QueryOf<Id>>, id: string) => Promise<unknown>): Handler<Id> =>
     async (req, res, query) => {
-      res.json(await run(ctx(req), query, String(req.params.id)));
+      sendJson(res, await run(ctx(req), query, String(req.params.id)));
     };
   const handlers: Handlers = {
     getOpenApiDocument: openApiHandler(options.version),
@@ -57,7 +58,7 @@ export function apiRouter(clients: ServiceClients, idempotency: IdempotencyStore
       // Text and captions read the words (captions are cut on them), not shown in those bodies.
       const recording = await ops.getRecording(ctx(req), String(req.params.id), { words: (q.words ?? false) || format !== 'json' });
       if (format === 'json') {
-        res.json(recording);
+        sendJson(res, recording);
         return;
       }
       const stored = renderRecording(recording, format);
@@ -65,7 +66,7 @@ export function apiRouter(clients: ServiceClients, idempotency: IdempotencyStore
     },
     setSpeakerNames: async (req, res) => {
       const input = ops.parseInput(ops.speakerNamesInputSchema, await readJsonBody(req, res, { limit: ops.MAX_SPEAKER_NAMES_BODY_BYTES, idleTimeoutMs: body.bodyIdleTimeoutMs }));
-      res.json(await ops.setSpeakerNames(ctx(req), String(req.params.id), input.names));
+      sendJson(res, await ops.setSpeakerNames(ctx(req), String(req.params.id), input.names));
     },
     listThoughtThreads: json((c, q) => ops.listThoughtThreads(c, q)),
     getThoughtThread: json((c, _q, id) => ops.getThoughtThread(c, id)),
@@ -84,7 +85,8 @@ export function apiRouter(clients: ServiceClients, idempotency: IdempotencyStore
     getAsyncApiDocument: asyncApiHandler(options.version),
     createListenToken: async (req, res) => {
       // A credential: no cache may keep it (as RFC 6749 §5.1 asks of token responses).
-      res.status(201).set('Cache-Control', 'no-store').json(await ops.createListenToken(ctx(req)));
+      res.status(201).set('Cache-Control', 'no-store');
+      sendJson(res, await ops.createListenToken(ctx(req)));
     },
   };
 
