@@ -6,11 +6,16 @@
  * with the payload but never written into the cursor, so a cursor handed to (or guessed by)
  * another user fails verification like a forged one, and reveals nothing about whose it was.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
 import { MAX_CURSOR_CHARS, MurmurError } from '@murmur/contract';
 
 export class CursorCodec {
-  constructor(private readonly secret: string) {}
+  /** The secret as a key object, made once: an HMAC from a string key imports the key on every call. */
+  private readonly key: KeyObject;
+
+  constructor(secret: string) {
+    this.key = createSecretKey(Buffer.from(secret, 'utf8'));
+  }
 
   /** `binding` (e.g. the owner's id) must be given again, identical, to decode. */
   encode(payload: Record<string, unknown>, binding = ''): string {
@@ -44,6 +49,6 @@ export class CursorCodec {
     // Length-prefixed, so no (binding, body) pair signs like another; an unbound cursor signs its
     // body alone (base64url has no ':', so it never signs like a bound one).
     const signed = binding === '' ? body : `${binding.length}:${binding}:${body}`;
-    return createHmac('sha256', this.secret).update(signed).digest('base64url').slice(0, 22);
+    return createHmac('sha256', this.key).update(signed).digest('base64url').slice(0, 22);
   }
 }

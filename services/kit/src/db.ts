@@ -20,12 +20,41 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Pool, type PoolClient, type QueryConfig, type QueryResultRow } from 'pg';
+import { Client as PgClient, Pool, type PoolClient, type QueryConfig, type QueryResult, type QueryResultRow } from 'pg';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres';
 import { untracedUnlessInCall } from './background-work';
 import { MurmurError } from '@murmur/contract';
 import { unavailableCause } from './errors';
 import type { Logger } from './log';
+
+/**
+ * pg's Client with its promise form of `query` built on pg's callback form, for the garbage it
+ * leaves (issue 37). pg's own promise form assigns a fresh arrow function to `query.callback`
+ * (pg/lib/client.js), and V8 allocates a function literal assigned to a property straight in the
+ * old generation (a parser heuristic: "pretenure the literal so it can be added as a constant
+ * function property"). That closure reaches the query, its result and every row, string and Date
+ * in it, and old objects are roots to a scavenge: so every result survived the scavenges until the
+ * next full collection, was copied twice and promoted (~30 KB per list call in the library, ~6 MB
+ * per scavenge under load, each scavenge a ~10 ms pause; bench/README.md#read-path). Here the
+ * callback is an argument, allocated young, and dies with the call. Everything else is pg's: the
+ * error's stack is re-captured where the promise settles, as pg does.
+ */
+class YoungCallbackClient extends PgClient {
+  // The overloads of pg's `query` are the base class's; this one body serves them all.
+  override query(config: any, values?: any, callback?: any): any {
+    if (config == null || typeof config.submit === 'function' || typeof config.callback === 'function' || typeof values === 'function' || typeof callback === 'function') {
+      return super.query(config, values, callback);
+    }
+    // pg writes the callback into a config object; a copy keeps the caller's object unchanged.
+    const statement = typeof config === 'string' ? config : { ...config };
+    return new Promise<QueryResult>((resolve, reject) => {
+      super.query(statement, values, (err: Error | null, result: QueryResult) => (err ? reject(err) : resolve(result)));
+    }).catch((err: Error) => {
+      Error.captureStackTrace(err);
+      throw err;
+    });
+  }
+}
 
 export interface DatabaseOptions {
   /** Postgres schema owned by the service, e.g. "auth". */
@@ -90,6 +119,8 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   }
   const pipelined = !embedded;
   const pool = new Pool({
+    // pg's Client, its promise-returning query leaving less garbage (YoungCallbackClient).
+    Client: YoungCallbackClient,
     connectionString: url,
     // One connection to the embedded server: pglite-socket multiplexes connections onto PGlite's
     // single session message by message, so two connections' extended-protocol exchanges

@@ -117,16 +117,30 @@ function toServiceError(err: unknown, log: Logger, method: string): Partial<grpc
 /** The reason of every cancelled call's signal: one object, not a DOMException with a stack per call. */
 const CANCELLED = new Error('the call was cancelled by the client or its deadline passed');
 
+/**
+ * The handler's view of a call. Its signal is made when first read: most unary handlers never
+ * read it, and each one made up front was an AbortController, a 'cancelled' listener and (through
+ * OpenTelemetry's patched emitter) a context-bound wrapper and a WeakMap on every call. A call
+ * cancelled before that first read answers with a signal already aborted (grpc-js sets
+ * `cancelled` before it emits the event).
+ */
 function callContext(
   call: grpc.ServerUnaryCall<unknown, unknown> | grpc.ServerReadableStream<unknown, unknown> | grpc.ServerWritableStream<unknown, unknown> | grpc.ServerDuplexStream<unknown, unknown>,
 ): HandlerContext {
   const header = call.metadata.get('x-request-id')[0];
-  const controller = new AbortController();
-  (call as grpc.ServerUnaryCall<unknown, unknown>).on('cancelled', () => controller.abort(CANCELLED));
+  let controller: AbortController | undefined;
   return {
     metadata: call.metadata,
     requestId: acceptRequestId(typeof header === 'string' ? header : undefined),
-    signal: controller.signal,
+    get signal() {
+      if (!controller) {
+        const made = new AbortController();
+        controller = made;
+        if (call.cancelled) made.abort(CANCELLED);
+        else (call as grpc.ServerUnaryCall<unknown, unknown>).on('cancelled', () => made.abort(CANCELLED));
+      }
+      return controller.signal;
+    },
     caller: {},
   };
 }

@@ -48,6 +48,16 @@ export interface CursorPayload extends Record<string, unknown> {
 
 /** A short, stable digest of a list's filters; the empty filter set has a digest too. */
 export function filterDigest(filters: ReadonlyArray<string | number | undefined>): string {
+  if (!filters.every((f) => f === undefined)) return digestOf(filters);
+  // Most pages are unfiltered: that digest depends only on how many filters the list has.
+  let digest = UNFILTERED.get(filters.length);
+  if (digest === undefined) UNFILTERED.set(filters.length, (digest = digestOf(filters)));
+  return digest;
+}
+
+const UNFILTERED = new Map<number, string>();
+
+function digestOf(filters: ReadonlyArray<string | number | undefined>): string {
   const canonical = JSON.stringify(filters.map((f) => (f === undefined ? null : f)));
   return createHash('sha256').update(canonical).digest('base64url').slice(0, 12);
 }

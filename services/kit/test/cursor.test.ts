@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { MurmurError } from '@murmur/contract';
 import { CursorCodec } from '@murmur/kit';
 
@@ -30,6 +31,16 @@ describe('CursorCodec', () => {
     const err = errorOf(() => codec.decode(codec.encode(payload, issued), isAny, presented));
     expect(err).toBeInstanceOf(MurmurError);
     expect(err).toMatchObject({ code: 'invalid_request', param: 'cursor' });
+  });
+
+  it('signs as it always has, so cursors already handed out still decode', () => {
+    // HMAC-SHA256 keyed with the secret's UTF-8 bytes over "<binding length>:<binding>:<body>",
+    // base64url, first 22 characters (the body alone when unbound).
+    const cursor = codec.encode(payload, 'usr_alice');
+    const [body, sig] = cursor.split('.');
+    expect(sig).toBe(createHmac('sha256', 'kit-test-secret-0123456789').update(`9:usr_alice:${body}`).digest('base64url').slice(0, 22));
+    const unbound = codec.encode(payload).split('.');
+    expect(unbound[1]).toBe(createHmac('sha256', 'kit-test-secret-0123456789').update(unbound[0]!).digest('base64url').slice(0, 22));
   });
 
   it('writes the binding nowhere in the cursor', () => {

@@ -10,6 +10,8 @@ describe('gRPC server and client factories', () => {
   let running: RunningGrpcServer;
   let client: ReturnType<typeof createClient<auth.AuthServiceClient>>;
   const seenRequestIds: string[] = [];
+  /** What the handler of a call meant to be cancelled saw: its signal's state when it looked. */
+  let cancelled: { entered: () => void; look: Promise<void>; saw: (aborted: boolean, reason: unknown) => void } | undefined;
 
   beforeAll(async () => {
     const log = createLogger('kit-test', 'silent');
@@ -21,7 +23,23 @@ describe('gRPC server and client factories', () => {
         protoFiles: ['murmur/auth/v1/auth.proto'],
         services: [
           bindService(auth.AuthServiceService, {
-            async verifyKey(req) {
+            async verifyKey(req, ctx) {
+              if (req.authorization === 'wait-for-cancel' && cancelled) {
+                const watch = cancelled;
+                if (req.resource === 'read-first') {
+                  // The signal read while the call runs, aborted later by the cancel.
+                  const signal = ctx.signal;
+                  watch.entered();
+                  await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+                  watch.saw(signal.aborted, signal.reason);
+                } else {
+                  // The signal first read only after the cancel reached the server.
+                  watch.entered();
+                  await watch.look;
+                  watch.saw(ctx.signal.aborted, ctx.signal.reason);
+                }
+                return { principal: undefined };
+              }
               seenRequestIds.push(currentContext()?.requestId ?? '');
               if (req.authorization === 'typed') throw new MurmurError('expired_api_key');
               if (req.authorization === 'bug') throw new Error('secret internals: relation "keys" does not exist');
@@ -147,6 +165,29 @@ describe('gRPC server and client factories', () => {
     // CANCELLED is, to the error model, a peer that did not answer: service_unavailable.
     expect(outcome).toBe('service_unavailable');
     fresh.close();
+  });
+
+  it.each(['read-first', 'read-after-cancel'])("aborts a handler's signal when the client cancels (%s)", async (when) => {
+    let entered!: () => void;
+    const handlerEntered = new Promise<void>((resolve) => (entered = resolve));
+    let look!: () => void;
+    const lookNow = new Promise<void>((resolve) => (look = resolve));
+    const saw = new Promise<{ aborted: boolean; reason: unknown }>((resolve) => {
+      cancelled = { entered, look: lookNow, saw: (aborted, reason) => resolve({ aborted, reason }) };
+    });
+    const controller = new AbortController();
+    const call = client.verifyKey({ authorization: 'wait-for-cancel', resource: when }, { signal: controller.signal }).catch((e: unknown) => e);
+    await handlerEntered;
+    controller.abort();
+    await call;
+    // A call after it on the same connection: its frames follow the cancel's, so once it is
+    // answered the server has handled the cancel.
+    await client.verifyKey({ authorization: 'ok', resource: '' });
+    look();
+    const seen = await saw;
+    cancelled = undefined;
+    expect(seen.aborted).toBe(true);
+    expect(String((seen.reason as Error).message)).toMatch(/cancelled by the client or its deadline passed/);
   });
 
   it('refuses to start a server with a method that has no access rule', async () => {

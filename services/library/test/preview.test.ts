@@ -43,6 +43,38 @@ describe('makePreview', () => {
     expect(preview).toBe(`hi ${'x'.repeat(47)}…`);
   });
 
+  it('answers what flattening the whole transcript first would (the shortcut for an opening with nothing to collapse)', () => {
+    // The definition, without the shortcuts makePreview takes: flatten everything, then cut.
+    const reference = (text: string, max: number): string => {
+      const flat = text.replace(/\s+/g, ' ').trim();
+      if (flat.length <= max) return flat;
+      const lastSpace = flat.lastIndexOf(' ', max);
+      let cut = lastSpace >= max / 2 ? lastSpace : max;
+      const code = flat.charCodeAt(cut - 1);
+      if (code >= 0xd800 && code <= 0xdbff) cut -= 1;
+      while (cut > 0 && [' ', ',', ';', ':', '.', '–', '—', '-'].includes(flat[cut - 1]!)) cut -= 1;
+      return `${flat.slice(0, cut)}…`;
+    };
+    let seed = 37; // mulberry32: the same texts on every run
+    const next = () => {
+      seed = (seed + 0x6d2b79f5) | 0;
+      let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
+    };
+    // Half the texts with spaces only (runs of them included), half with every kind of whitespace.
+    const spaced = ['a', 'word', 'x'.repeat(30), ' ', ' ', '  ', ',', '.', '—', '😀'];
+    const mixed = [...spaced, '\n', '\t', '\u00a0', ' \n '];
+    for (let i = 0; i < 4000; i++) {
+      const pieces = i % 2 ? spaced : mixed;
+      const max = 5 + Math.floor(next() * 40);
+      let text = '';
+      const length = Math.floor(next() * 4 * max);
+      while (text.length < length) text += pieces[Math.floor(next() * pieces.length)];
+      expect([text, makePreview(text, max)]).toEqual([text, reference(text, max)]);
+    }
+  });
+
   it('never splits a surrogate pair', () => {
     const preview = makePreview('😀'.repeat(300), 11);
     expect(preview).toBe(`${'😀'.repeat(5)}…`);
