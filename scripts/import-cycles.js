@@ -13,19 +13,9 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const ts = require('typescript');
+const { sourceFiles } = require('./source-files');
 
 const REPO = path.resolve(__dirname, '..');
-
-/** Every .ts file under `dir` (declaration files left out), absolute paths, sorted. */
-function sourceFiles(dir) {
-  const files = [];
-  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) files.push(...sourceFiles(full));
-    else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts')) files.push(full);
-  }
-  return files.sort();
-}
 
 /** The file a relative specifier names, as tsc resolves it (x.ts, or x/index.ts); undefined for a package. */
 function resolveRelative(from, specifier, known) {

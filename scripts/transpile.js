@@ -8,6 +8,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { swcOptions } = require('./swc-options');
+const { sourceFiles } = require('./source-files');
 
 const repo = path.resolve(__dirname, '..');
 
@@ -27,17 +28,6 @@ function projects(root = repo) {
   });
 }
 
-/** Every .ts file under `dir` (declaration files excepted). */
-function sources(dir) {
-  const found = [];
-  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-    const file = path.join(dir, entry.name);
-    if (entry.isDirectory()) found.push(...sources(file));
-    else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts')) found.push(file);
-  }
-  return found;
-}
-
 const mtime = (file) => { try { return fs.statSync(file).mtimeMs; } catch { return -1; } };
 
 /** Transpiles what changed under `root` (this repository); resolves with how many files were written. */
@@ -45,7 +35,7 @@ async function transpile({ root = repo } = {}) {
   const swc = require('@swc/core');
   const jobs = [];
   for (const project of projects(root)) {
-    for (const source of sources(project.src)) {
+    for (const source of sourceFiles(project.src)) {
       const output = path.join(project.out, path.relative(project.src, source)).replace(/\.ts$/, '.js');
       if (mtime(output) >= mtime(source)) continue;
       jobs.push(async () => {
