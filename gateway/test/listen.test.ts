@@ -226,6 +226,22 @@ describe('GET /api/v1/listen', () => {
       c.control('keepalive');
     }
     expect(c.ws.readyState).toBe(c.ws.OPEN);
+    // This process (client and gateway both) stalls past the limit, as a loaded machine's can. The
+    // client's keepalive was due first and waits in the socket: the gateway reads it before it judges
+    // the stream idle, and does not blame the client for its own stall.
+    // The stall ends in the check phase, so the next turn of the loop runs both timers before it reads.
+    await new Promise<void>((resolve) =>
+      setImmediate(() => {
+        setTimeout(() => {
+          c.control('keepalive');
+          resolve();
+        }, 10);
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 3_300);
+      }),
+    );
+    await new Promise((r) => setTimeout(r, 500));
+    expect(c.messages.filter((m) => m.type === 'error')).toEqual([]);
+    expect(c.ws.readyState).toBe(c.ws.OPEN);
     expect(await refusal(c)).toMatchObject({ code: 4408, reason: 'request_timeout' });
     expect((await usage(key)).credits.monthly_remaining).toBe(100);
   });

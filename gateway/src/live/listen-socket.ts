@@ -164,6 +164,8 @@ class ListenSession {
   /** Settles when the service's answers ended (the stream is settled there), however they ended. */
   private relayed: Promise<void> = Promise.resolve();
   private idle: NodeJS.Timeout | undefined;
+  /** Counts the idle timer's arms and stops, so an expiry already under way knows it was overtaken. */
+  private idleArms = 0;
   private readonly finished: Promise<void>;
   private finish!: () => void;
   private readonly openedAt = Date.now();
@@ -297,7 +299,7 @@ class ListenSession {
           // The service is behind: stop reading the socket until it catches up (TCP slows the client).
           // Meanwhile the client is not idle, we are: the idle limit waits too.
           this.ws.pause();
-          clearTimeout(this.idle);
+          this.stopIdle();
           void this.call.drained().then(() => {
             if (this.closing) return;
             this.ws.resume();
@@ -311,7 +313,7 @@ class ListenSession {
       else if (control === 'close') {
         // The client is done: however far behind the recognizer is, its last finals are waited for.
         this.ending = true;
-        clearTimeout(this.idle);
+        this.stopIdle();
         this.call.send({ payload: { $case: 'control', value: transcription.StreamControl.STREAM_CONTROL_CLOSE } });
       }
     } catch (err) {
@@ -319,19 +321,32 @@ class ListenSession {
     }
   }
 
-  /** No message for the idle limit ends the stream (4408). */
+  /**
+   * No message for the idle limit ends the stream (4408). The expiry is judged after the socket was
+   * read once more (`setImmediate` runs after the poll phase): when this process was the one that
+   * stalled, a keepalive already waiting in the socket is the client's, and keeps the stream open.
+   */
   private touch(): void {
-    clearTimeout(this.idle);
+    this.stopIdle();
     if (this.closing || this.ending) return;
     const ms = this.deps.idleMs ?? LIVE_IDLE_SECONDS * 1000;
+    const arm = this.idleArms;
     this.idle = setTimeout(() => {
-      this.fail(new MurmurError('request_timeout', `No audio or keepalive arrived for ${Math.round(ms / 1000)} s, so the stream was closed; what was received was transcribed. Send {"type":"keepalive"} while silent.`));
+      setImmediate(() => {
+        if (arm !== this.idleArms) return;
+        this.fail(new MurmurError('request_timeout', `No audio or keepalive arrived for ${Math.round(ms / 1000)} s, so the stream was closed; what was received was transcribed. Send {"type":"keepalive"} while silent.`));
+      });
     }, ms);
+  }
+
+  private stopIdle(): void {
+    clearTimeout(this.idle);
+    this.idleArms++;
   }
 
   /** The client went away: the service ends the stream as CLOSE does (its finals kept, saved when asked). */
   private onClosed(): void {
-    clearTimeout(this.idle);
+    this.stopIdle();
     if (!this.closing) this.log.info({ seconds_open: Math.round((Date.now() - this.openedAt) / 1000) }, 'live client went away');
     this.closing = true;
     this.call?.end();
@@ -346,7 +361,7 @@ class ListenSession {
   private fail(err: unknown): void {
     if (this.closing || this.stopped) return;
     this.stopped = true;
-    clearTimeout(this.idle);
+    this.stopIdle();
     const error = asPublicError(err, this.log, { route: 'GET /api/v1/listen' });
     this.log.info({ code: error.code, close_code: liveCloseCodeOf(error.code) }, 'live stream refused or ended by an error');
     if (this.ws.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify({ type: 'error', ...toErrorBody(error, this.requestId) }));
@@ -366,7 +381,7 @@ class ListenSession {
     this.closing = true;
     this.span?.setAttribute('websocket.close_code', code);
     if (code >= 4500) this.span?.setStatus({ code: SpanStatusCode.ERROR, message: reason });
-    clearTimeout(this.idle);
+    this.stopIdle();
     this.ws.resume();
     this.ws.close(code, reason);
     this.log.info({ close_code: code, seconds_open: Math.round((Date.now() - this.openedAt) / 1000) }, 'live stream closed');
@@ -377,7 +392,7 @@ class ListenSession {
     if (this.closing) return this.finished;
     this.draining = true;
     this.ending = true;
-    clearTimeout(this.idle);
+    this.stopIdle();
     if (this.call) this.call.send({ payload: { $case: 'control', value: transcription.StreamControl.STREAM_CONTROL_CLOSE } });
     else this.close(LIVE_CLOSE_DRAINING, LIVE_DRAINING_REASON);
     const timer = setTimeout(() => this.close(LIVE_CLOSE_DRAINING, LIVE_DRAINING_REASON), graceMs);
