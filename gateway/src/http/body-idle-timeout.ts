@@ -4,10 +4,12 @@
  * — 10 of 100 declared bytes, an upload stalled mid-file — would hold its connection, the
  * transcription call with its temp file, and its Idempotency-Key for as long as the socket
  * lives. The clock runs only while the gateway waits for the client: a body paused because its
- * reader is behind (backpressure) is not idle.
+ * reader is behind (backpressure) is not idle, and a pause of this process is not the client's
+ * (idle-timer.ts).
  */
 import type { IncomingMessage } from 'node:http';
 import { MurmurError } from '@murmur/contract';
+import { idleTimer } from './idle-timer';
 
 /** `MURMUR_BODY_IDLE_TIMEOUT_MS` unset: long enough for a congested mobile link, short enough to free a stalled upload. */
 export const DEFAULT_BODY_IDLE_TIMEOUT_MS = 30_000;
@@ -18,28 +20,11 @@ export const DEFAULT_BODY_IDLE_TIMEOUT_MS = 30_000;
  * Attach it in the same tick as the body's reader, which starts the flow.
  */
 export function watchBodyIdle(req: IncomingMessage, ms: number, onIdle: (err: MurmurError) => void): () => void {
-  let timer: NodeJS.Timeout | undefined;
-  let check: NodeJS.Immediate | undefined;
-  const disarm = () => {
-    clearTimeout(timer);
-    clearImmediate(check);
-    timer = check = undefined;
-  };
-  const arm = () => {
-    disarm();
-    // When due, it decides after the next poll for I/O: after a pause of this process (a GC, a
-    // busy machine) the timer is due with the client's bytes still unread, and reading them re-arms it.
-    timer = setTimeout(() => {
-      check = setImmediate(() => {
-        stop();
-        onIdle(
-          new MurmurError('request_timeout', `No part of the request body arrived for ${seconds(ms)}; nothing was charged. Send the request again.`, {
-            param: null,
-          }),
-        );
-      });
-    }, ms);
-  };
+  const idle = idleTimer(ms, () => {
+    stop();
+    onIdle(new MurmurError('request_timeout', `No part of the request body arrived for ${seconds(ms)}; nothing was charged. Send the request again.`, { param: null }));
+  });
+  const { arm, disarm } = idle;
   const stop = () => {
     disarm();
     req.off('data', arm);

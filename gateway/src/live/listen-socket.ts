@@ -37,6 +37,7 @@ import { authenticate } from '../operations/authenticate';
 import { redeemListenToken } from '../operations/listen-tokens';
 import { FAILED_KEYS_LOCAL, requireScope } from '../http/authenticate';
 import { clientAddressOf } from '../http/client-address';
+import { idleTimer, type IdleTimer } from '../http/idle-timer';
 import type { FailedKeyLimiter } from '../http/failed-keys';
 import type { Express } from 'express';
 import type { VerifiedKeyCache } from '../key-cache';
@@ -163,9 +164,8 @@ class ListenSession {
   private ending = false;
   /** Settles when the service's answers ended (the stream is settled there), however they ended. */
   private relayed: Promise<void> = Promise.resolve();
-  private idle: NodeJS.Timeout | undefined;
-  /** Counts the idle timer's arms and stops, so an expiry already under way knows it was overtaken. */
-  private idleArms = 0;
+  /** No message for the idle limit ends the stream (4408); see {@link touch}. */
+  private readonly idle: IdleTimer;
   private readonly finished: Promise<void>;
   private finish!: () => void;
   private readonly openedAt = Date.now();
@@ -177,6 +177,10 @@ class ListenSession {
     private readonly deps: ListenDeps,
   ) {
     this.log = deps.log.child({ request_id: this.requestId, route: 'GET /api/v1/listen' });
+    const ms = deps.idleMs ?? LIVE_IDLE_SECONDS * 1000;
+    this.idle = idleTimer(ms, () =>
+      this.fail(new MurmurError('request_timeout', `No audio or keepalive arrived for ${Math.round(ms / 1000)} s, so the stream was closed; what was received was transcribed. Send {"type":"keepalive"} while silent.`)),
+    );
     this.finished = new Promise((resolve) => {
       this.finish = resolve;
     });
@@ -299,7 +303,7 @@ class ListenSession {
           // The service is behind: stop reading the socket until it catches up (TCP slows the client).
           // Meanwhile the client is not idle, we are: the idle limit waits too.
           this.ws.pause();
-          this.stopIdle();
+          this.idle.disarm();
           void this.call.drained().then(() => {
             if (this.closing) return;
             this.ws.resume();
@@ -313,7 +317,7 @@ class ListenSession {
       else if (control === 'close') {
         // The client is done: however far behind the recognizer is, its last finals are waited for.
         this.ending = true;
-        this.stopIdle();
+        this.idle.disarm();
         this.call.send({ payload: { $case: 'control', value: transcription.StreamControl.STREAM_CONTROL_CLOSE } });
       }
     } catch (err) {
@@ -322,31 +326,18 @@ class ListenSession {
   }
 
   /**
-   * No message for the idle limit ends the stream (4408). The expiry is judged after the socket was
-   * read once more (`setImmediate` runs after the poll phase): when this process was the one that
-   * stalled, a keepalive already waiting in the socket is the client's, and keeps the stream open.
+   * Restarts the idle limit, unless the stream is ending. A limit that passes is judged after the
+   * socket was read once more (idle-timer.ts): a keepalive already waiting there keeps the stream.
    */
   private touch(): void {
-    this.stopIdle();
+    this.idle.disarm();
     if (this.closing || this.ending) return;
-    const ms = this.deps.idleMs ?? LIVE_IDLE_SECONDS * 1000;
-    const arm = this.idleArms;
-    this.idle = setTimeout(() => {
-      setImmediate(() => {
-        if (arm !== this.idleArms) return;
-        this.fail(new MurmurError('request_timeout', `No audio or keepalive arrived for ${Math.round(ms / 1000)} s, so the stream was closed; what was received was transcribed. Send {"type":"keepalive"} while silent.`));
-      });
-    }, ms);
-  }
-
-  private stopIdle(): void {
-    clearTimeout(this.idle);
-    this.idleArms++;
+    this.idle.arm();
   }
 
   /** The client went away: the service ends the stream as CLOSE does (its finals kept, saved when asked). */
   private onClosed(): void {
-    this.stopIdle();
+    this.idle.disarm();
     if (!this.closing) this.log.info({ seconds_open: Math.round((Date.now() - this.openedAt) / 1000) }, 'live client went away');
     this.closing = true;
     this.call?.end();
@@ -361,7 +352,7 @@ class ListenSession {
   private fail(err: unknown): void {
     if (this.closing || this.stopped) return;
     this.stopped = true;
-    this.stopIdle();
+    this.idle.disarm();
     const error = asPublicError(err, this.log, { route: 'GET /api/v1/listen' });
     this.log.info({ code: error.code, close_code: liveCloseCodeOf(error.code) }, 'live stream refused or ended by an error');
     if (this.ws.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify({ type: 'error', ...toErrorBody(error, this.requestId) }));
@@ -381,7 +372,7 @@ class ListenSession {
     this.closing = true;
     this.span?.setAttribute('websocket.close_code', code);
     if (code >= 4500) this.span?.setStatus({ code: SpanStatusCode.ERROR, message: reason });
-    this.stopIdle();
+    this.idle.disarm();
     this.ws.resume();
     this.ws.close(code, reason);
     this.log.info({ close_code: code, seconds_open: Math.round((Date.now() - this.openedAt) / 1000) }, 'live stream closed');
@@ -392,7 +383,7 @@ class ListenSession {
     if (this.closing) return this.finished;
     this.draining = true;
     this.ending = true;
-    this.stopIdle();
+    this.idle.disarm();
     if (this.call) this.call.send({ payload: { $case: 'control', value: transcription.StreamControl.STREAM_CONTROL_CLOSE } });
     else this.close(LIVE_CLOSE_DRAINING, LIVE_DRAINING_REASON);
     const timer = setTimeout(() => this.close(LIVE_CLOSE_DRAINING, LIVE_DRAINING_REASON), graceMs);
