@@ -75,10 +75,16 @@ process.on('message', (m: ToChild) => {
       if (!diarization) throw new Error('no models loaded');
       diarization.setConfig({ clustering: { numClusters: m.numClusters, threshold: m.threshold } });
       // The addon copies the samples before it starts: ours are garbage from then on.
-      const run = addon.offlineSpeakerDiarizationProcessAsync(diarization.handle, await readSamples(m.samples), (done, total) =>
-        send({ type: 'progress', id: m.id, done, total }),
-      );
+      let total = 0;
+      let done = 0;
+      const run = addon.offlineSpeakerDiarizationProcessAsync(diarization.handle, await readSamples(m.samples), (d, t) => {
+        [done, total] = [d, t];
+        send({ type: 'progress', id: m.id, done: d, total: t });
+      });
       const turns = (await run).map(({ start, end, speaker }) => ({ start, end, speaker }));
+      // The addon's last progress callback may come after its result: the work is done, so the
+      // caller hears so before the turns (a later callback of this call is no longer listened to).
+      if (done < total) send({ type: 'progress', id: m.id, done: total, total });
       send({ type: 'turns', id: m.id, turns });
     } catch (err) {
       send({ type: 'failed', id: m.id, message: (err as Error).message });
