@@ -104,19 +104,16 @@ RUN npm pkg delete devDependencies --workspaces \
  && node /tmp/lock-subset.js /tmp/package-lock.committed package-lock.json
 
 FROM manifests AS deps-transcription
-# CPU images: the CUDA and Vulkan builds of whisper.cpp (250 MB) stay out.
+# CPU images: whisper.cpp's CUDA and Vulkan builds are not in the lock (decision 0043).
 RUN npm pkg delete devDependencies --workspaces \
  && npm install --omit=dev --no-audit --no-fund --ignore-scripts --workspace=services/transcription \
- && node /tmp/lock-subset.js /tmp/package-lock.committed package-lock.json \
- && rm -rf node_modules/@fugood/node-whisper-*-cuda node_modules/@fugood/node-whisper-*-vulkan
+ && node /tmp/lock-subset.js /tmp/package-lock.committed package-lock.json
 
 FROM manifests AS deps-conversion
-# CPU images: the CUDA and Vulkan builds of llama.cpp (600 MB) stay out.
+# CPU images: llama.cpp's CUDA and Vulkan builds are not in the lock (decision 0043).
 RUN npm pkg delete devDependencies --workspaces \
  && npm install --omit=dev --no-audit --no-fund --ignore-scripts --workspace=services/conversion \
- && node /tmp/lock-subset.js /tmp/package-lock.committed package-lock.json \
- && rm -rf node_modules/@node-llama-cpp/*-cuda node_modules/@node-llama-cpp/*-cuda-ext \
-      node_modules/@node-llama-cpp/*-vulkan
+ && node /tmp/lock-subset.js /tmp/package-lock.committed package-lock.json
 
 FROM manifests AS deps-migrate
 RUN npm pkg delete devDependencies --workspaces \
