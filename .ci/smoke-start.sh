@@ -5,14 +5,15 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 data=$(mktemp -d)
 log="$data/start.log"
-# Ports the system picks for itself are free ones (fixed ports collide on a busy CI machine);
-# SMOKE_PORT still pins the gateway's. npm start refuses a port taken in between, loudly.
-free_port() { node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'; }
-port=${SMOKE_PORT:-$(free_port)}
+# Ports the system picks for itself are free ones (fixed ports collide on a busy CI machine),
+# below the ephemeral range (free-ports.js says why); SMOKE_PORT still pins the gateway's. npm
+# start refuses a port taken in between, loudly.
+read -r picked auth billing library transcription conversion app < <(node .ci/free-ports.js 7)
+port=${SMOKE_PORT:-$picked}
 export MURMUR_DATA_DIR="$data/store" PORT="$port"
-export AUTH_ADDR=127.0.0.1:$(free_port) BILLING_ADDR=127.0.0.1:$(free_port) LIBRARY_ADDR=127.0.0.1:$(free_port)
-export TRANSCRIPTION_ADDR=127.0.0.1:$(free_port) CONVERSION_ADDR=127.0.0.1:$(free_port)
-export APP_PORT=$(free_port)
+export AUTH_ADDR=127.0.0.1:$auth BILLING_ADDR=127.0.0.1:$billing LIBRARY_ADDR=127.0.0.1:$library
+export TRANSCRIPTION_ADDR=127.0.0.1:$transcription CONVERSION_ADDR=127.0.0.1:$conversion
+export APP_PORT=$app
 echo "smoke: gateway on port $port"
 # Its own process group, so the whole tree (npm, launcher, six services) stops together.
 : >"$log"
