@@ -246,6 +246,19 @@ describe('GET /api/v1/listen', () => {
     expect((await usage(key)).credits.monthly_remaining).toBe(100);
   });
 
+  it('counts the idle limit from `open`: a slow start (auth, admission, the recognizer) is not the client\'s silence', async () => {
+    const { key } = await sys.newUser('live-slow-open@example.com');
+    const c = await connectLive(sys.baseUrl, { key });
+    // Upgraded, the stream's set-up under way: this process stalls past the limit before `open`.
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 3_300);
+    await c.next('open');
+    await c.stream(pcm.subarray(0, 32_000));
+    c.control('close');
+    await c.next('closed');
+    expect(await c.closed).toEqual({ code: 1000, reason: 'closed' });
+    expect(c.messages.filter((m) => m.type === 'error')).toEqual([]);
+  });
+
   it('waits for a recognizer far behind after the client\'s close: the idle limit no longer counts, no final is lost', async () => {
     const { key } = await sys.newUser('live-behind@example.com');
     const c = await connectLive(sys.baseUrl, { key });

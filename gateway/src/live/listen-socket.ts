@@ -196,7 +196,8 @@ class ListenSession {
     ws.on('message', (data: RawData, isBinary: boolean) => this.onMessage(data, isBinary));
     ws.on('close', () => this.onClosed());
     ws.on('error', (err) => this.log.warn({ err: err.message }, 'live socket error'));
-    this.touch();
+    // The idle limit starts with `open`: until then the client waits for us (auth, admission, the
+    // service starting its recognizer), however long that takes.
     try {
       const principal = await this.principal();
       requireScope(principal, 'ai', `GET ${LISTEN_PATH}`);
@@ -279,6 +280,7 @@ class ListenSession {
       const json = clientMessageOf(message.event, this.options!);
       if (!json || this.closing || this.stopped) continue;
       this.ws.send(JSON.stringify(json));
+      if (json.type === 'open') this.touch();
       if (json.type === 'closed') {
         this.close(this.draining ? LIVE_CLOSE_DRAINING : LIVE_CLOSE_NORMAL, this.draining ? LIVE_DRAINING_REASON : 'closed');
         return;
