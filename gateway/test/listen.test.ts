@@ -264,7 +264,7 @@ describe('GET /api/v1/listen', () => {
     const c = await connectLive(sys.baseUrl, { key });
     await c.next('open');
     await c.stream(pcm.subarray(0, 3 * 32_000));
-    await c.next('speech_started');
+    await c.keepAliveWhile(c.next('speech_started'));
     // This test's recognizer (a child of this process) stops for longer than the 3 s idle limit.
     const [recognizer] = execFileSync('pgrep', ['-P', String(process.pid), '-f', 'ps-live'], { encoding: 'utf8' }).trim().split('\n').map(Number);
     process.kill(recognizer!, 'SIGSTOP');
