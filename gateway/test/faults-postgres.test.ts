@@ -37,7 +37,8 @@ describeIfReal(why, 'a Postgres restart under traffic', () => {
         const kind = i % 4;
         if (kind === 0 && paid < 24) {
           paid += 1;
-          const a = await call(sys.baseUrl, u.key, 'POST', '/convert', { transcript: TRANSCRIPT, kind: 'summary' });
+          // Its commit retried for half the lease, then its release: more than the usual guard.
+          const a = await call(sys.baseUrl, u.key, 'POST', '/convert', { transcript: TRANSCRIPT, kind: 'summary' }, {}, DOWN_WINDOW_MS);
           convertsOf.get(u.key)!.push(a);
           answers.push(a);
         } else {

@@ -57,15 +57,19 @@ export interface Answer {
 /** Far above any budget of the system (retries 3 s, gRPC deadline 10 s): only a hang trips it. */
 export const HANG_GUARD_MS = 20_000;
 
-/** One request; a hang (no answer within HANG_GUARD_MS) is status 0. */
-export async function call(baseUrl: string, key: string, method: 'GET' | 'POST', path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
+/**
+ * One request; a hang (no answer within `hangGuardMs`, default HANG_GUARD_MS) is status 0. A paid
+ * call whose commit may have landed waits for billing up to half its hold's lease by design
+ * (services/conversion/src/service.ts, commit()), so its guard is the lease.
+ */
+export async function call(baseUrl: string, key: string, method: 'GET' | 'POST', path: string, body?: unknown, headers: Record<string, string> = {}, hangGuardMs = HANG_GUARD_MS): Promise<Answer> {
   const started = Date.now();
   try {
     const res = await fetch(`${baseUrl}/api/v1${path}`, {
       method,
       headers: { authorization: `Bearer ${key}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
       body: body !== undefined ? JSON.stringify(body) : undefined,
-      signal: AbortSignal.timeout(HANG_GUARD_MS),
+      signal: AbortSignal.timeout(hangGuardMs),
     });
     const text = await res.text();
     let json: Record<string, any> = {};
