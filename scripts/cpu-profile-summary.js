@@ -26,7 +26,7 @@ const windows = option('--window', '')
 const timeline = option('--timeline', '');
 const target = args.find((a, i) => !a.startsWith('--') && !['--top', '--match', '--window', '--timeline'].includes(args[i - 1]));
 if (!target) {
-  console.error('usage: node scripts/cpu-profile-summary.js <dir or .cpuprofile> [--top N] [--match path]');
+  console.error('usage: node scripts/cpu-profile-summary.js <dir or .cpuprofile> [--top N] [--match path] [--window A-B,C-D] [--timeline text]');
   process.exit(2);
 }
 const files = fs.statSync(target).isDirectory() ? fs.readdirSync(target).filter((f) => f.endsWith('.cpuprofile')).map((f) => path.join(target, f)) : [target];

@@ -20,11 +20,10 @@ export const DEFAULT_BODY_IDLE_TIMEOUT_MS = 30_000;
  * Attach it in the same tick as the body's reader, which starts the flow.
  */
 export function watchBodyIdle(req: IncomingMessage, ms: number, onIdle: (err: MurmurError) => void): () => void {
-  const idle = idleTimer(ms, () => {
+  const { arm, disarm } = idleTimer(ms, () => {
     stop();
     onIdle(new MurmurError('request_timeout', `No part of the request body arrived for ${seconds(ms)}; nothing was charged. Send the request again.`, { param: null }));
   });
-  const { arm, disarm } = idle;
   const stop = () => {
     disarm();
     req.off('data', arm);
